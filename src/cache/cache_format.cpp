@@ -9,6 +9,7 @@
 #include <optional>
 #include <utility>
 
+#include "cache/model_codec.h"
 #include "cache/serialization.h"
 #include "engine/compiler.h"
 #include "hal/validation.h"
@@ -22,14 +23,11 @@ constexpr size_t kDataAlignment = engine::kStateAlignment;
 constexpr uint32_t kMaxVersionLength = 1024;
 constexpr uint32_t kMaxExtensionNameLength = 1024;
 constexpr uint32_t kMaxCount = uint32_t{1} << 24;
-constexpr uint32_t kMaxRank = 1024;
 constexpr uint64_t kMaxPoolBytes = uint64_t{1} << 33;  // DataLocation is 32-bit
 constexpr uint64_t kMaxTotalPoolBytes = uint64_t{1} << 36;
 constexpr uint32_t kRelaxedFlag = 1;
 constexpr uint32_t kDataDigestFlag = 2;
 constexpr size_t kNonceBytes = 16;
-
-enum class Extra : uint8_t { kNone = 0, kChannelQuant = 1, kExtension = 2 };
 
 const Subgraph& subgraphAt(const Model& model, size_t index) {
   return index == 0 ? model.main : model.referenced[index - 1];
@@ -44,42 +42,6 @@ std::span<const uint8_t> magicBytes(const char (&magic)[8]) {
 }
 
 // --- encoding ------------------------------------------------------------------------------
-
-void putOperand(ByteWriter& out, const Operand& operand) {
-  out.putI32(static_cast<int32_t>(operand.type));
-  out.putU32Vector(operand.dimensions);
-  out.putU32(operand.numberOfConsumers);
-  out.putF32(operand.scale);
-  out.putI32(operand.zeroPoint);
-  out.putI32(static_cast<int32_t>(operand.lifetime));
-  out.putU32(operand.location.poolIndex);
-  out.putU32(operand.location.offset);
-  out.putU32(operand.location.length);
-  if (const auto* channel = std::get_if<SymmPerChannelQuantParams>(&operand.extraParams)) {
-    out.putU8(static_cast<uint8_t>(Extra::kChannelQuant));
-    out.putU32(static_cast<uint32_t>(channel->scales.size()));
-    for (float scale : channel->scales) out.putF32(scale);
-    out.putU32(channel->channelDim);
-  } else if (const auto* bytes = std::get_if<std::vector<uint8_t>>(&operand.extraParams)) {
-    out.putU8(static_cast<uint8_t>(Extra::kExtension));
-    out.putBlob(*bytes);
-  } else {
-    out.putU8(static_cast<uint8_t>(Extra::kNone));
-  }
-}
-
-void putSubgraph(ByteWriter& out, const Subgraph& subgraph) {
-  out.putU32(static_cast<uint32_t>(subgraph.operands.size()));
-  for (const Operand& operand : subgraph.operands) putOperand(out, operand);
-  out.putU32(static_cast<uint32_t>(subgraph.operations.size()));
-  for (const Operation& operation : subgraph.operations) {
-    out.putI32(static_cast<int32_t>(operation.type));
-    out.putU32Vector(operation.inputs);
-    out.putU32Vector(operation.outputs);
-  }
-  out.putU32Vector(subgraph.inputIndexes);
-  out.putU32Vector(subgraph.outputIndexes);
-}
 
 struct Segment {
   uint32_t pool = 0;
@@ -179,60 +141,6 @@ Result<uint64_t> readHeader(ByteReader& in, const char (&magic)[8], std::string_
   const uint64_t payload = in.getU64();
   if (!in.ok()) return corrupt(std::string(file) + " header: " + in.error());
   return payload;
-}
-
-Operand getOperand(ByteReader& in) {
-  Operand operand;
-  operand.type = static_cast<OperandType>(in.getI32());
-  operand.dimensions = in.getU32Vector(kMaxRank);
-  operand.numberOfConsumers = in.getU32();
-  operand.scale = in.getF32();
-  operand.zeroPoint = in.getI32();
-  operand.lifetime = static_cast<OperandLifeTime>(in.getI32());
-  operand.location.poolIndex = in.getU32();
-  operand.location.offset = in.getU32();
-  operand.location.length = in.getU32();
-  switch (static_cast<Extra>(in.getU8())) {
-    case Extra::kNone:
-      break;
-    case Extra::kChannelQuant: {
-      SymmPerChannelQuantParams channel;
-      const uint32_t count = in.readCount(kMaxCount, sizeof(float));
-      channel.scales.resize(count);
-      for (float& scale : channel.scales) scale = in.getF32();
-      channel.channelDim = in.getU32();
-      operand.extraParams = std::move(channel);
-      break;
-    }
-    case Extra::kExtension: {
-      const uint64_t length = in.readLength(UINT32_MAX);
-      const std::span<const uint8_t> bytes = in.getBytes(length);
-      operand.extraParams = std::vector<uint8_t>(bytes.begin(), bytes.end());
-      break;
-    }
-    default:
-      in.failWith("unknown operand extraParams kind");
-  }
-  return operand;
-}
-
-Subgraph getSubgraph(ByteReader& in) {
-  Subgraph subgraph;
-  const uint32_t operands = in.readCount(kMaxCount, 37);
-  subgraph.operands.reserve(operands);
-  for (uint32_t i = 0; i < operands && in.ok(); ++i) subgraph.operands.push_back(getOperand(in));
-  const uint32_t operations = in.readCount(kMaxCount, 12);
-  subgraph.operations.reserve(operations);
-  for (uint32_t i = 0; i < operations && in.ok(); ++i) {
-    Operation operation;
-    operation.type = static_cast<OperationType>(in.getI32());
-    operation.inputs = in.getU32Vector(kMaxCount);
-    operation.outputs = in.getU32Vector(kMaxCount);
-    subgraph.operations.push_back(std::move(operation));
-  }
-  subgraph.inputIndexes = in.getU32Vector(kMaxCount);
-  subgraph.outputIndexes = in.getU32Vector(kMaxCount);
-  return subgraph;
 }
 
 }  // namespace
