@@ -1,0 +1,256 @@
+// ipc/messages.h — the messages of the nnhald protocol and their payload encoding
+// (docs/IPC_PROTOCOL.md has the full list and layouts).
+//
+// Each message is a plain struct with an encode function appending its payload to an
+// OutMessage (bytes + the descriptors to send, borrowed) and a decode function reading it
+// from a ByteReader. Descriptors inside a message are indexes into the frame's descriptor
+// list; decoders check every index against `fdCount`. Decoders are bounds-checked and
+// bounded (see cache/serialization.h): malformed input makes the reader fail with a reason
+// (checked with decodeDone), never crash. Enum values of the HAL are carried as sent: the
+// daemon's driver validates them as it validates an embedded caller's.
+//
+// Thread safety: pure functions.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cache/serialization.h"
+#include "ipc/frame.h"
+#include "nnhal/device.h"
+#include "nnhal/prepared_model.h"
+#include "nnhal/status.h"
+#include "nnhal/types.h"
+
+namespace nnhal::ipc {
+
+using cache::ByteReader;
+using cache::ByteWriter;
+
+/// Message types (the u16 of the frame header). "c>d": client to daemon.
+enum class MessageType : uint16_t {
+  kHello = 1,                     ///< c>d Hello; reply kHelloReply
+  kHelloReply = 2,                ///< d>c HelloReply
+  kSupportedOperations = 3,       ///< c>d ModelMessage; reply kSupportedOperationsReply
+  kSupportedOperationsReply = 4,  ///< d>c SupportedOperationsReply
+  kPrepareModel = 5,              ///< c>d PrepareModel; replies kLaunched then kPrepareReply
+  kPrepareModelFromCache = 6,     ///< c>d PrepareFromCache; replies kLaunched then kPrepareReply
+  kLaunched = 7,                  ///< d>c StatusReply: the status an asynchronous call returned
+  kPrepareReply = 8,              ///< d>c PrepareReply: the preparation's callback
+  kReleasePreparedModel = 9,      ///< c>d ReleasePreparedModel; no reply
+  kExecuteSynchronously = 10,     ///< c>d Execute; reply kExecutionReply
+  kExecute = 11,                  ///< c>d Execute; replies kLaunched then kExecutionReply
+  kExecutionReply = 12,           ///< d>c ExecutionReply
+  kReleasePools = 13,             ///< c>d ReleasePools; no reply
+  kGetStats = 14,                 ///< c>d (empty); reply kStatsReply
+  kStatsReply = 15,               ///< d>c Stats
+  kExecuteFenced = 16,            ///< reserved: fenced execution
+  kFencedReply = 17,              ///< reserved
+  kFencedInfoReply = 18,          ///< reserved
+};
+
+/// Name of a message type for logs ("Hello", ...); "MessageType(<n>)" for unknown ones.
+std::string toString(MessageType type);
+
+/// Longest string (names, messages) a decoder accepts.
+inline constexpr uint32_t kMaxWireString = 1 << 20;
+/// Most list elements (pools, arguments, shapes, handles...) a decoder accepts.
+inline constexpr uint32_t kMaxWireCount = 1 << 20;
+
+/// A payload under construction and the descriptors (borrowed, not owned) to send with it.
+struct OutMessage {
+  ByteWriter payload;
+  std::vector<int> fds;
+  /// Appends `fd` to the descriptor list and returns its index.
+  uint32_t addFd(int fd) {
+    fds.push_back(fd);
+    return static_cast<uint32_t>(fds.size() - 1);
+  }
+};
+
+/// Status + message, the way every reply reports an error (NONE and "" for success).
+struct WireStatus {
+  ErrorStatus status = ErrorStatus::NONE;
+  std::string message;
+  bool operator==(const WireStatus&) const = default;
+};
+
+/// One shared-memory pool (Model.pools or Request.pools) on the wire.
+struct WirePool {
+  enum class Source : uint8_t {
+    kFd = 0,      ///< the descriptor travels with this frame (fdIndex)
+    kCached = 1,  ///< already sent on this connection: the daemon knows `id`
+    kToken = 2,   ///< a MemoryDomainToken (Request pools only)
+  };
+  Source source = Source::kFd;
+  uint64_t id = 0;          ///< the client's Memory::id()
+  int32_t kind = 0;         ///< MemoryKind as sent (unchecked)
+  uint64_t size = 0;        ///< bytes of the region
+  uint64_t offset = 0;      ///< offset of the region in the descriptor
+  bool writable = true;     ///< map read-write
+  HardwareBufferDesc desc;  ///< for hardware_buffer_blob
+  uint32_t fdIndex = 0;     ///< kFd: index into the frame's descriptors
+  uint32_t token = 0;       ///< kToken
+  bool operator==(const WirePool& o) const {
+    return source == o.source && id == o.id && kind == o.kind && size == o.size &&
+           offset == o.offset && writable == o.writable && desc.width == o.desc.width &&
+           desc.height == o.desc.height && desc.layers == o.desc.layers &&
+           desc.usage == o.desc.usage && fdIndex == o.fdIndex && token == o.token;
+  }
+};
+
+/// Describes `memory` as a kFd pool whose descriptor is added to `out`.
+WirePool poolWithFd(const Memory& memory, OutMessage& out);
+
+/// A Model whose pools are described by WirePools (Model::pools stays empty).
+struct WireModel {
+  Model model;
+  std::vector<WirePool> pools;
+};
+
+struct Hello {
+  uint32_t protocolVersion = kProtocolVersion;
+  std::string clientName;
+};
+
+/// Everything the const queries of Device return; fixed for the daemon's lifetime, so the
+/// client asks once, at the handshake.
+struct DeviceInfo {
+  std::string name;
+  std::string version;
+  DeviceType type = DeviceType::CPU;
+  Capabilities capabilities;
+  std::vector<Extension> extensions;
+  NumberOfCacheFiles cacheFiles;
+};
+
+struct HelloReply {
+  WireStatus status;  ///< DEVICE_UNAVAILABLE for a version the daemon does not speak
+  uint32_t protocolVersion = 0;
+  DeviceInfo info;
+};
+
+struct SupportedOperationsReply {
+  WireStatus status;
+  std::vector<std::string> reasons;  ///< per operation of model.main: "" = supported
+};
+
+/// Cache files of PrepareOptions / prepareModelFromCache; each handle lists fd indexes.
+struct WireCacheFiles {
+  std::vector<std::vector<uint32_t>> modelCache;
+  std::vector<std::vector<uint32_t>> dataCache;
+  CacheToken token{};
+  bool operator==(const WireCacheFiles&) const = default;
+};
+
+/// Adds the descriptors of `files` to `out`.
+WireCacheFiles cacheFilesWithFds(const CacheFiles& files, OutMessage& out);
+
+struct PrepareModel {
+  WireModel model;
+  int32_t preference = 0;
+  int32_t priority = 0;
+  OptionalTimePoint deadline;
+  std::optional<WireCacheFiles> cache;
+};
+
+struct PrepareFromCache {
+  WireCacheFiles cache;
+  OptionalTimePoint deadline;
+};
+
+struct PrepareReply {
+  WireStatus status;
+  uint64_t handle = 0;  ///< names the prepared model in later calls (when status is NONE)
+};
+
+struct ReleasePreparedModel {
+  uint64_t handle = 0;
+};
+
+/// A Request whose pools are WirePools.
+struct WireRequest {
+  std::vector<RequestArgument> inputs;
+  std::vector<RequestArgument> outputs;
+  std::vector<WirePool> pools;
+};
+
+struct Execute {
+  uint64_t handle = 0;
+  WireRequest request;
+  int32_t measure = 0;
+  OptionalTimePoint deadline;
+  int64_t loopTimeoutNs = 0;
+};
+
+struct ExecutionReply {
+  WireStatus status;
+  std::vector<OutputShape> outputShapes;  ///< on success and OUTPUT_INSUFFICIENT_SIZE
+  Timing timing;
+};
+
+struct ReleasePools {
+  std::vector<uint64_t> ids;
+};
+
+/// The daemon's object counts (for tests and monitoring).
+struct Stats {
+  uint64_t sessions = 0;
+  uint64_t preparedModels = 0;  ///< prepared models alive (held by sessions or executions)
+  uint64_t pools = 0;           ///< request pools mapped and cached by sessions
+  uint64_t executionsInFlight = 0;
+  bool operator==(const Stats&) const = default;
+};
+
+// Encoders append the payload; decoders read it (check with decodeDone).
+void encode(const WireStatus& m, OutMessage& out);
+void encode(const Hello& m, OutMessage& out);
+void encode(const HelloReply& m, OutMessage& out);
+void encode(const WireModel& m, OutMessage& out);
+void encode(const SupportedOperationsReply& m, OutMessage& out);
+void encode(const PrepareModel& m, OutMessage& out);
+void encode(const PrepareFromCache& m, OutMessage& out);
+void encode(const PrepareReply& m, OutMessage& out);
+void encode(const ReleasePreparedModel& m, OutMessage& out);
+void encode(const Execute& m, OutMessage& out);
+void encode(const ExecutionReply& m, OutMessage& out);
+void encode(const ReleasePools& m, OutMessage& out);
+void encode(const Stats& m, OutMessage& out);
+
+WireStatus decodeWireStatus(ByteReader& in);
+Hello decodeHello(ByteReader& in);
+HelloReply decodeHelloReply(ByteReader& in);
+WireModel decodeWireModel(ByteReader& in, size_t fdCount);
+SupportedOperationsReply decodeSupportedOperationsReply(ByteReader& in);
+PrepareModel decodePrepareModel(ByteReader& in, size_t fdCount);
+PrepareFromCache decodePrepareFromCache(ByteReader& in, size_t fdCount);
+PrepareReply decodePrepareReply(ByteReader& in);
+ReleasePreparedModel decodeReleasePreparedModel(ByteReader& in);
+Execute decodeExecute(ByteReader& in, size_t fdCount);
+ExecutionReply decodeExecutionReply(ByteReader& in);
+ReleasePools decodeReleasePools(ByteReader& in);
+Stats decodeStats(ByteReader& in);
+
+/// Checks that a decode consumed the whole payload without error; the error
+/// (GENERAL_FAILURE) names the message and the reason.
+Result<void> decodeDone(const ByteReader& in, MessageType type);
+
+/// Decodes a whole payload: `decoder(reader)` then decodeDone.
+template <typename Decoder>
+auto decodePayload(std::span<const uint8_t> payload, MessageType type, Decoder&& decoder)
+    -> Result<decltype(decoder(std::declval<ByteReader&>()))> {
+  ByteReader in(payload);
+  auto message = decoder(in);
+  NNHAL_TRY(decodeDone(in, type));
+  return message;
+}
+
+/// An Error from a reply's status (+ output shapes for OUTPUT_INSUFFICIENT_SIZE).
+Error toError(WireStatus status, std::vector<OutputShape> shapes = {});
+/// The status of an Error.
+WireStatus toWireStatus(const Error& error);
+
+}  // namespace nnhal::ipc
