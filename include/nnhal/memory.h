@@ -88,6 +88,11 @@ class Memory {
   /// Used to cache per-pool state such as mappings on the other side of IPC.
   uint64_t id() const;
 
+  /// A token that expires when the last copy of this handle is gone (empty for an empty
+  /// handle). Lets a holder of per-pool state (the IPC client's table of pools it has sent)
+  /// learn that a pool was released without keeping it alive.
+  std::weak_ptr<const void> lifetimeToken() const { return impl_; }
+
   bool operator==(const Memory& other) const { return impl_ == other.impl_; }
 
  private:

@@ -69,6 +69,7 @@ void putPool(ByteWriter& out, const WirePool& pool) {
       out.putU32(pool.fdIndex);
       break;
     case WirePool::Source::kCached:
+    case WirePool::Source::kEmpty:
       break;
     case WirePool::Source::kToken:
       out.putU32(pool.token);
@@ -99,6 +100,9 @@ WirePool getPool(ByteReader& in, size_t fdCount) {
     case static_cast<uint8_t>(WirePool::Source::kToken):
       pool.source = WirePool::Source::kToken;
       pool.token = in.getU32();
+      break;
+    case static_cast<uint8_t>(WirePool::Source::kEmpty):
+      pool.source = WirePool::Source::kEmpty;
       break;
     default:
       in.failWith("pool: unknown source " + std::to_string(source));
@@ -225,6 +229,10 @@ std::string toString(MessageType type) {
 
 WirePool poolWithFd(const Memory& memory, OutMessage& out) {
   WirePool pool;
+  if (!memory.valid()) {
+    pool.source = WirePool::Source::kEmpty;
+    return pool;
+  }
   pool.source = WirePool::Source::kFd;
   pool.id = memory.id();
   pool.kind = static_cast<int32_t>(memory.kind());
@@ -495,7 +503,7 @@ void encode(const Stats& m, OutMessage& out) {
   out.payload.putU64(m.sessions);
   out.payload.putU64(m.preparedModels);
   out.payload.putU64(m.pools);
-  out.payload.putU64(m.executionsInFlight);
+  out.payload.putU64(m.callsInFlight);
 }
 
 Stats decodeStats(ByteReader& in) {
@@ -503,7 +511,7 @@ Stats decodeStats(ByteReader& in) {
   m.sessions = in.getU64();
   m.preparedModels = in.getU64();
   m.pools = in.getU64();
-  m.executionsInFlight = in.getU64();
+  m.callsInFlight = in.getU64();
   return m;
 }
 

@@ -84,6 +84,7 @@ struct WirePool {
     kFd = 0,      ///< the descriptor travels with this frame (fdIndex)
     kCached = 1,  ///< already sent on this connection: the daemon knows `id`
     kToken = 2,   ///< a MemoryDomainToken (Request pools only)
+    kEmpty = 3,   ///< an empty Memory handle (the driver rejects it as it would locally)
   };
   Source source = Source::kFd;
   uint64_t id = 0;          ///< the client's Memory::id()
@@ -102,7 +103,8 @@ struct WirePool {
   }
 };
 
-/// Describes `memory` as a kFd pool whose descriptor is added to `out`.
+/// Describes `memory` as a kFd pool whose descriptor is added to `out` (kEmpty when
+/// `memory` is not valid).
 WirePool poolWithFd(const Memory& memory, OutMessage& out);
 
 /// A Model whose pools are described by WirePools (Model::pools stays empty).
@@ -201,7 +203,7 @@ struct Stats {
   uint64_t sessions = 0;
   uint64_t preparedModels = 0;  ///< prepared models alive (held by sessions or executions)
   uint64_t pools = 0;           ///< request pools mapped and cached by sessions
-  uint64_t executionsInFlight = 0;
+  uint64_t callsInFlight = 0;   ///< preparations and executions not finished yet
   bool operator==(const Stats&) const = default;
 };
 

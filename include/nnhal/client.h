@@ -1,0 +1,46 @@
+// nnhal/client.h — the remote driver: a Device served by the nnhald daemon.
+//
+// connect() opens a connection to a running nnhald (tools/nnhald) over its Unix domain
+// socket, checks the protocol version, and returns a Device whose methods and PreparedModels
+// behave like the embedded driver's (nnhal/device.h): the daemon runs the embedded driver,
+// and its statuses and messages come back unchanged. Shared-memory pools travel as file
+// descriptors: model pools with each preparation, request pools the first time a given
+// Memory is used on this connection (the daemon keeps its mapping until the client's last
+// copy of that Memory is gone). Protocol: docs/IPC_PROTOCOL.md.
+//
+// Failures of the connection itself: every call pending when the daemon dies or the
+// connection drops ends with DEVICE_UNAVAILABLE, and so does every later call; nothing
+// hangs. getName() and the other constant queries keep answering from what the handshake
+// returned.
+//
+// Thread safety: as nnhal/device.h — every method from any thread, concurrently; calls from
+// several threads share the one connection and may all be in flight at once.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "nnhal/device.h"
+#include "nnhal/status.h"
+
+namespace nnhal {
+
+struct ClientOptions {
+  /// Longest wait for the daemon's handshake reply.
+  std::chrono::milliseconds handshakeTimeout{5000};
+  /// Largest reply payload accepted from the daemon (a bigger one drops the connection).
+  uint32_t maxPayloadBytes = uint32_t{1} << 30;
+  /// Name the daemon logs for this client.
+  std::string clientName = "nnhal-client";
+};
+
+/// Connects to the nnhald listening on `socket`. Errors: DEVICE_UNAVAILABLE when the daemon
+/// cannot be reached, the handshake fails or times out, or it speaks another protocol
+/// version (the message says which).
+Result<std::shared_ptr<Device>> connect(const std::filesystem::path& socket,
+                                        const ClientOptions& options = {});
+
+}  // namespace nnhal

@@ -1,0 +1,291 @@
+#include "ipc/connection.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+namespace nnhal::ipc {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::unexpected<Error> unavailable(std::string message) {
+  return fail(ErrorStatus::DEVICE_UNAVAILABLE, std::move(message));
+}
+
+/// A caller waiting for one reply: spins briefly (a small execution's reply comes back in
+/// microseconds), then sleeps on the condition variable.
+struct Waiter {
+  std::atomic<bool> ready{false};
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::optional<Result<Frame>> result;
+
+  void set(Result<Frame> frame) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      result = std::move(frame);
+      ready.store(true, std::memory_order_release);
+    }
+    cv.notify_one();
+  }
+  Result<Frame> wait() {
+    const auto spinUntil = Clock::now() + std::chrono::microseconds(30);
+    while (!ready.load(std::memory_order_acquire) && Clock::now() < spinUntil) {
+    }
+    std::unique_lock<std::mutex> lock(mutex);
+    cv.wait(lock, [this] { return ready.load(std::memory_order_acquire); });
+    return std::move(*result);
+  }
+};
+
+}  // namespace
+
+Connection::Connection(UniqueFd socket, uint32_t maxPayloadBytes)
+    : socket_(std::move(socket)), maxPayloadBytes_(maxPayloadBytes) {}
+
+Connection::~Connection() {
+  if (reader_.joinable()) {
+    if (reader_.get_id() == std::this_thread::get_id()) {
+      reader_.detach();  // the reader is releasing the last reference on its way out
+    } else {
+      ::shutdown(socket_.get(), SHUT_RDWR);
+      reader_.join();
+    }
+  }
+}
+
+Result<std::shared_ptr<Connection>> Connection::open(const std::filesystem::path& path,
+                                                     const ClientOptions& options,
+                                                     DeviceInfo* info) {
+  sockaddr_un address{};
+  if (path.native().size() >= sizeof(address.sun_path)) {
+    return unavailable("nnhald socket path '" + path.string() + "' is too long");
+  }
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return unavailable(std::string("socket: ") + std::strerror(errno));
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, path.c_str(), sizeof(address.sun_path) - 1);
+  int rc;
+  do {
+    rc = ::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address));
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0) {
+    return unavailable("cannot reach nnhald at '" + path.string() + "': " + std::strerror(errno));
+  }
+
+  // Handshake on this thread, before the reader starts.
+  OutMessage hello;
+  encode(Hello{kProtocolVersion, options.clientName}, hello);
+  FrameHeader header;
+  header.type = static_cast<uint16_t>(MessageType::kHello);
+  header.callId = 0;
+  header.payloadBytes = static_cast<uint32_t>(hello.payload.size());
+  if (auto sent = sendFrame(fd.get(), header, hello.payload.buffer(), {}); !sent) {
+    return unavailable("nnhald handshake: " + sent.error().message);
+  }
+  FrameParser parser(options.maxPayloadBytes);
+  const auto deadline = Clock::now() + options.handshakeTimeout;
+  std::optional<Frame> reply;
+  while (!reply) {
+    auto next = parser.next();
+    if (!next) return unavailable("nnhald handshake: " + next.error().message);
+    if (next->has_value()) {
+      reply = std::move(**next);
+      break;
+    }
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) return unavailable("nnhald handshake: no reply in time");
+    pollfd pfd{fd.get(), POLLIN, 0};
+    const int ready = ::poll(&pfd, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno != EINTR) {
+      return unavailable(std::string("nnhald handshake: poll: ") + std::strerror(errno));
+    }
+    if (ready <= 0) continue;
+    auto got = receiveSome(fd.get(), parser, true);
+    if (!got) return unavailable("nnhald handshake: " + got.error().message);
+    if (*got == ReceiveStatus::kClosed) {
+      return unavailable("nnhald closed the connection during the handshake");
+    }
+  }
+  if (reply->header.version != kProtocolVersion ||
+      reply->header.type != static_cast<uint16_t>(MessageType::kHelloReply)) {
+    return unavailable("nnhald handshake: unexpected reply (protocol version " +
+                       std::to_string(reply->header.version) + ", type " +
+                       std::to_string(reply->header.type) + ")");
+  }
+  auto decoded = decodePayload(reply->payload, MessageType::kHelloReply, decodeHelloReply);
+  if (!decoded) return unavailable("nnhald handshake: " + decoded.error().message);
+  if (decoded->status.status != ErrorStatus::NONE) {
+    return unavailable("nnhald handshake: " + decoded->status.message);
+  }
+  if (decoded->protocolVersion != kProtocolVersion) {
+    return unavailable("nnhald speaks protocol version " +
+                       std::to_string(decoded->protocolVersion) + ", this client " +
+                       std::to_string(kProtocolVersion));
+  }
+  if (info != nullptr) *info = std::move(decoded->info);
+
+  std::shared_ptr<Connection> connection(new Connection(std::move(fd), options.maxPayloadBytes));
+  connection->reader_ = std::thread(readLoop, connection, std::move(parser));
+  return connection;
+}
+
+Error Connection::lostError() const {
+  return Error{ErrorStatus::DEVICE_UNAVAILABLE, "connection to nnhald lost: " + deadReason_, {}};
+}
+
+Result<void> Connection::call(MessageType type, const Builder& build, Handler handler) {
+  const bool hasHandler = static_cast<bool>(handler);
+  uint64_t id;
+  {
+    std::lock_guard<std::mutex> lock(pendingMutex_);
+    if (dead_) return std::unexpected(lostError());
+    id = nextCallId_++;
+    if (handler) pending_.emplace(id, std::move(handler));
+  }
+  Result<void> sent;
+  {
+    std::lock_guard<std::mutex> lock(writeMutex_);
+    // Pools whose last Memory copy is gone: the daemon may unmap them.
+    ReleasePools released;
+    for (auto it = sentPools_.begin(); it != sentPools_.end();) {
+      if (it->second.expired()) {
+        released.ids.push_back(it->first);
+        it = sentPools_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (!released.ids.empty()) {
+      OutMessage out;
+      encode(released, out);
+      FrameHeader header;
+      header.type = static_cast<uint16_t>(MessageType::kReleasePools);
+      header.payloadBytes = static_cast<uint32_t>(out.payload.size());
+      sent = sendFrame(socket_.get(), header, out.payload.buffer(), {});
+    }
+    if (sent) {
+      OutMessage out;
+      build(out);
+      FrameHeader header;
+      header.type = static_cast<uint16_t>(type);
+      header.callId = id;
+      header.payloadBytes = static_cast<uint32_t>(out.payload.size());
+      header.fdCount = static_cast<uint32_t>(out.fds.size());
+      sent = sendFrame(socket_.get(), header, out.payload.buffer(), out.fds);
+    }
+  }
+  if (sent) return {};
+  // A frame may be half-written: the stream is unusable.
+  ::shutdown(socket_.get(), SHUT_RDWR);
+  std::lock_guard<std::mutex> lock(pendingMutex_);
+  if (hasHandler && pending_.erase(id) == 0) {
+    // The reader already gave this call's handler the loss: it reports it.
+    return {};
+  }
+  return unavailable("cannot send to nnhald: " + sent.error().message);
+}
+
+Result<Frame> Connection::roundTrip(MessageType type, const Builder& build) {
+  auto waiter = std::make_shared<Waiter>();
+  NNHAL_TRY(call(type, build, [waiter](Result<Frame> frame) {
+    waiter->set(std::move(frame));
+    return true;
+  }));
+  return waiter->wait();
+}
+
+WirePool Connection::describeRequestPool(const RequestMemoryPool& pool, OutMessage& out) {
+  WirePool wire;
+  if (const auto* token = std::get_if<MemoryDomainToken>(&pool)) {
+    wire.source = WirePool::Source::kToken;
+    wire.token = token->value;
+    return wire;
+  }
+  const Memory& memory = std::get<Memory>(pool);
+  if (!memory.valid()) {
+    wire.source = WirePool::Source::kEmpty;
+    return wire;
+  }
+  auto found = sentPools_.find(memory.id());
+  if (found != sentPools_.end() && !found->second.expired()) {
+    wire.source = WirePool::Source::kCached;
+    wire.id = memory.id();
+    return wire;
+  }
+  sentPools_[memory.id()] = memory.lifetimeToken();
+  return poolWithFd(memory, out);
+}
+
+void Connection::close() { ::shutdown(socket_.get(), SHUT_RDWR); }
+
+void Connection::readLoop(std::shared_ptr<Connection> self, FrameParser parser) {
+  std::string reason = "the daemon closed the connection";
+  bool done = false;
+  while (!done) {
+    auto got = receiveSome(self->socket_.get(), parser, false);
+    if (!got) {
+      reason = got.error().message;
+      break;
+    }
+    if (*got == ReceiveStatus::kClosed) break;
+    while (true) {
+      auto next = parser.next();
+      if (!next) {
+        reason = "malformed reply: " + next.error().message;
+        done = true;
+        break;
+      }
+      if (!next->has_value()) break;
+      if ((*next)->header.version != kProtocolVersion) {
+        reason = "reply of protocol version " + std::to_string((*next)->header.version);
+        done = true;
+        break;
+      }
+      self->dispatch(std::move(**next));
+    }
+  }
+  ::shutdown(self->socket_.get(), SHUT_RDWR);
+  self->failAll(reason);
+}
+
+void Connection::dispatch(Frame frame) {
+  const uint64_t id = frame.header.callId;
+  Handler handler;
+  {
+    std::lock_guard<std::mutex> lock(pendingMutex_);
+    auto found = pending_.find(id);
+    if (found == pending_.end()) return;  // a reply nobody waits for
+    handler = std::move(found->second);
+    pending_.erase(found);
+  }
+  if (!handler(std::move(frame))) {
+    std::lock_guard<std::mutex> lock(pendingMutex_);
+    if (!dead_) {
+      pending_.emplace(id, std::move(handler));
+      return;
+    }
+  }
+}
+
+void Connection::failAll(const std::string& reason) {
+  std::unordered_map<uint64_t, Handler> pending;
+  {
+    std::lock_guard<std::mutex> lock(pendingMutex_);
+    dead_ = true;
+    deadReason_ = reason;
+    pending.swap(pending_);
+  }
+  for (auto& [id, handler] : pending) handler(std::unexpected(lostError()));
+}
+
+}  // namespace nnhal::ipc

@@ -1,0 +1,84 @@
+// ipc/connection.h — the client's connection to nnhald.
+//
+// One Unix socket per connection. Calls are frames with a fresh call id; their replies are
+// dispatched by call id, on the connection's reader thread, to the call's Handler (which
+// wakes a waiting caller or runs an asynchronous callback). Writes are serialized by a
+// mutex, and so is the table of request pools this connection has sent: a pool's descriptor
+// goes to the daemon only the first time (keyed by Memory::id()), later requests name it,
+// and pools whose last Memory copy is gone are released with a ReleasePools frame sent
+// before the next call.
+//
+// When the connection drops (daemon died, malformed reply, close()), every pending handler
+// receives DEVICE_UNAVAILABLE at once, and every later call fails with it.
+//
+// Thread safety: every method may be called from any thread. Handlers run on the reader
+// thread, one at a time, and may call into the connection again.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+
+#include "ipc/frame.h"
+#include "ipc/messages.h"
+#include "nnhal/client.h"
+
+namespace nnhal::ipc {
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  /// Receives the frames of one call, or (as an Error, DEVICE_UNAVAILABLE) the loss of the
+  /// connection. Returns true when the call expects no more frames.
+  using Handler = std::move_only_function<bool(Result<Frame>)>;
+  /// Appends a call's payload and descriptors; runs with the write lock held, so it may
+  /// call describeRequestPool.
+  using Builder = std::function<void(OutMessage&)>;
+
+  /// Connects, sends Hello and waits (at most options.handshakeTimeout) for the reply.
+  /// Errors: DEVICE_UNAVAILABLE.
+  static Result<std::shared_ptr<Connection>> open(const std::filesystem::path& socket,
+                                                  const ClientOptions& options, DeviceInfo* info);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  /// Sends one call. `handler` may be empty for messages without reply. Errors:
+  /// DEVICE_UNAVAILABLE when the connection is gone (the handler is then not called).
+  Result<void> call(MessageType type, const Builder& build, Handler handler);
+  /// Sends a call and waits for its single reply frame. Errors: DEVICE_UNAVAILABLE.
+  Result<Frame> roundTrip(MessageType type, const Builder& build);
+
+  /// Describes a request pool for a frame being built (write lock held, inside a Builder).
+  WirePool describeRequestPool(const RequestMemoryPool& pool, OutMessage& out);
+
+  /// Shuts the socket down: the reader fails every pending call and stops.
+  void close();
+
+ private:
+  Connection(UniqueFd socket, uint32_t maxPayloadBytes);
+  static void readLoop(std::shared_ptr<Connection> self, FrameParser parser);
+  void dispatch(Frame frame);
+  void failAll(const std::string& reason);
+  Error lostError() const;
+
+  UniqueFd socket_;
+  const uint32_t maxPayloadBytes_;
+  std::thread reader_;
+
+  std::mutex writeMutex_;  // guards sending and sentPools_
+  std::unordered_map<uint64_t, std::weak_ptr<const void>> sentPools_;
+
+  mutable std::mutex pendingMutex_;  // guards pending_, nextCallId_, dead_, deadReason_
+  std::unordered_map<uint64_t, Handler> pending_;
+  uint64_t nextCallId_ = 1;
+  bool dead_ = false;
+  std::string deadReason_;
+};
+
+}  // namespace nnhal::ipc

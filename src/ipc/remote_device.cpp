@@ -1,0 +1,264 @@
+#include "ipc/remote_device.h"
+
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+
+namespace nnhal::ipc {
+namespace {
+
+Error unexpectedReply(const Frame& frame, MessageType expected) {
+  return Error{ErrorStatus::GENERAL_FAILURE,
+               "nnhald sent " + toString(static_cast<MessageType>(frame.header.type)) + " where " +
+                   toString(expected) + " was expected",
+               {}};
+}
+
+Result<ExecutionResult> executionResultFrom(const Frame& frame) {
+  if (frame.header.type != static_cast<uint16_t>(MessageType::kExecutionReply)) {
+    return std::unexpected(unexpectedReply(frame, MessageType::kExecutionReply));
+  }
+  NNHAL_ASSIGN_OR_RETURN(
+      ExecutionReply reply,
+      decodePayload(frame.payload, MessageType::kExecutionReply, decodeExecutionReply));
+  if (reply.status.status != ErrorStatus::NONE) {
+    return std::unexpected(toError(std::move(reply.status), std::move(reply.outputShapes)));
+  }
+  return ExecutionResult{std::move(reply.outputShapes), reply.timing};
+}
+
+/// The two replies of an asynchronous call: Launched (the status the daemon's driver
+/// returned), then the outcome for the callback.
+template <typename T>
+struct Launch {
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool known = false;
+  std::optional<Error> error;
+  bool launchSeen = false;  // touched by the reader thread only
+  std::move_only_function<void(Result<T>)> callback;
+
+  void setLaunched(std::optional<Error> launchError) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      known = true;
+      error = std::move(launchError);
+    }
+    cv.notify_one();
+  }
+  std::optional<Error> waitLaunched() {
+    std::unique_lock<std::mutex> lock(mutex);
+    cv.wait(lock, [this] { return known; });
+    return error;
+  }
+};
+
+/// The handler of an asynchronous call; `convert` turns the outcome frame into Result<T>.
+template <typename T, typename Convert>
+Connection::Handler launchHandler(std::shared_ptr<Launch<T>> state, Convert convert) {
+  return [state = std::move(state), convert = std::move(convert)](Result<Frame> frame) mutable {
+    if (!state->launchSeen) {
+      state->launchSeen = true;
+      if (!frame) {
+        state->setLaunched(frame.error());
+        return true;
+      }
+      if (frame->header.type != static_cast<uint16_t>(MessageType::kLaunched)) {
+        state->setLaunched(unexpectedReply(*frame, MessageType::kLaunched));
+        return true;
+      }
+      auto status = decodePayload(frame->payload, MessageType::kLaunched, decodeWireStatus);
+      if (!status) {
+        state->setLaunched(status.error());
+        return true;
+      }
+      if (status->status != ErrorStatus::NONE) {
+        state->setLaunched(toError(std::move(*status)));
+        return true;
+      }
+      state->setLaunched(std::nullopt);
+      return false;
+    }
+    Result<T> result = frame ? convert(*frame) : Result<T>(std::unexpected(frame.error()));
+    auto callback = std::move(state->callback);
+    callback(std::move(result));
+    return true;
+  };
+}
+
+/// Sends the call, waits for Launched; on a launch failure gives the callback the error on
+/// this thread and returns its status (as the embedded driver does).
+template <typename T>
+ErrorStatus launch(Connection& connection, MessageType type, const Connection::Builder& build,
+                   std::shared_ptr<Launch<T>> state, Connection::Handler handler) {
+  if (auto sent = connection.call(type, build, std::move(handler)); !sent) {
+    auto callback = std::move(state->callback);
+    callback(std::unexpected(sent.error()));
+    return sent.error().status;
+  }
+  std::optional<Error> error = state->waitLaunched();
+  if (!error) return ErrorStatus::NONE;
+  const ErrorStatus status = error->status;
+  auto callback = std::move(state->callback);
+  callback(std::unexpected(std::move(*error)));
+  return status;
+}
+
+}  // namespace
+
+// --- RemotePreparedModel ---------------------------------------------------------------
+
+RemotePreparedModel::~RemotePreparedModel() {
+  (void)link_->connection().call(
+      MessageType::kReleasePreparedModel,
+      [handle = handle_](OutMessage& out) { encode(ReleasePreparedModel{handle}, out); }, {});
+}
+
+Connection::Builder RemotePreparedModel::executeBuilder(const Request& request,
+                                                        const ExecuteOptions& options) const {
+  return [this, &request, &options](OutMessage& out) {
+    Execute m;
+    m.handle = handle_;
+    m.request.inputs = request.inputs;
+    m.request.outputs = request.outputs;
+    m.request.pools.reserve(request.pools.size());
+    for (const RequestMemoryPool& pool : request.pools) {
+      m.request.pools.push_back(link_->connection().describeRequestPool(pool, out));
+    }
+    m.measure = static_cast<int32_t>(options.measure);
+    m.deadline = options.deadline;
+    m.loopTimeoutNs = options.loopTimeout.count();
+    encode(m, out);
+  };
+}
+
+Result<ExecutionResult> RemotePreparedModel::executeSynchronously(const Request& request,
+                                                                  const ExecuteOptions& options) {
+  NNHAL_ASSIGN_OR_RETURN(Frame frame,
+                         link_->connection().roundTrip(MessageType::kExecuteSynchronously,
+                                                       executeBuilder(request, options)));
+  return executionResultFrom(frame);
+}
+
+ErrorStatus RemotePreparedModel::execute(Request request, const ExecuteOptions& options,
+                                         ExecutionCallback callback) {
+  auto state = std::make_shared<Launch<ExecutionResult>>();
+  state->callback = std::move(callback);
+  // The handler keeps the connection open until the outcome arrives.
+  auto handler = launchHandler<ExecutionResult>(
+      state, [link = link_](const Frame& frame) { return executionResultFrom(frame); });
+  return launch(link_->connection(), MessageType::kExecute, executeBuilder(request, options), state,
+                std::move(handler));
+}
+
+// --- RemoteDevice ----------------------------------------------------------------------
+
+Result<std::vector<std::string>> RemoteDevice::explainSupportedOperations(
+    const Model& model) const {
+  NNHAL_ASSIGN_OR_RETURN(Frame frame, link_->connection().roundTrip(
+                                          MessageType::kSupportedOperations, [&](OutMessage& out) {
+                                            WireModel wire;
+                                            wire.model = model;
+                                            wire.model.pools.clear();
+                                            for (const Memory& pool : model.pools)
+                                              wire.pools.push_back(poolWithFd(pool, out));
+                                            encode(wire, out);
+                                          }));
+  if (frame.header.type != static_cast<uint16_t>(MessageType::kSupportedOperationsReply)) {
+    return std::unexpected(unexpectedReply(frame, MessageType::kSupportedOperationsReply));
+  }
+  NNHAL_ASSIGN_OR_RETURN(SupportedOperationsReply reply,
+                         decodePayload(frame.payload, MessageType::kSupportedOperationsReply,
+                                       decodeSupportedOperationsReply));
+  if (reply.status.status != ErrorStatus::NONE) {
+    return std::unexpected(toError(std::move(reply.status)));
+  }
+  return std::move(reply.reasons);
+}
+
+Result<std::vector<bool>> RemoteDevice::getSupportedOperations(const Model& model) const {
+  NNHAL_ASSIGN_OR_RETURN(auto reasons, explainSupportedOperations(model));
+  std::vector<bool> supported;
+  supported.reserve(reasons.size());
+  for (const std::string& reason : reasons) supported.push_back(reason.empty());
+  return supported;
+}
+
+ErrorStatus RemoteDevice::launchPreparation(MessageType type, const Connection::Builder& build,
+                                            PrepareCallback callback) {
+  using Prepared = std::shared_ptr<PreparedModel>;
+  auto state = std::make_shared<Launch<Prepared>>();
+  state->callback = std::move(callback);
+  auto handler =
+      launchHandler<Prepared>(state, [link = link_](const Frame& frame) -> Result<Prepared> {
+        if (frame.header.type != static_cast<uint16_t>(MessageType::kPrepareReply)) {
+          return std::unexpected(unexpectedReply(frame, MessageType::kPrepareReply));
+        }
+        NNHAL_ASSIGN_OR_RETURN(
+            PrepareReply reply,
+            decodePayload(frame.payload, MessageType::kPrepareReply, decodePrepareReply));
+        if (reply.status.status != ErrorStatus::NONE) {
+          return std::unexpected(toError(std::move(reply.status)));
+        }
+        return Prepared(std::make_shared<RemotePreparedModel>(link, reply.handle));
+      });
+  return launch(link_->connection(), type, build, state, std::move(handler));
+}
+
+ErrorStatus RemoteDevice::prepareModel(Model model, const PrepareOptions& options,
+                                       PrepareCallback callback) {
+  return launchPreparation(
+      MessageType::kPrepareModel,
+      [&](OutMessage& out) {
+        PrepareModel m;
+        for (const Memory& pool : model.pools) m.model.pools.push_back(poolWithFd(pool, out));
+        m.model.model = std::move(model);
+        m.preference = static_cast<int32_t>(options.preference);
+        m.priority = static_cast<int32_t>(options.priority);
+        m.deadline = options.deadline;
+        if (options.cache) m.cache = cacheFilesWithFds(*options.cache, out);
+        encode(m, out);
+        // The pools' descriptors stay open while the frame is sent: `out` borrows them from
+        // Memory objects that `m` (alive until the send is done) still holds.
+        model = std::move(m.model.model);
+      },
+      std::move(callback));
+}
+
+ErrorStatus RemoteDevice::prepareModelFromCache(const CacheFiles& cache, OptionalTimePoint deadline,
+                                                PrepareCallback callback) {
+  return launchPreparation(
+      MessageType::kPrepareModelFromCache,
+      [&](OutMessage& out) {
+        PrepareFromCache m;
+        m.cache = cacheFilesWithFds(cache, out);
+        m.deadline = deadline;
+        encode(m, out);
+      },
+      std::move(callback));
+}
+
+Result<Stats> RemoteDevice::daemonStats() const {
+  NNHAL_ASSIGN_OR_RETURN(Frame frame,
+                         link_->connection().roundTrip(MessageType::kGetStats, [](OutMessage&) {}));
+  if (frame.header.type != static_cast<uint16_t>(MessageType::kStatsReply)) {
+    return std::unexpected(unexpectedReply(frame, MessageType::kStatsReply));
+  }
+  return decodePayload(frame.payload, MessageType::kStatsReply, decodeStats);
+}
+
+}  // namespace nnhal::ipc
+
+namespace nnhal {
+
+Result<std::shared_ptr<Device>> connect(const std::filesystem::path& socket,
+                                        const ClientOptions& options) {
+  ipc::DeviceInfo info;
+  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<ipc::Connection> connection,
+                         ipc::Connection::open(socket, options, &info));
+  auto link = std::make_shared<ipc::Link>(std::move(connection));
+  return std::shared_ptr<Device>(
+      std::make_shared<ipc::RemoteDevice>(std::move(link), std::move(info)));
+}
+
+}  // namespace nnhal

@@ -1,0 +1,90 @@
+// ipc/remote_device.h — the client's Device and PreparedModel over a Connection to nnhald.
+//
+// Every call is a message to the daemon, whose embedded driver produces the statuses and
+// messages; these classes only carry them back. Asynchronous calls (prepareModel,
+// prepareModelFromCache, execute) wait for the daemon's Launched reply, which carries the
+// status the driver's call returned, so the returned status is the embedded one; the
+// callback then runs on the connection's reader thread when the outcome arrives.
+//
+// Lifetime: the Device and its PreparedModels share a Link; the connection closes when the
+// last of them (and the last in-flight asynchronous call) is gone. Destroying a
+// PreparedModel releases it on the daemon.
+#pragma once
+
+#include <memory>
+
+#include "ipc/connection.h"
+#include "nnhal/device.h"
+#include "nnhal/prepared_model.h"
+
+namespace nnhal::ipc {
+
+/// Shared by a remote Device and its PreparedModels; closes the connection when destroyed.
+class Link {
+ public:
+  explicit Link(std::shared_ptr<Connection> connection) : connection_(std::move(connection)) {}
+  ~Link() { connection_->close(); }
+  Link(const Link&) = delete;
+  Link& operator=(const Link&) = delete;
+  Connection& connection() const { return *connection_; }
+
+ private:
+  std::shared_ptr<Connection> connection_;
+};
+
+class RemotePreparedModel final : public PreparedModel {
+ public:
+  RemotePreparedModel(std::shared_ptr<Link> link, uint64_t handle)
+      : link_(std::move(link)), handle_(handle) {}
+  ~RemotePreparedModel() override;
+
+  Result<ExecutionResult> executeSynchronously(const Request& request,
+                                               const ExecuteOptions& options) override;
+  ErrorStatus execute(Request request, const ExecuteOptions& options,
+                      ExecutionCallback callback) override;
+  using PreparedModel::executeSynchronously;
+
+  uint64_t handle() const { return handle_; }
+
+ private:
+  Connection::Builder executeBuilder(const Request& request, const ExecuteOptions& options) const;
+
+  std::shared_ptr<Link> link_;
+  const uint64_t handle_;
+};
+
+class RemoteDevice final : public Device {
+ public:
+  RemoteDevice(std::shared_ptr<Link> link, DeviceInfo info)
+      : link_(std::move(link)), info_(std::move(info)) {}
+
+  std::string getName() const override { return info_.name; }
+  std::string getVersionString() const override { return info_.version; }
+  DeviceType getType() const override { return info_.type; }
+  Capabilities getCapabilities() const override { return info_.capabilities; }
+  std::vector<Extension> getSupportedExtensions() const override { return info_.extensions; }
+  NumberOfCacheFiles getNumberOfCacheFilesNeeded() const override { return info_.cacheFiles; }
+  Result<std::vector<bool>> getSupportedOperations(const Model& model) const override;
+  Result<std::vector<std::string>> explainSupportedOperations(const Model& model) const override;
+  ErrorStatus prepareModel(Model model, const PrepareOptions& options,
+                           PrepareCallback callback) override;
+  ErrorStatus prepareModelFromCache(const CacheFiles& cache, OptionalTimePoint deadline,
+                                    PrepareCallback callback) override;
+  using Device::prepareModel;
+  using Device::prepareModelFromCache;
+
+  /// The daemon's object counts (sessions, prepared models, pools). Errors:
+  /// DEVICE_UNAVAILABLE.
+  Result<Stats> daemonStats() const;
+
+ private:
+  /// Sends a preparation message and waits for its Launched reply; the callback receives
+  /// the PrepareReply.
+  ErrorStatus launchPreparation(MessageType type, const Connection::Builder& build,
+                                PrepareCallback callback);
+
+  std::shared_ptr<Link> link_;
+  DeviceInfo info_;
+};
+
+}  // namespace nnhal::ipc

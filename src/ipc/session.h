@@ -1,0 +1,118 @@
+// ipc/session.h — one client connection of the daemon.
+//
+// A Session reads frames from its socket, decodes them, calls the daemon's embedded Device
+// and writes the replies (docs/IPC_PROTOCOL.md). It owns the client's objects: a table
+// {handle -> prepared model} and a table {pool id -> mapped Memory}; handles and pool ids
+// are per session, so a client can only ever name its own objects (an unknown handle is
+// INVALID_ARGUMENT). Everything a session holds is released when it closes.
+//
+// Threading: every handler runs on the session's strand. A small synchronous execution runs
+// right on the strand (no thread hop; the fast path); when more frames are already waiting,
+// it is handed to the driver's pool instead so that the session keeps reading. Replies of
+// asynchronous work (preparations, executions) are posted back to the strand to be written.
+// Writes are non-blocking: what the socket does not take at once is queued and flushed when
+// it becomes writable.
+//
+// A malformed or oversized frame, a bad magic or version, descriptors that do not match the
+// header, or an unknown message type close this session only, with the reason logged.
+#pragma once
+
+#include <utility>  // before Asio (Boost 1.74 + g++ 12 needs std::exchange declared)
+
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/strand.hpp>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "ipc/frame.h"
+#include "ipc/messages.h"
+#include "nnhal/device.h"
+
+namespace nnhal::ipc {
+
+/// Object counts shared by the server and its sessions (Stats).
+struct ServerCounters {
+  std::atomic<uint64_t> sessions{0};
+  std::atomic<uint64_t> preparedModels{0};
+  std::atomic<uint64_t> pools{0};
+  std::atomic<uint64_t> callsInFlight{0};
+  Stats snapshot() const {
+    return {sessions.load(), preparedModels.load(), pools.load(), callsInFlight.load()};
+  }
+};
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  using Socket = boost::asio::local::stream_protocol::socket;
+
+  Session(Socket socket, std::shared_ptr<Device> device, std::shared_ptr<ServerCounters> counters,
+          uint32_t maxPayloadBytes, uint64_t id);
+  ~Session();
+
+  /// Starts reading (posts to the strand).
+  void start();
+  /// Graceful stop: read no more requests, let in-flight work reply, then close.
+  void drain();
+
+ private:
+  struct TrackedModel;
+  struct TrackedPool;
+  struct OutFrame {
+    std::vector<uint8_t> bytes;  // header + payload
+    size_t sent = 0;
+    std::vector<int> fds;  // sent with the first byte; borrowed from `keep`
+    std::shared_ptr<void> keep;
+  };
+
+  void waitReadable();
+  void onReadable();
+  /// Handles one decoded frame; `moreWaiting` when further complete frames are buffered.
+  /// Returns false when the session must close (the reason is logged).
+  bool handleFrame(Frame frame, bool moreWaiting);
+  bool handleHello(const Frame& frame);
+  bool handleSupportedOperations(const Frame& frame);
+  bool handlePrepareModel(Frame frame);
+  bool handlePrepareFromCache(Frame frame);
+  bool handleExecute(Frame frame, bool async, bool moreWaiting);
+
+  /// Builds a Model's pools (kFd only). Errors: GENERAL_FAILURE for an unknown kind or a
+  /// pool that cannot be mapped.
+  Result<std::vector<Memory>> modelPools(const std::vector<WirePool>& pools,
+                                         const std::vector<UniqueFd>& fds);
+  /// Builds a Request, mapping new pools into the session's table.
+  Result<Request> requestFrom(WireRequest wire, const std::vector<UniqueFd>& fds);
+
+  void send(MessageType type, uint64_t callId, OutMessage& message,
+            std::shared_ptr<void> keep = nullptr);
+  void flush();
+  void waitWritable();
+  void finishIfDrained();
+  void close(const std::string& reason);
+  /// Runs `handler` on the strand, keeping the session alive.
+  template <typename Handler>
+  void onStrand(Handler&& handler);
+
+  Socket socket_;
+  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
+  std::shared_ptr<Device> device_;
+  std::shared_ptr<ServerCounters> counters_;
+  FrameParser parser_;
+  const uint64_t id_;
+  bool helloDone_ = false;
+  bool closed_ = false;
+  bool draining_ = false;
+  bool writeWaiting_ = false;
+  size_t inFlight_ = 0;  // asynchronous operations whose reply is not sent yet
+  size_t queuedBytes_ = 0;
+  std::deque<OutFrame> writeQueue_;
+  uint64_t nextHandle_ = 1;
+  std::unordered_map<uint64_t, std::shared_ptr<TrackedModel>> models_;
+  std::unordered_map<uint64_t, std::shared_ptr<TrackedPool>> pools_;
+};
+
+}  // namespace nnhal::ipc

@@ -1,0 +1,228 @@
+// Helpers of the IPC tests: a real nnhald process on a temporary socket, small models and
+// requests, and temporary directories.
+#pragma once
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "nnhal/client.h"
+#include "nnhal/device.h"
+
+namespace nnhal::ipc::testing {
+
+namespace fs = std::filesystem;
+
+/// A fresh directory under /tmp, removed with its contents on destruction.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    path_ = fs::path("/tmp") /
+            ("nnhal-ipc-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+/// Whether something accepts connections on `path`.
+inline bool socketAccepts(const fs::path& path) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, path.c_str(), sizeof(address.sun_path) - 1);
+  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
+  ::close(fd);
+  return ok;
+}
+
+/// The nnhald binary, started on a temporary socket.
+class Daemon {
+ public:
+  explicit Daemon(std::vector<std::string> extraArgs = {}) {
+    socket_ = dir_.path() / "nnhald.sock";
+    std::vector<std::string> args = {NNHALD_PATH, "--socket",    socket_.string(),
+                                     "--threads", "2",           "--kernel-threads",
+                                     "1",         "--log-level", "error"};
+    args.insert(args.end(), extraArgs.begin(), extraArgs.end());
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      std::vector<char*> argv;
+      for (std::string& arg : args) argv.push_back(arg.data());
+      argv.push_back(nullptr);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < until) {
+      if (socketAccepts(socket_)) return;
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  ~Daemon() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  bool running() const { return pid_ > 0; }
+  const fs::path& socket() const { return socket_; }
+  pid_t pid() const { return pid_; }
+
+  /// Sends `signal` and waits for the exit; returns the exit status (or -signal).
+  int stop(int signal = SIGTERM) {
+    if (pid_ <= 0) return -1000;
+    ::kill(pid_, signal);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    return -WTERMSIG(status);
+  }
+
+ private:
+  TempDir dir_;
+  fs::path socket_;
+  pid_t pid_ = -1;
+};
+
+inline Operand tensor(std::vector<uint32_t> dims, OperandLifeTime lifetime, uint32_t consumers,
+                      OperandType type = OperandType::TENSOR_FLOAT32) {
+  Operand op;
+  op.type = type;
+  op.dimensions = std::move(dims);
+  op.lifetime = lifetime;
+  op.numberOfConsumers = consumers;
+  return op;
+}
+
+inline Operand int32Constant(Model& model, int32_t value) {
+  Operand op;
+  op.type = OperandType::INT32;
+  op.lifetime = OperandLifeTime::CONSTANT_COPY;
+  op.numberOfConsumers = 1;
+  const auto offset = static_cast<uint32_t>(model.operandValues.size());
+  model.operandValues.resize(offset + 4);
+  std::memcpy(model.operandValues.data() + offset, &value, 4);
+  op.location = {0, offset, 4};
+  return op;
+}
+
+/// out = a + b, float32 [4] each (`outDims` for the output, e.g. {0} for unknown).
+inline Model addModel(std::vector<uint32_t> outDims = {4}) {
+  Model model;
+  auto& ops = model.main.operands;
+  ops.push_back(tensor({4}, OperandLifeTime::SUBGRAPH_INPUT, 1));
+  ops.push_back(tensor({4}, OperandLifeTime::SUBGRAPH_INPUT, 1));
+  ops.push_back(int32Constant(model, 0));
+  ops.push_back(tensor(std::move(outDims), OperandLifeTime::SUBGRAPH_OUTPUT, 0));
+  model.main.operations.push_back({OperationType::ADD, {0, 1, 2}, {3}});
+  model.main.inputIndexes = {0, 1};
+  model.main.outputIndexes = {3};
+  return model;
+}
+
+/// A [1,3,3,1] x [1,2,2,1] CONV_2D (VALID, stride 1) with the filter in a model pool
+/// (CONSTANT_REFERENCE, all ones) and bias 0.5 (CONSTANT_COPY): out [1,2,2,1].
+inline Model convModel() {
+  Model model;
+  Memory weights = *Memory::create(64);
+  auto* w = reinterpret_cast<float*>(weights.data());
+  for (int i = 0; i < 4; ++i) w[i] = 1.0f;
+  model.pools.push_back(weights);
+  auto& ops = model.main.operands;
+  ops.push_back(tensor({1, 3, 3, 1}, OperandLifeTime::SUBGRAPH_INPUT, 1));  // 0
+  Operand filter = tensor({1, 2, 2, 1}, OperandLifeTime::CONSTANT_REFERENCE, 1);
+  filter.location = {0, 0, 16};
+  ops.push_back(filter);  // 1
+  Operand bias = tensor({1}, OperandLifeTime::CONSTANT_COPY, 1);
+  const float half = 0.5f;
+  const auto at = static_cast<uint32_t>(model.operandValues.size());
+  model.operandValues.resize(at + 4);
+  std::memcpy(model.operandValues.data() + at, &half, 4);
+  bias.location = {0, at, 4};
+  ops.push_back(bias);                                                       // 2
+  ops.push_back(int32Constant(model, 2));                                    // 3 padding VALID
+  ops.push_back(int32Constant(model, 1));                                    // 4 stride w
+  ops.push_back(int32Constant(model, 1));                                    // 5 stride h
+  ops.push_back(int32Constant(model, 0));                                    // 6 activation
+  ops.push_back(tensor({1, 2, 2, 1}, OperandLifeTime::SUBGRAPH_OUTPUT, 0));  // 7
+  model.main.operations.push_back({OperationType::CONV_2D, {0, 1, 2, 3, 4, 5, 6}, {7}});
+  model.main.inputIndexes = {0};
+  model.main.outputIndexes = {7};
+  return model;
+}
+
+/// A slow model: FULLY_CONNECTED of [batch, n] x [n, n]^T weights (a model pool), float32.
+inline Model slowModel(uint32_t batch = 128, uint32_t n = 1024) {
+  Model model;
+  Memory weights = *Memory::create(size_t{n} * n * 4 + size_t{n} * 4);
+  auto* w = reinterpret_cast<float*>(weights.data());
+  for (size_t i = 0; i < size_t{n} * n + n; ++i) w[i] = 0.001f;
+  model.pools.push_back(weights);
+  auto& ops = model.main.operands;
+  ops.push_back(tensor({batch, n}, OperandLifeTime::SUBGRAPH_INPUT, 1));
+  Operand weight = tensor({n, n}, OperandLifeTime::CONSTANT_REFERENCE, 1);
+  weight.location = {0, 0, n * n * 4};
+  ops.push_back(weight);
+  Operand bias = tensor({n}, OperandLifeTime::CONSTANT_REFERENCE, 1);
+  bias.location = {0, n * n * 4, n * 4};
+  ops.push_back(bias);
+  ops.push_back(int32Constant(model, 0));
+  ops.push_back(tensor({batch, n}, OperandLifeTime::SUBGRAPH_OUTPUT, 0));
+  model.main.operations.push_back({OperationType::FULLY_CONNECTED, {0, 1, 2, 3}, {4}});
+  model.main.inputIndexes = {0};
+  model.main.outputIndexes = {4};
+  return model;
+}
+
+/// A request over one pool of `kind`: inputs a, b at 0 and 16, output at 32 (`outBytes`).
+struct AddRequest {
+  Memory pool;
+  Request request;
+  float* a() const { return reinterpret_cast<float*>(pool.data()); }
+  float* b() const { return a() + 4; }
+  float* out() const { return a() + 8; }
+};
+
+inline AddRequest addRequest(Memory pool, uint32_t outBytes = 16, float base = 0.0f) {
+  AddRequest r;
+  r.pool = std::move(pool);
+  r.request.pools.push_back(r.pool);
+  r.request.inputs = {{false, {0, 0, 16}, {}}, {false, {0, 16, 16}, {}}};
+  r.request.outputs = {{false, {0, 32, outBytes}, {}}};
+  for (int i = 0; i < 4; ++i) {
+    r.a()[i] = base + static_cast<float>(i) + 0.5f;
+    r.b()[i] = 10.0f * static_cast<float>(i);
+  }
+  return r;
+}
+
+inline AddRequest addRequest(uint32_t outBytes = 16, float base = 0.0f) {
+  return addRequest(*Memory::create(64), outBytes, base);
+}
+
+}  // namespace nnhal::ipc::testing

@@ -1,0 +1,312 @@
+// The driver through its public interface, run twice: against the embedded driver and
+// against a real nnhald reached with nnhal::connect. Same statuses, same results.
+#include <gtest/gtest.h>
+
+#include <future>
+#include <mutex>
+
+#include "ipc/remote_device.h"
+#include "ipc_test_util.h"
+
+namespace nnhal::ipc {
+namespace {
+
+using namespace testing;
+using namespace std::chrono_literals;
+
+enum class Backend { kEmbedded, kRemote };
+
+std::string backendName(const ::testing::TestParamInfo<Backend>& info) {
+  return info.param == Backend::kEmbedded ? "Embedded" : "Remote";
+}
+
+class DriverTest : public ::testing::TestWithParam<Backend> {
+ protected:
+  static void SetUpTestSuite() {
+    stateDir_ = new TempDir();
+    daemon_ = new Daemon({"--cache-dir", (stateDir_->path() / "daemon").string()});
+  }
+  static void TearDownTestSuite() {
+    delete daemon_;
+    delete stateDir_;
+  }
+
+  void SetUp() override {
+    ASSERT_TRUE(daemon_->running()) << "nnhald did not start";
+    if (GetParam() == Backend::kEmbedded) {
+      DeviceOptions options;
+      options.kernelThreads = 1;
+      options.stateDirectory = stateDir_->path() / "embedded";
+      auto device = createDevice(options);
+      ASSERT_TRUE(device) << device.error().message;
+      device_ = *device;
+    } else {
+      auto device = connect(daemon_->socket());
+      ASSERT_TRUE(device) << device.error().message;
+      device_ = *device;
+    }
+  }
+
+  std::shared_ptr<PreparedModel> prepare(Model model) {
+    auto prepared = device_->prepareModel(std::move(model));
+    EXPECT_TRUE(prepared) << prepared.error().message;
+    return prepared ? *prepared : nullptr;
+  }
+
+  static TempDir* stateDir_;
+  static Daemon* daemon_;
+  std::shared_ptr<Device> device_;
+};
+
+TempDir* DriverTest::stateDir_ = nullptr;
+Daemon* DriverTest::daemon_ = nullptr;
+
+TEST_P(DriverTest, AnswersQueries) {
+  EXPECT_EQ(device_->getName(), "nnhal-cpu");
+  EXPECT_FALSE(device_->getVersionString().empty());
+  EXPECT_EQ(device_->getType(), DeviceType::CPU);
+  const Capabilities caps = device_->getCapabilities();
+  EXPECT_EQ(caps.operandPerformance.size(), 15u);
+  EXPECT_EQ(caps.ifPerformance.execTime, 1.0f);
+  EXPECT_TRUE(device_->getSupportedExtensions().empty());
+  EXPECT_EQ(device_->getNumberOfCacheFilesNeeded().modelCache, 1u);
+  EXPECT_EQ(device_->getNumberOfCacheFilesNeeded().dataCache, 1u);
+  auto supported = device_->getSupportedOperations(convModel());
+  ASSERT_TRUE(supported) << supported.error().message;
+  EXPECT_EQ(*supported, std::vector<bool>{true});
+  Model bad = addModel();
+  bad.main.operations[0].inputs = {0, 1};
+  auto rejected = device_->getSupportedOperations(bad);
+  ASSERT_FALSE(rejected);
+  EXPECT_EQ(rejected.error().status, ErrorStatus::INVALID_ARGUMENT);
+}
+
+TEST_P(DriverTest, ExecutesAdd) {
+  auto prepared = prepare(addModel());
+  ASSERT_NE(prepared, nullptr);
+  AddRequest r = addRequest();
+  auto result = prepared->executeSynchronously(r.request);
+  ASSERT_TRUE(result) << result.error().message;
+  for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(r.out()[i], r.a()[i] + r.b()[i]);
+  ASSERT_EQ(result->outputShapes.size(), 1u);
+  EXPECT_EQ(result->outputShapes[0].dimensions, std::vector<uint32_t>{4});
+  EXPECT_EQ(result->timing, Timing{});
+  // The same pool again (the daemon has it cached), with new inputs.
+  r.a()[0] = 100.0f;
+  ASSERT_TRUE(prepared->executeSynchronously(r.request));
+  EXPECT_FLOAT_EQ(r.out()[0], 100.0f);
+}
+
+TEST_P(DriverTest, ExecutesConvWithConstantReferenceWeights) {
+  auto prepared = prepare(convModel());
+  ASSERT_NE(prepared, nullptr);
+  Memory pool = *Memory::create(64);
+  auto* f = reinterpret_cast<float*>(pool.data());
+  for (int i = 0; i < 9; ++i) f[i] = static_cast<float>(i + 1);
+  Request request;
+  request.pools = {pool};
+  request.inputs = {{false, {0, 0, 36}, {}}};
+  request.outputs = {{false, {0, 40, 16}, {}}};
+  auto result = prepared->executeSynchronously(request);
+  ASSERT_TRUE(result) << result.error().message;
+  const float* out = f + 10;
+  EXPECT_FLOAT_EQ(out[0], 12.5f);
+  EXPECT_FLOAT_EQ(out[1], 16.5f);
+  EXPECT_FLOAT_EQ(out[2], 24.5f);
+  EXPECT_FLOAT_EQ(out[3], 28.5f);
+}
+
+TEST_P(DriverTest, ExecutesAsynchronously) {
+  auto prepared = prepare(addModel());
+  ASSERT_NE(prepared, nullptr);
+  AddRequest r = addRequest();
+  std::promise<Result<ExecutionResult>> done;
+  const ErrorStatus launched = prepared->execute(
+      r.request, {}, [&](Result<ExecutionResult> result) { done.set_value(std::move(result)); });
+  ASSERT_EQ(launched, ErrorStatus::NONE);
+  auto future = done.get_future();
+  ASSERT_EQ(future.wait_for(10s), std::future_status::ready);
+  auto result = future.get();
+  ASSERT_TRUE(result) << result.error().message;
+  for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(r.out()[i], r.a()[i] + r.b()[i]);
+}
+
+TEST_P(DriverTest, MeasuresTimingWhenAsked) {
+  auto prepared = prepare(addModel());
+  ASSERT_NE(prepared, nullptr);
+  AddRequest r = addRequest();
+  ExecuteOptions options;
+  options.measure = MeasureTiming::YES;
+  auto result = prepared->executeSynchronously(r.request, options);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_NE(result->timing.timeInDriver, kNoTiming);
+  EXPECT_LE(result->timing.timeOnDevice, result->timing.timeInDriver);
+  // Errors carry no timing; unmeasured executions neither.
+  options.measure = MeasureTiming::NO;
+  auto unmeasured = prepared->executeSynchronously(r.request, options);
+  ASSERT_TRUE(unmeasured);
+  EXPECT_EQ(unmeasured->timing.timeOnDevice, kNoTiming);
+}
+
+TEST_P(DriverTest, ReportsDynamicOutputShapesAndInsufficientSize) {
+  auto prepared = prepare(addModel({0}));
+  ASSERT_NE(prepared, nullptr);
+  AddRequest r = addRequest();
+  auto result = prepared->executeSynchronously(r.request);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->outputShapes[0].dimensions, std::vector<uint32_t>{4});
+  AddRequest small = addRequest(8);
+  auto tooSmall = prepared->executeSynchronously(small.request);
+  ASSERT_FALSE(tooSmall);
+  EXPECT_EQ(tooSmall.error().status, ErrorStatus::OUTPUT_INSUFFICIENT_SIZE);
+  ASSERT_EQ(tooSmall.error().outputShapes.size(), 1u);
+  EXPECT_EQ(tooSmall.error().outputShapes[0].dimensions, std::vector<uint32_t>{4});
+  EXPECT_FALSE(tooSmall.error().outputShapes[0].isSufficient);
+}
+
+TEST_P(DriverTest, RejectsBadRequestsAsTheEmbeddedDriverDoes) {
+  auto prepared = prepare(addModel());
+  ASSERT_NE(prepared, nullptr);
+  AddRequest r = addRequest();
+  r.request.inputs[1].location.offset = 60;  // past the 64-byte pool
+  auto result = prepared->executeSynchronously(r.request);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().status, ErrorStatus::INVALID_ARGUMENT);
+  std::promise<ErrorStatus> callbackStatus;
+  const ErrorStatus launched =
+      prepared->execute(r.request, {}, [&](Result<ExecutionResult> outcome) {
+        callbackStatus.set_value(outcome ? ErrorStatus::NONE : outcome.error().status);
+      });
+  EXPECT_EQ(launched, ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_EQ(callbackStatus.get_future().get(), ErrorStatus::INVALID_ARGUMENT);
+
+  Model bad = addModel();
+  bad.main.inputIndexes = {0, 7};
+  std::promise<ErrorStatus> prepareStatus;
+  EXPECT_EQ(device_->prepareModel(bad, {},
+                                  [&](Result<std::shared_ptr<PreparedModel>> outcome) {
+                                    prepareStatus.set_value(outcome ? ErrorStatus::NONE
+                                                                    : outcome.error().status);
+                                  }),
+            ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_EQ(prepareStatus.get_future().get(), ErrorStatus::INVALID_ARGUMENT);
+
+  ExecuteOptions late;
+  late.deadline = std::chrono::steady_clock::now() - 1ms;
+  auto missed = prepared->executeSynchronously(addRequest().request, late);
+  ASSERT_FALSE(missed);
+  EXPECT_EQ(missed.error().status, ErrorStatus::MISSED_DEADLINE_TRANSIENT);
+}
+
+TEST_P(DriverTest, RunsOnEveryMemoryKind) {
+  auto prepared = prepare(addModel());
+  ASSERT_NE(prepared, nullptr);
+  // ashmem, hardware_buffer_blob, and mmap_fd at an offset inside a bigger memfd.
+  Memory backing = *Memory::create(8192);
+  auto mmapFd = Memory::fromFd(backing.fd(), 64, 4096 + 128, MemoryKind::MMAP_FD);
+  ASSERT_TRUE(mmapFd) << mmapFd.error().message;
+  for (Memory pool : {*Memory::create(64, MemoryKind::ASHMEM),
+                      *Memory::create(64, MemoryKind::HARDWARE_BUFFER_BLOB), *mmapFd}) {
+    AddRequest r = addRequest(pool);
+    auto result = prepared->executeSynchronously(r.request);
+    ASSERT_TRUE(result) << toString(pool.kind()) << ": " << result.error().message;
+    for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(r.out()[i], r.a()[i] + r.b()[i]);
+  }
+  EXPECT_FLOAT_EQ(reinterpret_cast<float*>(backing.data() + 4096 + 128)[8], 0.5f);
+}
+
+TEST_P(DriverTest, ManyExecutionsInFlightFromSeveralThreads) {
+  auto prepared = prepare(addModel());
+  ASSERT_NE(prepared, nullptr);
+  constexpr int kThreads = 4;
+  constexpr int kRounds = 40;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < kRounds; ++round) {
+        AddRequest r = addRequest(16, static_cast<float>(t * 1000 + round));
+        if (round % 2 == 0) {
+          if (!prepared->executeSynchronously(r.request)) ++failures;
+        } else {
+          std::promise<bool> done;
+          prepared->execute(r.request, {}, [&](Result<ExecutionResult> result) {
+            done.set_value(result.has_value());
+          });
+          if (!done.get_future().get()) ++failures;
+        }
+        for (int i = 0; i < 4; ++i) {
+          if (r.out()[i] != r.a()[i] + r.b()[i]) ++failures;
+        }
+      }
+    });
+  }
+  // Plus several asynchronous executions in flight at once on one thread.
+  std::vector<AddRequest> requests;
+  for (int i = 0; i < 16; ++i) requests.push_back(addRequest(16, 500.0f + static_cast<float>(i)));
+  std::atomic<int> pending{static_cast<int>(requests.size())};
+  std::promise<void> allDone;
+  for (AddRequest& r : requests) {
+    ASSERT_EQ(prepared->execute(r.request, {},
+                                [&](Result<ExecutionResult> result) {
+                                  if (!result) ++failures;
+                                  if (--pending == 0) allDone.set_value();
+                                }),
+              ErrorStatus::NONE);
+  }
+  allDone.get_future().wait();
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  for (AddRequest& r : requests) EXPECT_FLOAT_EQ(r.out()[3], r.a()[3] + r.b()[3]);
+}
+
+TEST_P(DriverTest, SavesAndLoadsCompilationCaches) {
+  TempDir files;
+  auto open = [&](const char* name) {
+    return ::open((files.path() / name).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  };
+  const int modelFd = open("model.bin");
+  const int dataFd = open("data.bin");
+  ASSERT_GE(modelFd, 0);
+  CacheFiles cache;
+  cache.modelCache = {{modelFd}};
+  cache.dataCache = {{dataFd}};
+  cache.token.fill(GetParam() == Backend::kEmbedded ? 1 : 2);
+  PrepareOptions options;
+  options.cache = cache;
+  auto saved = device_->prepareModel(convModel(), options);
+  ASSERT_TRUE(saved) << saved.error().message;
+  EXPECT_GT(fs::file_size(files.path() / "model.bin"), 0u);
+
+  auto loaded = device_->prepareModelFromCache(cache);
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  Memory pool = *Memory::create(64);
+  auto* f = reinterpret_cast<float*>(pool.data());
+  for (int i = 0; i < 9; ++i) f[i] = 1.0f;
+  Request request;
+  request.pools = {pool};
+  request.inputs = {{false, {0, 0, 36}, {}}};
+  request.outputs = {{false, {0, 40, 16}, {}}};
+  ASSERT_TRUE((*loaded)->executeSynchronously(request));
+  EXPECT_FLOAT_EQ(f[10], 4.5f);
+
+  // Wrong handle counts are INVALID_ARGUMENT at launch; an unknown token GENERAL_FAILURE.
+  CacheFiles wrong = cache;
+  wrong.dataCache.clear();
+  auto badShape = device_->prepareModelFromCache(wrong);
+  ASSERT_FALSE(badShape);
+  EXPECT_EQ(badShape.error().status, ErrorStatus::INVALID_ARGUMENT);
+  CacheFiles unknown = cache;
+  unknown.token.fill(9);
+  auto badToken = device_->prepareModelFromCache(unknown);
+  ASSERT_FALSE(badToken);
+  EXPECT_EQ(badToken.error().status, ErrorStatus::GENERAL_FAILURE);
+  ::close(modelFd);
+  ::close(dataFd);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, DriverTest,
+                         ::testing::Values(Backend::kEmbedded, Backend::kRemote), backendName);
+
+}  // namespace
+}  // namespace nnhal::ipc
