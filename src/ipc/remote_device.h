@@ -76,6 +76,8 @@ class RemoteDevice final : public Device {
   /// The daemon's object counts (sessions, prepared models, pools). Errors:
   /// DEVICE_UNAVAILABLE.
   Result<Stats> daemonStats() const;
+  /// The connection (for tests that forge calls).
+  const std::shared_ptr<Link>& link() const { return link_; }
 
  private:
   /// Sends a preparation message and waits for its Launched reply; the callback receives

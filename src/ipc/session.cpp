@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 
 #include <boost/asio/bind_executor.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 #include <mutex>
 #include <optional>
@@ -122,9 +123,9 @@ struct Session::TrackedModel {
   std::shared_ptr<ServerCounters> counters;
 };
 
-/// A request pool mapped by a session; counted while alive.
+/// A request pool of a session: its mapping, or why it cannot be mapped; counted while alive.
 struct Session::TrackedPool {
-  TrackedPool(Memory m, std::shared_ptr<ServerCounters> c)
+  TrackedPool(Result<Memory> m, std::shared_ptr<ServerCounters> c)
       : memory(std::move(m)), counters(std::move(c)) {
     ++counters->pools;
   }
@@ -132,7 +133,7 @@ struct Session::TrackedPool {
     memory = Memory();
     --counters->pools;
   }
-  Memory memory;
+  Result<Memory> memory;
   std::shared_ptr<ServerCounters> counters;
 };
 
@@ -360,9 +361,13 @@ Result<Request> Session::requestFrom(WireRequest wire, const std::vector<UniqueF
     const WirePool& pool = wire.pools[i];
     switch (pool.source) {
       case WirePool::Source::kFd: {
-        NNHAL_ASSIGN_OR_RETURN(Memory memory, mapPool(pool, fds, i, "request.pools"));
-        request.pools.emplace_back(memory);
-        pools_[pool.id] = std::make_shared<TrackedPool>(std::move(memory), counters_);
+        // A pool that cannot be used is remembered too: the client names it by id from now on
+        // and must keep getting the same error.
+        auto memory = mapPool(pool, fds, i, "request.pools");
+        auto tracked = std::make_shared<TrackedPool>(memory, counters_);
+        pools_[pool.id] = tracked;
+        if (!memory) return std::unexpected(memory.error());
+        request.pools.emplace_back(*memory);
         break;
       }
       case WirePool::Source::kCached: {
@@ -371,7 +376,8 @@ Result<Request> Session::requestFrom(WireRequest wire, const std::vector<UniqueF
           return invalidArgument("request.pools[" + std::to_string(i) + "]: pool id " +
                                  std::to_string(pool.id) + " is unknown to this connection");
         }
-        request.pools.emplace_back(found->second->memory);
+        if (!found->second->memory) return std::unexpected(found->second->memory.error());
+        request.pools.emplace_back(*found->second->memory);
         break;
       }
       case WirePool::Source::kToken:
@@ -462,11 +468,11 @@ bool Session::handlePrepareModel(Frame frame) {
   auto state = std::make_shared<LaunchState<std::shared_ptr<PreparedModel>>>();
   const ErrorStatus status = device_->prepareModel(
       std::move(m->model.model), options,
-      [self = shared_from_this(), state, fds, deliver](PreparedResult result) mutable {
+      [self = shared_from_this(), state, fds, deliver,
+       work = boost::asio::make_work_guard(strand_)](PreparedResult result) mutable {
         if (state->keepIfEarly(result)) return;
-        self->onStrand([self, deliver, result = std::move(result), fds]() mutable {
-          deliver(std::move(result));
-        });
+        self->onStrand([self, deliver, result = std::move(result), fds,
+                        work = std::move(work)]() mutable { deliver(std::move(result)); });
       });
   auto early = state->markReturned();
   if (status != ErrorStatus::NONE) {
@@ -513,11 +519,11 @@ bool Session::handlePrepareFromCache(Frame frame) {
   auto state = std::make_shared<LaunchState<std::shared_ptr<PreparedModel>>>();
   const ErrorStatus status = device_->prepareModelFromCache(
       cacheFiles(m->cache, *fds), m->deadline,
-      [self = shared_from_this(), state, fds, deliver](PreparedResult result) mutable {
+      [self = shared_from_this(), state, fds, deliver,
+       work = boost::asio::make_work_guard(strand_)](PreparedResult result) mutable {
         if (state->keepIfEarly(result)) return;
-        self->onStrand([self, deliver, result = std::move(result), fds]() mutable {
-          deliver(std::move(result));
-        });
+        self->onStrand([self, deliver, result = std::move(result), fds,
+                        work = std::move(work)]() mutable { deliver(std::move(result)); });
       });
   auto early = state->markReturned();
   OutMessage out;
@@ -599,11 +605,12 @@ bool Session::handleExecute(Frame frame, bool async, bool moreWaiting) {
   auto state = std::make_shared<LaunchState<ExecutionResult>>();
   const ErrorStatus status = tracked->model->execute(
       std::move(*request), options,
-      [self = shared_from_this(), state, deliver](Result<ExecutionResult> result) mutable {
+      [self = shared_from_this(), state, deliver,
+       work = boost::asio::make_work_guard(strand_)](Result<ExecutionResult> result) mutable {
         if (state->keepIfEarly(result)) return;
-        self->onStrand([self, deliver = std::move(deliver), result = std::move(result)]() mutable {
-          deliver(std::move(result));
-        });
+        // The work guard keeps the io_context running until the reply is written.
+        self->onStrand([self, deliver = std::move(deliver), result = std::move(result),
+                        work = std::move(work)]() mutable { deliver(std::move(result)); });
       });
   auto early = state->markReturned();
   if (status != ErrorStatus::NONE) {

@@ -176,26 +176,37 @@ inline Model convModel() {
   return model;
 }
 
-/// A slow model: FULLY_CONNECTED of [batch, n] x [n, n]^T weights (a model pool), float32.
-inline Model slowModel(uint32_t batch = 128, uint32_t n = 1024) {
+/// A slow model: `layers` FULLY_CONNECTED layers of [batch, n] x [n, n]^T, all sharing one
+/// weight matrix in a model pool, float32. Input and output [batch, n].
+inline Model slowModel(uint32_t layers = 16, uint32_t batch = 512, uint32_t n = 1024) {
   Model model;
   Memory weights = *Memory::create(size_t{n} * n * 4 + size_t{n} * 4);
   auto* w = reinterpret_cast<float*>(weights.data());
   for (size_t i = 0; i < size_t{n} * n + n; ++i) w[i] = 0.001f;
   model.pools.push_back(weights);
   auto& ops = model.main.operands;
-  ops.push_back(tensor({batch, n}, OperandLifeTime::SUBGRAPH_INPUT, 1));
-  Operand weight = tensor({n, n}, OperandLifeTime::CONSTANT_REFERENCE, 1);
+  ops.push_back(tensor({batch, n}, OperandLifeTime::SUBGRAPH_INPUT, 1));  // 0
+  Operand weight = tensor({n, n}, OperandLifeTime::CONSTANT_REFERENCE, layers);
   weight.location = {0, 0, n * n * 4};
-  ops.push_back(weight);
-  Operand bias = tensor({n}, OperandLifeTime::CONSTANT_REFERENCE, 1);
+  ops.push_back(weight);  // 1
+  Operand bias = tensor({n}, OperandLifeTime::CONSTANT_REFERENCE, layers);
   bias.location = {0, n * n * 4, n * 4};
-  ops.push_back(bias);
-  ops.push_back(int32Constant(model, 0));
-  ops.push_back(tensor({batch, n}, OperandLifeTime::SUBGRAPH_OUTPUT, 0));
-  model.main.operations.push_back({OperationType::FULLY_CONNECTED, {0, 1, 2, 3}, {4}});
+  ops.push_back(bias);                     // 2
+  ops.push_back(int32Constant(model, 0));  // 3
+  ops.back().numberOfConsumers = layers;
+  uint32_t previous = 0;
+  for (uint32_t layer = 0; layer < layers; ++layer) {
+    const bool last = layer + 1 == layers;
+    ops.push_back(tensor(
+        {batch, n}, last ? OperandLifeTime::SUBGRAPH_OUTPUT : OperandLifeTime::TEMPORARY_VARIABLE,
+        last ? 0 : 1));
+    const auto output = static_cast<uint32_t>(ops.size() - 1);
+    model.main.operations.push_back(
+        {OperationType::FULLY_CONNECTED, {previous, 1, 2, 3}, {output}});
+    previous = output;
+  }
   model.main.inputIndexes = {0};
-  model.main.outputIndexes = {4};
+  model.main.outputIndexes = {previous};
   return model;
 }
 

@@ -1,0 +1,464 @@
+// nnhald as a process: handshake, isolation between clients, release of what a dead client
+// held, clients of a dead daemon, malformed traffic, and a graceful shutdown.
+#include <gtest/gtest.h>
+#include <poll.h>
+
+#include <fstream>
+#include <future>
+#include <random>
+
+#include "ipc/frame.h"
+#include "ipc/messages.h"
+#include "ipc/remote_device.h"
+#include "ipc_test_util.h"
+
+namespace nnhal::ipc {
+namespace {
+
+using namespace testing;
+using namespace std::chrono_literals;
+
+std::shared_ptr<Device> connectOrDie(const Daemon& daemon) {
+  auto device = connect(daemon.socket());
+  EXPECT_TRUE(device) << device.error().message;
+  return device ? *device : nullptr;
+}
+
+Stats statsOf(const std::shared_ptr<Device>& device) {
+  auto stats = dynamic_cast<RemoteDevice&>(*device).daemonStats();
+  EXPECT_TRUE(stats) << stats.error().message;
+  return stats ? *stats : Stats{};
+}
+
+/// Polls the daemon's stats until `want` holds or 10 s passed.
+bool statsReach(const std::shared_ptr<Device>& observer, const Stats& want) {
+  const auto until = std::chrono::steady_clock::now() + 10s;
+  while (std::chrono::steady_clock::now() < until) {
+    if (statsOf(observer) == want) return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return false;
+}
+
+/// A raw socket to the daemon, for traffic no client library would send.
+class RawClient {
+ public:
+  explicit RawClient(const fs::path& path) {
+    fd_.reset(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, path.c_str(), sizeof(address.sun_path) - 1);
+    connected_ = ::connect(fd_.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
+  }
+  bool connected() const { return connected_; }
+  void sendBytes(std::span<const uint8_t> bytes) {
+    (void)::send(fd_.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  }
+  void sendFrame(uint16_t type, std::span<const uint8_t> payload,
+                 uint16_t version = kProtocolVersion, uint32_t fdCount = 0, uint64_t callId = 1) {
+    FrameHeader header;
+    header.version = version;
+    header.type = type;
+    header.callId = callId;
+    header.payloadBytes = static_cast<uint32_t>(payload.size());
+    header.fdCount = fdCount;
+    std::vector<uint8_t> bytes(kFrameHeaderBytes);
+    encodeHeader(header, std::span<uint8_t, kFrameHeaderBytes>(bytes.data(), kFrameHeaderBytes));
+    bytes.insert(bytes.end(), payload.begin(), payload.end());
+    sendBytes(bytes);
+  }
+  void hello() {
+    OutMessage out;
+    encode(Hello{kProtocolVersion, "raw"}, out);
+    sendFrame(static_cast<uint16_t>(MessageType::kHello), out.payload.buffer());
+    (void)readFrame(2s);
+  }
+  /// The next frame, or nullopt when the daemon closed the connection or nothing came.
+  std::optional<Frame> readFrame(std::chrono::milliseconds timeout) {
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    while (true) {
+      auto next = parser_.next();
+      if (!next || next->has_value()) return next ? std::move(*next) : std::nullopt;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          until - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return std::nullopt;
+      pollfd pfd{fd_.get(), POLLIN, 0};
+      if (::poll(&pfd, 1, static_cast<int>(left.count())) <= 0) return std::nullopt;
+      auto got = receiveSome(fd_.get(), parser_, true);
+      if (!got || *got == ReceiveStatus::kClosed) return std::nullopt;
+    }
+  }
+  /// Whether the daemon closed the connection within `timeout`.
+  bool closedByPeer(std::chrono::milliseconds timeout) {
+    pollfd pfd{fd_.get(), POLLIN, 0};
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < until) {
+      if (::poll(&pfd, 1, 50) > 0) {
+        char buffer[4096];
+        const ssize_t got = ::recv(fd_.get(), buffer, sizeof(buffer), MSG_DONTWAIT);
+        if (got == 0 || (got < 0 && errno == ECONNRESET)) return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  UniqueFd fd_;
+  bool connected_ = false;
+  FrameParser parser_;
+};
+
+TEST(Daemon, PrintsHelpWithItsOptions) {
+  TempDir dir;
+  const std::string out = (dir.path() / "help.txt").string();
+  const std::string command = std::string(NNHALD_PATH) + " --help > " + out;
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  std::ifstream file(out);
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  for (const char* option :
+       {"--socket", "--cache-dir", "--threads", "--kernel-threads", "--log-level"}) {
+    EXPECT_NE(text.find(option), std::string::npos) << option;
+  }
+}
+
+TEST(Daemon, ConnectToNothingIsDeviceUnavailable) {
+  TempDir dir;
+  auto device = connect(dir.path() / "no-daemon.sock");
+  ASSERT_FALSE(device);
+  EXPECT_EQ(device.error().status, ErrorStatus::DEVICE_UNAVAILABLE);
+  EXPECT_NE(device.error().message.find("cannot reach nnhald"), std::string::npos);
+}
+
+TEST(Daemon, RefusesAnotherProtocolVersionWithAReason) {
+  Daemon daemon;
+  ASSERT_TRUE(daemon.running());
+  RawClient raw(daemon.socket());
+  ASSERT_TRUE(raw.connected());
+  OutMessage out;
+  encode(Hello{99, "future"}, out);
+  raw.sendFrame(static_cast<uint16_t>(MessageType::kHello), out.payload.buffer(), 99);
+  auto reply = raw.readFrame(2s);
+  ASSERT_TRUE(reply.has_value());
+  auto hello = decodePayload(reply->payload, MessageType::kHelloReply, decodeHelloReply);
+  ASSERT_TRUE(hello) << hello.error().message;
+  EXPECT_EQ(hello->status.status, ErrorStatus::DEVICE_UNAVAILABLE);
+  EXPECT_NE(hello->status.message.find("protocol version 1, not 99"), std::string::npos)
+      << hello->status.message;
+  EXPECT_TRUE(raw.closedByPeer(2s));
+}
+
+TEST(Daemon, AClientCannotUseAnotherClientsObjects) {
+  Daemon daemon;
+  ASSERT_TRUE(daemon.running());
+  auto a = connectOrDie(daemon);
+  auto b = connectOrDie(daemon);
+  auto preparedA = a->prepareModel(addModel());
+  ASSERT_TRUE(preparedA);
+  const uint64_t handle = dynamic_cast<RemotePreparedModel&>(**preparedA).handle();
+  // B names A's handle on B's own connection: the daemon does not know it there.
+  RemotePreparedModel forged(dynamic_cast<RemoteDevice&>(*b).link(), handle);
+  AddRequest r = addRequest();
+  auto result = forged.executeSynchronously(r.request);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().status, ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_NE(result.error().message.find("unknown prepared model handle"), std::string::npos);
+  std::promise<ErrorStatus> callback;
+  EXPECT_EQ(
+      forged.execute(r.request, {},
+                     [&](Result<ExecutionResult> outcome) {
+                       callback.set_value(outcome ? ErrorStatus::NONE : outcome.error().status);
+                     }),
+      ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_EQ(callback.get_future().get(), ErrorStatus::INVALID_ARGUMENT);
+  // A is unaffected.
+  ASSERT_TRUE((*preparedA)->executeSynchronously(r.request));
+  EXPECT_FLOAT_EQ(r.out()[2], r.a()[2] + r.b()[2]);
+}
+
+TEST(Daemon, PoolsOfAnUnknownKindFailWithGeneralFailure) {
+  Daemon daemon;
+  ASSERT_TRUE(daemon.running());
+  auto device = connectOrDie(daemon);
+  auto prepared = device->prepareModel(addModel());
+  ASSERT_TRUE(prepared);
+  Memory backing = *Memory::create(64);
+  auto strange = Memory::fromFd(backing.fd(), 64, 0, static_cast<MemoryKind>(7));
+  ASSERT_TRUE(strange);
+  AddRequest r = addRequest(*strange);
+  auto result = (*prepared)->executeSynchronously(r.request);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().status, ErrorStatus::GENERAL_FAILURE);
+  EXPECT_NE(result.error().message.find("unknown memory kind 7"), std::string::npos);
+  std::promise<ErrorStatus> callback;
+  EXPECT_EQ((*prepared)->execute(r.request, {},
+                                 [&](Result<ExecutionResult> outcome) {
+                                   callback.set_value(outcome ? ErrorStatus::NONE
+                                                              : outcome.error().status);
+                                 }),
+            ErrorStatus::NONE);
+  EXPECT_EQ(callback.get_future().get(), ErrorStatus::GENERAL_FAILURE);
+
+  Model model = convModel();
+  model.pools[0] = *Memory::fromFd(model.pools[0].fd(), 64, 0, static_cast<MemoryKind>(9));
+  auto preparation = device->prepareModel(model);
+  ASSERT_FALSE(preparation);
+  EXPECT_EQ(preparation.error().status, ErrorStatus::GENERAL_FAILURE);
+}
+
+TEST(Daemon, ErrorsCarryTheEmbeddedDriversMessages) {
+  Daemon daemon;
+  ASSERT_TRUE(daemon.running());
+  auto remote = connectOrDie(daemon);
+  auto embedded = createDevice({});
+  ASSERT_TRUE(embedded);
+  Model bad = addModel();
+  bad.main.operands[2].location.offset = 100;
+  auto remoteOps = remote->getSupportedOperations(bad);
+  auto embeddedOps = (*embedded)->getSupportedOperations(bad);
+  ASSERT_FALSE(remoteOps);
+  ASSERT_FALSE(embeddedOps);
+  EXPECT_EQ(remoteOps.error().message, embeddedOps.error().message);
+  EXPECT_EQ(remote->prepareModel(bad).error().message,
+            (*embedded)->prepareModel(bad).error().message);
+
+  auto remotePrepared = remote->prepareModel(addModel());
+  auto embeddedPrepared = (*embedded)->prepareModel(addModel());
+  ASSERT_TRUE(remotePrepared && embeddedPrepared);
+  AddRequest r = addRequest();
+  r.request.outputs[0].dimensions = {5};
+  auto remoteRun = (*remotePrepared)->executeSynchronously(r.request);
+  auto embeddedRun = (*embeddedPrepared)->executeSynchronously(r.request);
+  ASSERT_FALSE(remoteRun);
+  ASSERT_FALSE(embeddedRun);
+  EXPECT_EQ(remoteRun.error().status, embeddedRun.error().status);
+  EXPECT_EQ(remoteRun.error().message, embeddedRun.error().message);
+}
+
+TEST(Daemon, ReleasesModelsAndPoolsTheClientDrops) {
+  Daemon daemon;
+  ASSERT_TRUE(daemon.running());
+  auto device = connectOrDie(daemon);
+  EXPECT_EQ(statsOf(device), (Stats{1, 0, 0, 0}));
+  auto prepared = device->prepareModel(addModel());
+  ASSERT_TRUE(prepared);
+  {
+    AddRequest r = addRequest();
+    ASSERT_TRUE((*prepared)->executeSynchronously(r.request));
+    ASSERT_TRUE((*prepared)->executeSynchronously(r.request));
+    EXPECT_EQ(statsOf(device), (Stats{1, 1, 1, 0}));  // the pool was mapped once
+  }
+  // The pool's last Memory copy is gone: released before the next call.
+  EXPECT_EQ(statsOf(device), (Stats{1, 1, 0, 0}));
+  prepared->reset();
+  EXPECT_EQ(statsOf(device), (Stats{1, 0, 0, 0}));
+}
+
+TEST(Daemon, ReleasesEverythingOfAClientKilledMidExecution) {
+  Daemon daemon;
+  ASSERT_TRUE(daemon.running());
+  auto observer = connectOrDie(daemon);
+  const Stats baseline = statsOf(observer);
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(ready[0]);
+    auto device = connect(daemon.socket());
+    if (!device) ::_exit(2);
+    auto prepared = (*device)->prepareModel(slowModel());
+    if (!prepared) ::_exit(3);
+    std::vector<Memory> pools;
+    for (int i = 0; i < 4; ++i) {
+      Memory pool = *Memory::create(2 * 512 * 1024 * 4);
+      Request request;
+      request.pools = {pool};
+      request.inputs = {{false, {0, 0, 512 * 1024 * 4}, {}}};
+      request.outputs = {{false, {0, 512 * 1024 * 4, 512 * 1024 * 4}, {}}};
+      (*prepared)->execute(request, {}, [](Result<ExecutionResult>) {});
+      pools.push_back(pool);
+    }
+    (void)!::write(ready[1], "x", 1);
+    std::this_thread::sleep_for(100s);
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  pollfd pfd{ready[0], POLLIN, 0};
+  ASSERT_EQ(::poll(&pfd, 1, 30000), 1) << "the child did not start its executions";
+  std::this_thread::sleep_for(20ms);
+  const Stats during = statsOf(observer);
+  EXPECT_EQ(during.sessions, baseline.sessions + 1);
+  EXPECT_EQ(during.preparedModels, 1u);
+  EXPECT_GE(during.pools, 1u);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ::close(ready[0]);
+  EXPECT_TRUE(statsReach(observer, baseline))
+      << "stats now: sessions " << statsOf(observer).sessions << ", models "
+      << statsOf(observer).preparedModels << ", pools " << statsOf(observer).pools;
+  // And the daemon still serves.
+  auto prepared = observer->prepareModel(addModel());
+  ASSERT_TRUE(prepared);
+  AddRequest r = addRequest();
+  EXPECT_TRUE((*prepared)->executeSynchronously(r.request));
+}
+
+TEST(Daemon, PendingAndLaterCallsFailPromptlyWhenTheDaemonDies) {
+  Daemon daemon;
+  ASSERT_TRUE(daemon.running());
+  auto device = connectOrDie(daemon);
+  auto prepared = device->prepareModel(slowModel());
+  ASSERT_TRUE(prepared);
+  Memory pool = *Memory::create(2 * 512 * 1024 * 4);
+  Request request;
+  request.pools = {pool};
+  request.inputs = {{false, {0, 0, 512 * 1024 * 4}, {}}};
+  request.outputs = {{false, {0, 512 * 1024 * 4, 512 * 1024 * 4}, {}}};
+  std::vector<std::promise<ErrorStatus>> callbacks(4);
+  for (auto& callback : callbacks) {
+    ASSERT_EQ((*prepared)->execute(request, {},
+                                   [&callback](Result<ExecutionResult> outcome) {
+                                     callback.set_value(outcome ? ErrorStatus::NONE
+                                                                : outcome.error().status);
+                                   }),
+              ErrorStatus::NONE);
+  }
+  auto pendingSync = std::async(std::launch::async, [&] {
+    const auto start = std::chrono::steady_clock::now();
+    auto result = (*prepared)->executeSynchronously(request);
+    return std::make_pair(result ? ErrorStatus::NONE : result.error().status,
+                          std::chrono::steady_clock::now() - start);
+  });
+  std::this_thread::sleep_for(20ms);
+  const auto killedAt = std::chrono::steady_clock::now();
+  EXPECT_EQ(daemon.stop(SIGKILL), -SIGKILL);
+  ASSERT_EQ(pendingSync.wait_for(5s), std::future_status::ready) << "a pending call hangs";
+  EXPECT_EQ(pendingSync.get().first, ErrorStatus::DEVICE_UNAVAILABLE);
+  EXPECT_LT(std::chrono::steady_clock::now() - killedAt, 2s);
+  int lost = 0;
+  for (auto& callback : callbacks) {
+    auto future = callback.get_future();
+    ASSERT_EQ(future.wait_for(5s), std::future_status::ready);
+    lost += future.get() == ErrorStatus::DEVICE_UNAVAILABLE;
+  }
+  EXPECT_GE(lost, 1);  // the last ones were still queued behind the first
+
+  auto later = (*prepared)->executeSynchronously(request);
+  ASSERT_FALSE(later);
+  EXPECT_EQ(later.error().status, ErrorStatus::DEVICE_UNAVAILABLE);
+  std::promise<ErrorStatus> prepareCallback;
+  EXPECT_EQ(device->prepareModel(addModel(), {},
+                                 [&](Result<std::shared_ptr<PreparedModel>> outcome) {
+                                   prepareCallback.set_value(outcome ? ErrorStatus::NONE
+                                                                     : outcome.error().status);
+                                 }),
+            ErrorStatus::DEVICE_UNAVAILABLE);
+  EXPECT_EQ(prepareCallback.get_future().get(), ErrorStatus::DEVICE_UNAVAILABLE);
+  EXPECT_EQ(device->getSupportedOperations(addModel()).error().status,
+            ErrorStatus::DEVICE_UNAVAILABLE);
+  EXPECT_EQ(device->getName(), "nnhal-cpu");  // constant queries still answer
+}
+
+TEST(Daemon, SurvivesMalformedTrafficAndKeepsServingOthers) {
+  Daemon daemon;
+  ASSERT_TRUE(daemon.running());
+  auto good = connectOrDie(daemon);
+  auto prepared = good->prepareModel(addModel());
+  ASSERT_TRUE(prepared);
+  auto stillServes = [&] {
+    AddRequest r = addRequest(16, 3.0f);
+    auto result = (*prepared)->executeSynchronously(r.request);
+    return result.has_value() && r.out()[1] == r.a()[1] + r.b()[1];
+  };
+  std::mt19937 random(1234);
+  OutMessage hello;
+  encode(Hello{kProtocolVersion, "fuzz"}, hello);
+  FrameHeader helloHeader;
+  helloHeader.type = static_cast<uint16_t>(MessageType::kHello);
+  helloHeader.payloadBytes = static_cast<uint32_t>(hello.payload.size());
+  std::vector<uint8_t> helloFrame(kFrameHeaderBytes);
+  encodeHeader(helloHeader,
+               std::span<uint8_t, kFrameHeaderBytes>(helloFrame.data(), kFrameHeaderBytes));
+  helloFrame.insert(helloFrame.end(), hello.payload.buffer().begin(), hello.payload.buffer().end());
+
+  // Random bytes, with and without a valid Hello first.
+  for (int round = 0; round < 40; ++round) {
+    RawClient raw(daemon.socket());
+    ASSERT_TRUE(raw.connected());
+    if (round % 2 == 1) raw.hello();
+    std::vector<uint8_t> noise(1 + random() % 300);
+    for (uint8_t& b : noise) b = static_cast<uint8_t>(random());
+    raw.sendBytes(noise);
+  }
+  // Every truncation of a valid Hello frame, then hang-up.
+  for (size_t cut = 1; cut < helloFrame.size(); ++cut) {
+    RawClient raw(daemon.socket());
+    raw.sendBytes(std::span<const uint8_t>(helloFrame.data(), cut));
+  }
+  // After a Hello: truncated and garbled payloads of every request type.
+  for (uint16_t type = 0; type < 20; ++type) {
+    RawClient raw(daemon.socket());
+    raw.hello();
+    std::vector<uint8_t> payload(3);  // too short or too long for every message
+    for (uint8_t& b : payload) b = static_cast<uint8_t>(random() % 3);
+    raw.sendFrame(type, payload);
+    EXPECT_TRUE(raw.closedByPeer(2s)) << "type " << type;
+  }
+  {
+    RawClient raw(daemon.socket());  // a request before Hello
+    raw.sendFrame(static_cast<uint16_t>(MessageType::kGetStats), {});
+    EXPECT_TRUE(raw.closedByPeer(2s));
+  }
+  {
+    RawClient raw(daemon.socket());  // oversized payload announced
+    raw.hello();
+    FrameHeader huge;
+    huge.type = static_cast<uint16_t>(MessageType::kExecute);
+    huge.payloadBytes = 0xFFFFFFF0u;
+    std::vector<uint8_t> bytes(kFrameHeaderBytes);
+    encodeHeader(huge, std::span<uint8_t, kFrameHeaderBytes>(bytes.data(), kFrameHeaderBytes));
+    raw.sendBytes(bytes);
+    EXPECT_TRUE(raw.closedByPeer(2s));
+  }
+  {
+    RawClient raw(daemon.socket());  // descriptors announced but not sent
+    raw.hello();
+    raw.sendFrame(static_cast<uint16_t>(MessageType::kGetStats), {}, kProtocolVersion, 3);
+    EXPECT_TRUE(raw.closedByPeer(2s));
+  }
+  EXPECT_TRUE(stillServes());
+  EXPECT_TRUE(statsReach(good, Stats{1, 1, 0, 0}));
+}
+
+TEST(Daemon, ShutsDownGracefullyLettingInFlightExecutionsFinish) {
+  Daemon daemon;
+  ASSERT_TRUE(daemon.running());
+  auto device = connectOrDie(daemon);
+  auto prepared = device->prepareModel(slowModel());
+  ASSERT_TRUE(prepared);
+  Memory pool = *Memory::create(2 * 512 * 1024 * 4);
+  Request request;
+  request.pools = {pool};
+  request.inputs = {{false, {0, 0, 512 * 1024 * 4}, {}}};
+  request.outputs = {{false, {0, 512 * 1024 * 4, 512 * 1024 * 4}, {}}};
+  std::vector<std::promise<ErrorStatus>> callbacks(3);
+  for (auto& callback : callbacks) {
+    ASSERT_EQ((*prepared)->execute(request, {},
+                                   [&callback](Result<ExecutionResult> outcome) {
+                                     callback.set_value(outcome ? ErrorStatus::NONE
+                                                                : outcome.error().status);
+                                   }),
+              ErrorStatus::NONE);
+  }
+  EXPECT_EQ(daemon.stop(SIGTERM), 0);
+  for (auto& callback : callbacks) {
+    auto future = callback.get_future();
+    ASSERT_EQ(future.wait_for(5s), std::future_status::ready);
+    EXPECT_EQ(future.get(), ErrorStatus::NONE);
+  }
+  auto later = (*prepared)->executeSynchronously(request);
+  ASSERT_FALSE(later);
+  EXPECT_EQ(later.error().status, ErrorStatus::DEVICE_UNAVAILABLE);
+}
+
+}  // namespace
+}  // namespace nnhal::ipc
