@@ -2,7 +2,8 @@
 //
 //   nnhal run --model M.tflite (--image I.bmp | --input raw.bin) [--labels L.txt] [--top 5]
 //             [--repeat N] [--threads T] [--output out.bin] [--cache-dir DIR]
-//   nnhal info
+//             [--connect SOCKET]
+//   nnhal info [--connect SOCKET]
 //   nnhal cts PATH... [--mode all|sync|async|dynamic] [--filter S] [--quiet]
 #include <spdlog/cfg/env.h>
 #include <spdlog/spdlog.h>
@@ -22,6 +23,7 @@
 
 #include "cache/digest.h"
 #include "cache/file_io.h"
+#include "nnhal/client.h"
 #include "nnhal/device.h"
 #include "nnhal/tflite_import.h"
 #include "tools/common/tensor_io.h"
@@ -44,7 +46,17 @@ struct RunArgs {
   float mean = 127.5f;
   float stddev = 127.5f;
   std::string cacheDir;
+  std::string connect;  ///< nnhald socket; empty = the embedded driver
 };
+
+/// The embedded driver, or the daemon's when `socket` is not empty.
+Result<std::shared_ptr<Device>> openDevice(const std::string& socket,
+                                           const DeviceOptions& options) {
+  if (socket.empty()) return createDevice(options);
+  ClientOptions client;
+  client.clientName = "nnhal-cli";
+  return connect(socket, client);
+}
 
 int reportError(const Error& error) {
   std::fprintf(stderr, "nnhal: error: %s (%s)\n", error.message.c_str(),
@@ -76,6 +88,8 @@ Result<CacheFileSet> openCacheFiles(const RunArgs& args) {
 
   CacheFileSet set;
   std::copy(digest.begin(), digest.end(), set.files.token.begin());
+  std::error_code created;  // the embedded driver creates it too; a daemon has its own
+  std::filesystem::create_directories(args.cacheDir, created);
   const std::filesystem::path base = std::filesystem::path(args.cacheDir) / cache::toHex(digest);
   std::filesystem::path modelPath = base, dataPath = base;
   modelPath += ".model";
@@ -139,7 +153,7 @@ Result<void> runModel(const RunArgs& args) {
   DeviceOptions deviceOptions;
   deviceOptions.kernelThreads = args.threads;
   deviceOptions.stateDirectory = args.cacheDir;
-  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, createDevice(deviceOptions));
+  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, openDevice(args.connect, deviceOptions));
   CacheFileSet cacheFiles;
   if (!args.cacheDir.empty()) {
     NNHAL_ASSIGN_OR_RETURN(cacheFiles, openCacheFiles(args));
@@ -214,8 +228,8 @@ Result<void> runModel(const RunArgs& args) {
   return {};
 }
 
-Result<void> printInfo() {
-  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, createDevice());
+Result<void> printInfo(const std::string& socket) {
+  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, openDevice(socket, {}));
   const Capabilities caps = device->getCapabilities();
   const NumberOfCacheFiles cacheFiles = device->getNumberOfCacheFilesNeeded();
   std::printf("name: %s\nversion: %s\ntype: %s\n", device->getName().c_str(),
@@ -273,8 +287,15 @@ int main(int argc, char** argv) {
                   "Compilation cache directory (created if missing; also the driver's state "
                   "directory): the first run compiles and saves, later runs of the same model "
                   "prepare from the cache");
+  run->add_option("--connect", args.connect,
+                  "Run through the nnhald daemon listening on this socket instead of the "
+                  "embedded driver (--threads then belongs to the daemon; with --cache-dir the "
+                  "daemon needs its own --cache-dir)");
 
-  app.add_subcommand("info", "Print the device's name, version, type and capabilities");
+  std::string infoConnect;
+  CLI::App* info =
+      app.add_subcommand("info", "Print the device's name, version, type and capabilities");
+  info->add_option("--connect", infoConnect, "Ask the nnhald daemon listening on this socket");
 
   cli::CtsArgs ctsArgs;
   CLI::App* cts = app.add_subcommand(
@@ -304,7 +325,7 @@ int main(int argc, char** argv) {
     }
     outcome = runModel(args);
   } else {
-    outcome = printInfo();
+    outcome = printInfo(infoConnect);
   }
   if (!outcome) return reportError(outcome.error());
   return 0;

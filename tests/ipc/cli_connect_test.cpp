@@ -1,0 +1,92 @@
+// `nnhal run --connect SOCKET` runs the main job (MobileNet v2 quant on an image) through
+// nnhald and prints exactly what the embedded run prints, apart from the timing lines; the
+// raw output tensor is byte-identical. Compilation caching works through the daemon too.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "ipc_test_util.h"
+
+namespace nnhal::ipc {
+namespace {
+
+using namespace testing;
+
+struct CliRun {
+  int exitCode = -1;
+  std::string output;
+};
+
+CliRun runCli(const std::string& arguments) {
+  CliRun run;
+  const std::string command = std::string(NNHAL_CLI_PATH) + " " + arguments + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return run;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) run.output += buffer;
+  const int status = ::pclose(pipe);
+  run.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+/// The output without the lines that report times.
+std::string withoutTimings(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, kept;
+  while (std::getline(in, line)) {
+    if (line.starts_with("preparation:") || line.starts_with("execution:") ||
+        line.starts_with("cache:")) {
+      continue;
+    }
+    kept += line + "\n";
+  }
+  return kept;
+}
+
+std::string readAll(const fs::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
+TEST(CliConnect, MainJobGivesIdenticalOutputThroughTheDaemon) {
+  TempDir dir;
+  Daemon daemon({"--cache-dir", (dir.path() / "state").string()});
+  ASSERT_TRUE(daemon.running());
+  const std::string models = std::string(NNHAL_SHARED_DIR) + "/models/";
+  const std::string job = "run --model " + models + "mobilenet_v2_1.0_224_quant.tflite --image " +
+                          models + "grace_hopper.bmp --labels " + models +
+                          "imagenet_labels.txt --threads 1";
+  const CliRun embedded = runCli(job + " --output " + (dir.path() / "embedded.bin").string());
+  ASSERT_EQ(embedded.exitCode, 0) << embedded.output;
+  const CliRun remote = runCli(job + " --output " + (dir.path() / "remote.bin").string() +
+                               " --connect " + daemon.socket().string());
+  ASSERT_EQ(remote.exitCode, 0) << remote.output;
+  EXPECT_NE(embedded.output.find("top 5 classes"), std::string::npos) << embedded.output;
+  EXPECT_EQ(withoutTimings(remote.output), withoutTimings(embedded.output));
+  const std::string embeddedBytes = readAll(dir.path() / "embedded.bin");
+  EXPECT_FALSE(embeddedBytes.empty());
+  EXPECT_EQ(readAll(dir.path() / "remote.bin"), embeddedBytes);
+
+  // Compilation caching through the daemon: the client's cache files travel as descriptors.
+  const std::string cached = job + " --connect " + daemon.socket().string() + " --cache-dir " +
+                             (dir.path() / "cache").string();
+  const CliRun first = runCli(cached);
+  ASSERT_EQ(first.exitCode, 0) << first.output;
+  EXPECT_NE(first.output.find("cache: miss"), std::string::npos) << first.output;
+  const CliRun second = runCli(cached);
+  ASSERT_EQ(second.exitCode, 0) << second.output;
+  EXPECT_NE(second.output.find("cache: hit"), std::string::npos) << second.output;
+  EXPECT_EQ(withoutTimings(second.output), withoutTimings(embedded.output));
+}
+
+TEST(CliConnect, ReportsAnUnreachableDaemon) {
+  TempDir dir;
+  const CliRun run = runCli("info --connect " + (dir.path() / "none.sock").string());
+  EXPECT_EQ(run.exitCode, 1);
+  EXPECT_NE(run.output.find("DEVICE_UNAVAILABLE"), std::string::npos) << run.output;
+}
+
+}  // namespace
+}  // namespace nnhal::ipc
