@@ -16,4 +16,5 @@ check src/kernels 'engine/|actors/|cache/|ipc/|boost/|tbb/|oneapi/|spdlog/' "ker
 check src/engine 'actors/|cache/|ipc/|boost/asio' "the engine knows nothing of actors or IPC"
 check src/cache 'actors/|ipc/|boost/asio' "the cache layer is below actors and ipc"
 check src/actors 'ipc/' "actors are below ipc"
+check src/ipc 'actors/|engine/|kernels/' "ipc (daemon and client) uses the driver through the public Device only"
 exit $status
