@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <optional>
 #include <vector>
 
@@ -48,8 +49,60 @@ struct Waiter {
 
 }  // namespace
 
+/// One thread running posted callbacks in order; started on the first post. The worker
+/// keeps the queue alive (shared_ptr) until it has run everything posted before stop().
+class Connection::CallbackQueue : public std::enable_shared_from_this<CallbackQueue> {
+ public:
+  ~CallbackQueue() {
+    if (worker_.joinable()) worker_.detach();  // only when the worker itself dropped it
+  }
+  void post(std::move_only_function<void()> callback) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.push_back(std::move(callback));
+    if (!worker_.joinable()) {
+      worker_ = std::thread([self = shared_from_this()] { self->run(); });
+    }
+    cv_.notify_one();
+  }
+  /// Lets the worker finish what is queued, then joins it (unless called on the worker).
+  void stop() {
+    std::thread worker;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopped_ = true;
+      cv_.notify_one();
+      if (!worker_.joinable() || worker_.get_id() == std::this_thread::get_id()) return;
+      worker = std::move(worker_);
+    }
+    worker.join();
+  }
+
+ private:
+  void run() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (true) {
+      cv_.wait(lock, [this] { return stopped_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      auto callback = std::move(queue_.front());
+      queue_.pop_front();
+      lock.unlock();
+      callback();
+      callback = nullptr;  // its captures may release the connection: not under the lock
+      lock.lock();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<std::move_only_function<void()>> queue_;
+  bool stopped_ = false;
+  std::thread worker_;
+};
+
 Connection::Connection(UniqueFd socket, uint32_t maxPayloadBytes)
-    : socket_(std::move(socket)), maxPayloadBytes_(maxPayloadBytes) {}
+    : socket_(std::move(socket)),
+      maxPayloadBytes_(maxPayloadBytes),
+      callbacks_(std::make_shared<CallbackQueue>()) {}
 
 Connection::~Connection() {
   if (reader_.joinable()) {
@@ -60,6 +113,11 @@ Connection::~Connection() {
       reader_.join();
     }
   }
+  callbacks_->stop();
+}
+
+void Connection::postCallback(std::move_only_function<void()> callback) {
+  callbacks_->post(std::move(callback));
 }
 
 Result<std::shared_ptr<Connection>> Connection::open(const std::filesystem::path& path,

@@ -12,7 +12,10 @@
 // receives DEVICE_UNAVAILABLE at once, and every later call fails with it.
 //
 // Thread safety: every method may be called from any thread. Handlers run on the reader
-// thread, one at a time, and may call into the connection again.
+// thread, one at a time, and must not block; user callbacks (the outcomes of asynchronous
+// calls) go through postCallback to the connection's callback thread, where they may make
+// any call, synchronous ones included (the reader stays free to deliver the replies), but
+// must not wait for another callback of the same connection.
 #pragma once
 
 #include <atomic>
@@ -60,6 +63,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   /// Shuts the socket down: the reader fails every pending call and stops.
   void close();
 
+  /// Runs `callback` on the connection's callback thread (started on first use), in order.
+  void postCallback(std::move_only_function<void()> callback);
+
  private:
   Connection(UniqueFd socket, uint32_t maxPayloadBytes);
   static void readLoop(std::shared_ptr<Connection> self, FrameParser parser);
@@ -67,9 +73,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void failAll(const std::string& reason);
   Error lostError() const;
 
+  class CallbackQueue;
+
   UniqueFd socket_;
   const uint32_t maxPayloadBytes_;
   std::thread reader_;
+  std::shared_ptr<CallbackQueue> callbacks_;
 
   std::mutex writeMutex_;  // guards sending and sentPools_
   std::unordered_map<uint64_t, std::weak_ptr<const void>> sentPools_;

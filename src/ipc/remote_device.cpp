@@ -55,8 +55,10 @@ struct Launch {
 
 /// The handler of an asynchronous call; `convert` turns the outcome frame into Result<T>.
 template <typename T, typename Convert>
-Connection::Handler launchHandler(std::shared_ptr<Launch<T>> state, Convert convert) {
-  return [state = std::move(state), convert = std::move(convert)](Result<Frame> frame) mutable {
+Connection::Handler launchHandler(Connection& connection, std::shared_ptr<Launch<T>> state,
+                                  Convert convert) {
+  return [&connection, state = std::move(state),
+          convert = std::move(convert)](Result<Frame> frame) mutable {
     if (!state->launchSeen) {
       state->launchSeen = true;
       if (!frame) {
@@ -80,8 +82,11 @@ Connection::Handler launchHandler(std::shared_ptr<Launch<T>> state, Convert conv
       return false;
     }
     Result<T> result = frame ? convert(*frame) : Result<T>(std::unexpected(frame.error()));
-    auto callback = std::move(state->callback);
-    callback(std::move(result));
+    // Off the reader thread: the callback may make synchronous calls on this connection.
+    connection.postCallback(
+        [callback = std::move(state->callback), result = std::move(result)]() mutable {
+          callback(std::move(result));
+        });
     return true;
   };
 }
@@ -146,7 +151,8 @@ ErrorStatus RemotePreparedModel::execute(Request request, const ExecuteOptions& 
   state->callback = std::move(callback);
   // The handler keeps the connection open until the outcome arrives.
   auto handler = launchHandler<ExecutionResult>(
-      state, [link = link_](const Frame& frame) { return executionResultFrom(frame); });
+      link_->connection(), state,
+      [link = link_](const Frame& frame) { return executionResultFrom(frame); });
   return launch(link_->connection(), MessageType::kExecute, executeBuilder(request, options), state,
                 std::move(handler));
 }
@@ -189,8 +195,8 @@ ErrorStatus RemoteDevice::launchPreparation(MessageType type, const Connection::
   using Prepared = std::shared_ptr<PreparedModel>;
   auto state = std::make_shared<Launch<Prepared>>();
   state->callback = std::move(callback);
-  auto handler =
-      launchHandler<Prepared>(state, [link = link_](const Frame& frame) -> Result<Prepared> {
+  auto handler = launchHandler<Prepared>(
+      link_->connection(), state, [link = link_](const Frame& frame) -> Result<Prepared> {
         if (frame.header.type != static_cast<uint16_t>(MessageType::kPrepareReply)) {
           return std::unexpected(unexpectedReply(frame, MessageType::kPrepareReply));
         }

@@ -129,6 +129,70 @@ TEST(Daemon, ConnectToNothingIsDeviceUnavailable) {
   EXPECT_NE(device.error().message.find("cannot reach nnhald"), std::string::npos);
 }
 
+TEST(Daemon, AHandshakeWithoutReplyTimesOut) {
+  TempDir dir;
+  const fs::path path = dir.path() / "mute.sock";
+  UniqueFd listener(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, path.c_str(), sizeof(address.sun_path) - 1);
+  ASSERT_EQ(::bind(listener.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  ASSERT_EQ(::listen(listener.get(), 4), 0);  // accepts (in the backlog), never answers
+  ClientOptions options;
+  options.handshakeTimeout = 200ms;
+  const auto start = std::chrono::steady_clock::now();
+  auto device = connect(path, options);
+  ASSERT_FALSE(device);
+  EXPECT_EQ(device.error().status, ErrorStatus::DEVICE_UNAVAILABLE);
+  EXPECT_NE(device.error().message.find("no reply in time"), std::string::npos);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+}
+
+TEST(Daemon, AnOversizedMessageClosesOnlyThatConnection) {
+  Daemon daemon({"--max-frame-bytes", "4096"});
+  ASSERT_TRUE(daemon.running());
+  auto big = connectOrDie(daemon);
+  auto small = connectOrDie(daemon);
+  Model model = addModel();
+  model.operandValues.resize(10000);  // CONSTANT_COPY bytes travel in the message
+  auto prepared = big->prepareModel(model);
+  ASSERT_FALSE(prepared);
+  EXPECT_EQ(prepared.error().status, ErrorStatus::DEVICE_UNAVAILABLE);
+  EXPECT_EQ(big->prepareModel(addModel()).error().status, ErrorStatus::DEVICE_UNAVAILABLE);
+  auto fine = small->prepareModel(addModel());
+  ASSERT_TRUE(fine) << fine.error().message;
+  AddRequest r = addRequest();
+  EXPECT_TRUE((*fine)->executeSynchronously(r.request));
+}
+
+TEST(Daemon, CallbacksMayCallBackAndReleaseEverything) {
+  Daemon daemon;
+  ASSERT_TRUE(daemon.running());
+  auto device = connectOrDie(daemon);
+  auto prepared = device->prepareModel(addModel());
+  ASSERT_TRUE(prepared);
+  AddRequest r = addRequest();
+  AddRequest nested = addRequest(16, 7.0f);
+  std::promise<bool> done;
+  std::shared_ptr<PreparedModel> model = *prepared;
+  prepared->reset();
+  ASSERT_EQ(model->execute(r.request, {},
+                           [&, model](Result<ExecutionResult> outcome) mutable {
+                             // A synchronous call from inside a callback, then the last
+                             // references to the model and the device go here.
+                             auto again = model->executeSynchronously(nested.request);
+                             model.reset();
+                             device.reset();
+                             done.set_value(outcome.has_value() && again.has_value());
+                           }),
+            ErrorStatus::NONE);
+  model.reset();
+  auto future = done.get_future();
+  ASSERT_EQ(future.wait_for(5s), std::future_status::ready) << "a callback deadlocked";
+  EXPECT_TRUE(future.get());
+  EXPECT_FLOAT_EQ(nested.out()[1], nested.a()[1] + nested.b()[1]);
+}
+
 TEST(Daemon, RefusesAnotherProtocolVersionWithAReason) {
   Daemon daemon;
   ASSERT_TRUE(daemon.running());
