@@ -137,7 +137,8 @@ Result<FencedExecutionResult> FencedExecution::launch(ExecutionActor& actor, con
 
 void FencedExecution::start() {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (options_.deadline && !abort_) {
+  if (phase_ != Phase::kWaiting) return;  // already cancelled
+  if (options_.deadline) {
     timer_.emplace(actor_.runtime_->executor());
     timer_->expires_at(*options_.deadline);
     timer_->async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
@@ -152,20 +153,14 @@ void FencedExecution::start() {
 
 void FencedExecution::abort(const Error& error) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (phase_ != Phase::kWaiting || abort_) return;
-  abort_ = error;
-  // While waiting, an async_wait is always pending (or start() has not run yet): its
-  // handler sees abort_ and finishes.
-  boost::system::error_code ignored;
-  if (watch_) watch_->cancel(ignored);
-  if (timer_) timer_->cancel();
+  if (phase_ != Phase::kWaiting) return;
+  // Finished here, on the caller's thread: a stop never depends on a free pool thread.
+  // Destroying the watch and the timer cancels their waits; their handlers then find the
+  // execution done and return.
+  finishLocked(error);
 }
 
 void FencedExecution::waitNextLocked() {
-  if (abort_) {
-    finishLocked(*abort_);
-    return;
-  }
   while (next_ < waitFor_.size()) {
     const SyncFence::State state = waitFor_[next_].state();
     if (state == SyncFence::State::kActive) break;
@@ -215,12 +210,8 @@ void FencedExecution::waitNextLocked() {
 
 void FencedExecution::onFenceReady(const boost::system::error_code& ec) {
   std::lock_guard<std::mutex> lock(mutex_);
-  watch_.reset();  // closes the duplicate; the next wait makes a new one
-  if (phase_ != Phase::kWaiting) return;
-  if (abort_) {
-    finishLocked(*abort_);
-    return;
-  }
+  if (phase_ != Phase::kWaiting) return;  // aborted: finished already
+  watch_.reset();                         // closes the duplicate; the next wait makes a new one
   if (ec) {
     finishLocked({ErrorStatus::GENERAL_FAILURE,
                   "waitFor[" + std::to_string(next_) + "]: waiting failed: " + ec.message(),

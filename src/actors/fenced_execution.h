@@ -10,7 +10,8 @@
 //     posix::stream_descriptor on the runtime's pool and async_wait(wait_read) resumes the
 //     execution when it becomes readable. No thread is blocked. With a deadline, a
 //     steady_timer ends the wait with MISSED_DEADLINE_TRANSIENT; a cancel hook ends it with
-//     DEVICE_UNAVAILABLE.
+//     DEVICE_UNAVAILABLE. Both finish the execution on the thread that fires them, so a stop
+//     never needs a free pool thread.
 //   running: once every fence signalled, the request runs on a pool thread through the
 //     actor's ordinary path, with the deadline min(options.deadline, fences signalled +
 //     timeoutAfterFence).
@@ -81,7 +82,8 @@ class FencedExecution : public std::enable_shared_from_this<FencedExecution> {
 
   /// Starts the deadline timer and the first wait.
   void start();
-  /// Ends the wait with `error` if the execution is still waiting for fences.
+  /// Finishes the execution with `error` if it is still waiting for fences (cancel hooks,
+  /// the deadline timer).
   void abort(const Error& error);
   /// Skips signalled fences and waits for the next pending one, or posts the run.
   void waitNextLocked();
@@ -105,7 +107,6 @@ class FencedExecution : public std::enable_shared_from_this<FencedExecution> {
   Phase phase_ = Phase::kWaiting;
   size_t next_ = 0;             ///< first fence not known to be signalled
   Clock::time_point fenced_{};  ///< when the last fence was seen signalled
-  std::optional<Error> abort_;  ///< set by abort() while waiting
   std::optional<uint64_t> actorHook_;
   std::optional<uint64_t> runtimeHook_;
   std::optional<boost::asio::posix::stream_descriptor> watch_;

@@ -545,5 +545,40 @@ TEST_F(FencedExecutionTest, ReleasingThePreparedModelEndsWaitsThatNeverSignal) {
   EXPECT_EQ(finish(*launched).status, ErrorStatus::NONE);
 }
 
+TEST(FencedExecutionStop, ReleasingOnTheOnlyPoolThreadDoesNotHang) {
+  // One runtime thread, and the last reference to the model dropped inside a callback on
+  // it: cancelling the pending fenced execution must not need another pool thread.
+  DeviceOptions options;
+  options.runtimeThreads = 1;
+  auto device = createDevice(options);
+  ASSERT_TRUE(device) << device.error().message;
+  auto prepared = (*device)->prepareModel(addModel());
+  ASSERT_TRUE(prepared) << prepared.error().message;
+  auto model = std::make_shared<std::shared_ptr<PreparedModel>>(*prepared);
+  prepared->reset();
+
+  SyncFence never = newFence();
+  FloatRequest fenced = addRequest();
+  auto launched = (*model)->executeFenced(fenced.request, {never}, {});
+  ASSERT_TRUE(launched) << launched.error().message;
+
+  FloatRequest plain = addRequest();
+  std::promise<void> released;
+  auto done = released.get_future();
+  ASSERT_EQ((*model)->execute(plain.request, {},
+                              [model, &released](Result<ExecutionResult>) mutable {
+                                model->reset();  // the last reference, on the pool thread
+                                model.reset();
+                                released.set_value();
+                              }),
+            ErrorStatus::NONE);
+  model.reset();
+  ASSERT_EQ(done.wait_for(10s), std::future_status::ready) << "the release hung";
+  ASSERT_TRUE(launched->syncFence.wait(10s));
+  auto info = launched->callback->getExecutionInfo();
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->status, ErrorStatus::DEVICE_UNAVAILABLE);
+}
+
 }  // namespace
 }  // namespace nnhal
