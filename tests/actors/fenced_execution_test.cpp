@@ -262,6 +262,25 @@ TEST_F(FencedExecutionTest, PipeDescriptorFenceSignalsWithData) {
   ::close(ends[1]);
 }
 
+TEST_F(FencedExecutionTest, ChainsOnTheFenceOfAnotherExecution) {
+  SyncFence gate = newFence();
+  FloatRequest first = addRequest(1.0f);
+  FloatRequest second = addRequest(2.0f);
+  auto a = add_->executeFenced(first.request, {gate}, {});
+  ASSERT_TRUE(a) << a.error().message;
+  auto b = add_->executeFenced(second.request, {a->syncFence}, {});
+  ASSERT_TRUE(b) << b.error().message;
+  std::this_thread::sleep_for(30ms);
+  EXPECT_EQ(first.at(0, 0), kUntouched);
+  EXPECT_EQ(second.at(0, 0), kUntouched);
+  ASSERT_TRUE(gate.signal());
+  EXPECT_EQ(finish(*b).status, ErrorStatus::NONE);
+  // b started only after a's fence, which a signals after writing its outputs.
+  EXPECT_EQ(a->syncFence.state(), SyncFence::State::kSignaled);
+  expectAddResult(first, 1.0f);
+  expectAddResult(second, 2.0f);
+}
+
 TEST_F(FencedExecutionTest, WaitingOccupiesNoPoolThread) {
   // Far more pending fenced executions than runtime threads (2): an ordinary asynchronous
   // execution still runs.
