@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "nnhal/status.h"
+#include "nnhal/sync_fence.h"
 #include "nnhal/types.h"
 
 namespace nnhal {
@@ -42,6 +43,33 @@ struct ExecutionResult {
 /// exactly once, on a driver thread; it must not block for long.
 using ExecutionCallback = std::move_only_function<void(Result<ExecutionResult>)>;
 
+/// What IFencedExecutionCallback::getExecutionInfo reports about a fenced execution.
+struct FencedExecutionInfo {
+  ErrorStatus status = ErrorStatus::NONE;  ///< outcome of the execution
+  /// From the executeFenced call to the signal of the returned fence, µs. timeOnDevice is
+  /// the computation alone. kNoTiming unless measured (MeasureTiming::YES) and status NONE.
+  Timing timingLaunched;
+  /// From the moment every waitFor fence had signalled to the signal of the returned
+  /// fence, µs; same rules.
+  Timing timingFenced;
+};
+
+/// IFencedExecutionCallback: the outcome of one fenced execution.
+class FencedExecutionCallback {
+ public:
+  virtual ~FencedExecutionCallback() = default;
+  /// Blocks until the execution finished (its fence signalled), then returns its info.
+  /// The execution's own failures are in FencedExecutionInfo::status; an Error is a failure
+  /// of this query itself (e.g. DEVICE_UNAVAILABLE for a remote driver that died).
+  virtual Result<FencedExecutionInfo> getExecutionInfo() = 0;
+};
+
+/// What executeFenced returns when the execution was launched.
+struct FencedExecutionResult {
+  SyncFence syncFence;  ///< signalled when the execution finished (empty = already done)
+  std::shared_ptr<FencedExecutionCallback> callback;
+};
+
 class PreparedModel {
  public:
   virtual ~PreparedModel() = default;
@@ -61,6 +89,30 @@ class PreparedModel {
   /// error the callback is also called once, with that error, before this returns.
   virtual ErrorStatus execute(Request request, const ExecuteOptions& options,
                               ExecutionCallback callback) = 0;
+
+  /// Starts `request` once every fence of `waitFor` signalled (IPreparedModel::
+  /// executeFenced, HAL 1.3) and returns at once; no thread blocks while the fences are
+  /// pending. Empty fences count as signalled. The returned fence signals when the
+  /// execution finished (successfully or not); after that, no output is written any more.
+  /// The callback then gives the outcome and timing.
+  ///
+  /// Time limits: `options.deadline` applies from the call on (also while waiting for the
+  /// fences); `timeoutAfterFence` (must not be negative) limits the execution once the
+  /// fences signalled. Either one missed ends the execution with MISSED_DEADLINE_TRANSIENT
+  /// (from getExecutionInfo; the fence is signalled). `options.loopTimeout` as for execute.
+  ///
+  /// Errors returned directly (nothing is launched): INVALID_ARGUMENT for a Request that does
+  /// not match the model, an output of unspecified dimensions (not allowed in fenced
+  /// executions), a fence in error state, or a bad option; DEVICE_UNAVAILABLE when the
+  /// prepared model or its device is shutting down; RESOURCE_EXHAUSTED_TRANSIENT when no
+  /// fence can be created. Failures of the execution (GENERAL_FAILURE, OUTPUT_INSUFFICIENT_SIZE,
+  /// MISSED_DEADLINE_TRANSIENT, DEVICE_UNAVAILABLE when the driver stops while the fences are
+  /// still pending, GENERAL_FAILURE for a waitFor fence that falls into error state) come from
+  /// getExecutionInfo().status.
+  virtual Result<FencedExecutionResult> executeFenced(const Request& request,
+                                                      const std::vector<SyncFence>& waitFor,
+                                                      const ExecuteOptions& options,
+                                                      OptionalDuration timeoutAfterFence = {}) = 0;
 
   /// Convenience: executeSynchronously with default options.
   Result<ExecutionResult> executeSynchronously(const Request& request) {

@@ -330,6 +330,9 @@ struct Timing {
 /// A point on the steady clock, or none (types.hal 1.3 OptionalTimePoint).
 using OptionalTimePoint = std::optional<std::chrono::steady_clock::time_point>;
 
+/// A duration, or none (types.hal 1.3 OptionalTimeoutDuration).
+using OptionalDuration = std::optional<std::chrono::nanoseconds>;
+
 /// WHILE loop timeout (types.hal 1.3 LoopTimeoutDurationNs), nanoseconds.
 inline constexpr std::chrono::nanoseconds kDefaultLoopTimeout{2'000'000'000};
 inline constexpr std::chrono::nanoseconds kMaxLoopTimeout{15'000'000'000};

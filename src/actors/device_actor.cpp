@@ -122,6 +122,10 @@ DeviceActor::DeviceActor(const DeviceOptions& options)
       cache_(std::make_shared<CacheActor>(runtime_, openTokenMap(options, cacheVersion_))) {}
 
 DeviceActor::~DeviceActor() {
+  // Fenced executions still waiting for fences that may never signal end now (their
+  // fences are signalled); later executeFenced calls are refused.
+  runtime_->fenceWaits().closeAndCancelAll(
+      {ErrorStatus::DEVICE_UNAVAILABLE, "the device was released", {}});
   // Loads first: their replies start compilations, which must still be admitted.
   cache_->stop();
   compiler_->stop();

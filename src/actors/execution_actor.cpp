@@ -3,6 +3,7 @@
 #include <chrono>
 #include <string>
 
+#include "actors/fenced_execution.h"
 #include "hal/validation.h"
 
 namespace nnhal::actors {
@@ -84,6 +85,18 @@ ErrorStatus ExecutionActor::post(Execute message) {
   return ErrorStatus::NONE;
 }
 
-void ExecutionActor::stop() { gate_.closeAndDrain(); }
+Result<FencedExecutionResult> ExecutionActor::executeFenced(const Request& request,
+                                                            const std::vector<SyncFence>& waitFor,
+                                                            const ExecuteOptions& options,
+                                                            OptionalDuration timeoutAfterFence) {
+  return FencedExecution::launch(*this, request, waitFor, options, timeoutAfterFence);
+}
+
+void ExecutionActor::stop() {
+  // First the waits that may never end, so that the drain below is bounded.
+  fenceWaits_.closeAndCancelAll(
+      {ErrorStatus::DEVICE_UNAVAILABLE, "the prepared model was released", {}});
+  gate_.closeAndDrain();
+}
 
 }  // namespace nnhal::actors

@@ -5,6 +5,8 @@
 //   output shapes and timing or an error.
 // run() is the synchronous path: the caller's thread runs the plan itself (no thread hop),
 // which is what keeps a tiny executeSynchronously in the microseconds.
+// executeFenced() is the fenced path (actors/fenced_execution.h): it waits for fences
+// without blocking a thread, then runs like Execute.
 // Any number of executions may run at once; each takes its own arena from the pool of
 // arenas, so none allocates model-sized memory after the first few.
 #pragma once
@@ -12,6 +14,7 @@
 #include <functional>
 #include <memory>
 
+#include "actors/cancel_registry.h"
 #include "actors/drain_gate.h"
 #include "actors/runtime.h"
 #include "engine/execution_plan.h"
@@ -39,10 +42,18 @@ class ExecutionActor {
   ErrorStatus post(Execute message);
   /// Validates and runs the request on the calling thread.
   Result<ExecutionResult> run(const Request& request, const ExecuteOptions& options);
-  /// Refuses new executions (DEVICE_UNAVAILABLE) and waits for in-flight ones.
+  /// Validates the request and starts a fenced execution (PreparedModel::executeFenced).
+  Result<FencedExecutionResult> executeFenced(const Request& request,
+                                              const std::vector<SyncFence>& waitFor,
+                                              const ExecuteOptions& options,
+                                              OptionalDuration timeoutAfterFence);
+  /// Refuses new executions (DEVICE_UNAVAILABLE), ends fenced executions still waiting for
+  /// their fences with DEVICE_UNAVAILABLE, and waits for in-flight ones.
   void stop();
 
  private:
+  friend class FencedExecution;
+
   Result<void> validate(const Request& request, const ExecuteOptions& options) const;
   Result<ExecutionResult> runAdmitted(const Request& request, const ExecuteOptions& options,
                                       std::chrono::steady_clock::time_point start);
@@ -51,6 +62,8 @@ class ExecutionActor {
   std::shared_ptr<const engine::ExecutionPlan> plan_;
   engine::ArenaPool arenas_;
   DrainGate gate_;
+  /// This model's fenced executions that are waiting for fences (cancelled by stop()).
+  CancelRegistry fenceWaits_;
 };
 
 }  // namespace nnhal::actors

@@ -39,6 +39,12 @@ class PreparedModelImpl final : public PreparedModel {
                       ExecutionCallback callback) override {
     return actor_.post(ExecutionActor::Execute{std::move(request), options, std::move(callback)});
   }
+  Result<FencedExecutionResult> executeFenced(const Request& request,
+                                              const std::vector<SyncFence>& waitFor,
+                                              const ExecuteOptions& options,
+                                              OptionalDuration timeoutAfterFence) override {
+    return actor_.executeFenced(request, waitFor, options, timeoutAfterFence);
+  }
   using PreparedModel::executeSynchronously;
 
   /// True when this model keeps cache file descriptors (it was saved to or loaded from a

@@ -19,6 +19,7 @@
 #include <boost/asio/thread_pool.hpp>
 #include <memory>
 
+#include "actors/cancel_registry.h"
 #include "engine/parallel.h"
 
 namespace nnhal::actors {
@@ -38,10 +39,14 @@ class Runtime {
   Executor executor() { return pool_->get_executor(); }
   Strand makeStrand() { return boost::asio::make_strand(pool_->get_executor()); }
   const engine::Parallel& parallel() const { return parallel_; }
+  /// Fenced executions of every prepared model of the device that are still waiting for
+  /// their fences; the device cancels them all when it is released.
+  CancelRegistry& fenceWaits() { return fenceWaits_; }
 
  private:
   std::unique_ptr<boost::asio::thread_pool> pool_;
   engine::Parallel parallel_;
+  CancelRegistry fenceWaits_;
 };
 
 }  // namespace nnhal::actors

@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <functional>
+#include <iterator>
 #include <map>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 #include "cache/model_codec.h"
@@ -141,6 +144,86 @@ Result<uint64_t> readHeader(ByteReader& in, const char (&magic)[8], std::string_
   const uint64_t payload = in.getU64();
   if (!in.ok()) return corrupt(std::string(file) + " header: " + in.error());
   return payload;
+}
+
+/// Rebuilds the Model's pools. The original pools come back zero-filled and untouched (they
+/// cost no memory until written): they keep the locations of the constants the data cache
+/// left out (replaced by precomputed states, never read). The kept ranges go to one compact
+/// extra pool, and the constants inside them are relocated there: touching a few scattered
+/// bytes of every page of a large pool would cost a page fault each. Relocation keeps every
+/// constant's offset modulo 64 (its alignment). Falls back to copying into the original
+/// pools when the compact pool would not be addressable with 32-bit offsets.
+Result<void> restorePools(Model& model, const std::vector<uint64_t>& poolSizes,
+                          std::vector<Segment> segments, const uint8_t* payload) {
+  const auto allocate = [](uint64_t size) -> Result<Memory> {
+    auto pool = Memory::create(static_cast<size_t>(size));
+    if (!pool) {
+      return fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT,
+                  "compilation cache: cannot allocate a pool: " + pool.error().message);
+    }
+    return std::move(*pool);
+  };
+  model.pools.reserve(poolSizes.size() + 1);
+  for (uint64_t size : poolSizes) {
+    NNHAL_ASSIGN_OR_RETURN(Memory pool, allocate(size));
+    model.pools.push_back(std::move(pool));
+  }
+  std::erase_if(segments, [](const Segment& segment) { return segment.length == 0; });
+  std::vector<uint64_t> compactAt(segments.size());
+  uint64_t compactBytes = 0;
+  for (size_t i = 0; i < segments.size(); ++i) {
+    const uint64_t misalignment = segments[i].offset % kDataAlignment;
+    compactAt[i] =
+        (compactBytes + kDataAlignment - 1) / kDataAlignment * kDataAlignment + misalignment;
+    compactBytes = compactAt[i] + segments[i].length;
+  }
+  if (compactBytes == 0) return {};
+  if (compactBytes > UINT32_MAX) {
+    for (const Segment& segment : segments) {
+      std::memcpy(model.pools[segment.pool].data() + segment.offset, payload + segment.dataOffset,
+                  segment.length);
+    }
+    return {};
+  }
+  NNHAL_ASSIGN_OR_RETURN(Memory compact, allocate(compactBytes));
+  for (size_t i = 0; i < segments.size(); ++i) {
+    std::memcpy(compact.data() + compactAt[i], payload + segments[i].dataOffset,
+                segments[i].length);
+  }
+  const auto compactPool = static_cast<uint32_t>(model.pools.size());
+  model.pools.push_back(std::move(compact));
+
+  // Segments in (pool, offset) order, so each constant finds its own with one search.
+  std::vector<size_t> order(segments.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::ranges::sort(order, [&](size_t a, size_t b) {
+    return std::tie(segments[a].pool, segments[a].offset) <
+           std::tie(segments[b].pool, segments[b].offset);
+  });
+  const auto relocate = [&](Operand& operand) {
+    if (operand.lifetime != OperandLifeTime::CONSTANT_REFERENCE || operand.location.length == 0) {
+      return;
+    }
+    const DataLocation& at = operand.location;
+    // The last segment starting at or before the constant, in its pool.
+    auto it = std::ranges::upper_bound(
+        order, std::make_pair(at.poolIndex, uint64_t{at.offset}), std::less<>{},
+        [&](size_t i) { return std::make_pair(segments[i].pool, segments[i].offset); });
+    if (it == order.begin()) return;
+    const size_t i = *std::prev(it);
+    const Segment& segment = segments[i];
+    if (segment.pool != at.poolIndex ||
+        uint64_t{at.offset} + at.length > segment.offset + segment.length) {
+      return;  // left out of the data cache: stays in its zero-filled pool
+    }
+    operand.location.poolIndex = compactPool;
+    operand.location.offset = static_cast<uint32_t>(compactAt[i] + (at.offset - segment.offset));
+  };
+  for (Operand& operand : model.main.operands) relocate(operand);
+  for (Subgraph& subgraph : model.referenced) {
+    for (Operand& operand : subgraph.operands) relocate(operand);
+  }
+  return {};
 }
 
 }  // namespace
@@ -371,21 +454,7 @@ Result<DecodedCache> decodeCache(std::span<const uint8_t> modelBytes, const Dige
     }
   }
 
-  // Pools: zero-filled, with the kept ranges copied in.
-  model.pools.reserve(poolCount);
-  for (uint64_t size : poolSizes) {
-    auto pool = Memory::create(static_cast<size_t>(size));
-    if (!pool) {
-      return fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT,
-                  "compilation cache: cannot allocate a pool: " + pool.error().message);
-    }
-    model.pools.push_back(std::move(*pool));
-  }
-  for (const Segment& segment : segments) {
-    if (segment.length == 0) continue;
-    std::memcpy(model.pools[segment.pool].data() + segment.offset, payload + segment.dataOffset,
-                segment.length);
-  }
+  NNHAL_TRY(restorePools(model, poolSizes, segments, payload));
 
   decoded.state =
       std::make_unique<engine::PreparedStateStore>(engine::PreparedStateStore::Mode::kRestore);

@@ -181,29 +181,31 @@ Result<void> validateOperations(const Model& model, size_t subgraph) {
   std::vector<uint64_t> consumers(operandCount, 0);
   for (size_t o = 0; o < graph.operations.size(); ++o) {
     const Operation& operation = graph.operations[o];
-    const std::string field =
-        fmt::format("{}.operations[{}] ({})", name, o, operationTypeName(operation.type));
+    // Built only when a message needs it: validation runs on every preparation.
+    const auto field = [&] {
+      return fmt::format("{}.operations[{}] ({})", name, o, operationTypeName(operation.type));
+    };
     const auto code = static_cast<uint32_t>(operation.type);
     const bool fundamental = code <= static_cast<uint32_t>(kOperationTypeFundamentalMax);
     if (!fundamental && !isKnownExtension(code, model)) {
       if (operation.type == OperationType::OEM_OPERATION) {
-        return invalidArgument(field + ": OEM_OPERATION is deprecated and not supported");
+        return invalidArgument(field() + ": OEM_OPERATION is deprecated and not supported");
       }
       return invalidArgument(
           fmt::format("{}: type {:#x} is neither a fundamental operation nor "
                       "an operation of an extension in extensionNameToPrefix",
-                      field, code));
+                      field(), code));
     }
     if (auto valid = validateOperationSignature(operation, graph); !valid) {
-      return invalidArgument(field + ": " + valid.error().message);
+      return invalidArgument(field() + ": " + valid.error().message);
     }
     if (operation.type == OperationType::IF) {
       if (auto valid = validateIf(model, graph, operation); !valid) {
-        return invalidArgument(field + ": " + valid.error().message);
+        return invalidArgument(field() + ": " + valid.error().message);
       }
     } else if (operation.type == OperationType::WHILE) {
       if (auto valid = validateWhile(model, graph, operation); !valid) {
-        return invalidArgument(field + ": " + valid.error().message);
+        return invalidArgument(field() + ": " + valid.error().message);
       }
     }
     for (size_t i = 0; i < operation.inputs.size(); ++i) {
@@ -213,7 +215,7 @@ Result<void> validateOperations(const Model& model, size_t subgraph) {
         return invalidArgument(fmt::format(
             "{}: input {} (operand {}, {}) is read before any operation writes it; operations "
             "must be in execution order",
-            field, i, index, toString(graph.operands[index].lifetime)));
+            field(), i, index, toString(graph.operands[index].lifetime)));
       }
     }
     for (size_t i = 0; i < operation.outputs.size(); ++i) {
@@ -224,13 +226,13 @@ Result<void> validateOperations(const Model& model, size_t subgraph) {
             fmt::format("{}: output {} (operand {}) has lifetime {}; only "
                         "TEMPORARY_VARIABLE and SUBGRAPH_OUTPUT operands can "
                         "be written",
-                        field, i, index, toString(lifetime)));
+                        field(), i, index, toString(lifetime)));
       }
       if (writer[index] != 0) {
         return invalidArgument(
             fmt::format("{}: output {} (operand {}) is already written by "
                         "{}.operations[{}]",
-                        field, i, index, name, writer[index] - 1));
+                        field(), i, index, name, writer[index] - 1));
       }
       writer[index] = o + 1;
     }

@@ -290,29 +290,41 @@ Result<void> validateExtensionNames(const Model& model) {
   return {};
 }
 
+namespace {
+
+/// Checks one operand; `field` names it in messages.
+Result<void> validateOperand(const Operand& operand, const Model& model, const std::string& field) {
+  NNHAL_TRY(validateType(operand, model, field));
+  if (!isValidLifetime(operand.lifetime)) {
+    return invalidArgument(fmt::format("{}.lifetime: {} is not a valid lifetime", field,
+                                       static_cast<int32_t>(operand.lifetime)));
+  }
+  const bool subgraphType = operand.type == OperandType::SUBGRAPH;
+  const bool subgraphLifetime = operand.lifetime == OperandLifeTime::SUBGRAPH;
+  if (subgraphType != subgraphLifetime) {
+    return invalidArgument(
+        fmt::format("{}: type {} with lifetime {}; type SUBGRAPH goes with "
+                    "lifetime SUBGRAPH and only with it",
+                    field, operandTypeName(operand.type), toString(operand.lifetime)));
+  }
+  NNHAL_TRY(validateDimensions(operand, field));
+  NNHAL_TRY(validateQuantization(operand, field));
+  NNHAL_TRY(validateExtraParams(operand, field));
+  NNHAL_TRY(validateLocation(operand, model, field));
+  return {};
+}
+
+}  // namespace
+
 Result<void> validateOperands(const Model& model, size_t subgraph) {
   const Subgraph& graph = subgraphAt(model, subgraph);
-  const std::string name = subgraphName(subgraph);
+  // Operand names are formatted only for a failing operand (checked again with its name):
+  // validation runs on every preparation and the checks are deterministic.
+  const std::string unnamed = "operand";
   for (size_t i = 0; i < graph.operands.size(); ++i) {
-    const Operand& operand = graph.operands[i];
-    const std::string field = fmt::format("{}.operands[{}]", name, i);
-    NNHAL_TRY(validateType(operand, model, field));
-    if (!isValidLifetime(operand.lifetime)) {
-      return invalidArgument(fmt::format("{}.lifetime: {} is not a valid lifetime", field,
-                                         static_cast<int32_t>(operand.lifetime)));
-    }
-    const bool subgraphType = operand.type == OperandType::SUBGRAPH;
-    const bool subgraphLifetime = operand.lifetime == OperandLifeTime::SUBGRAPH;
-    if (subgraphType != subgraphLifetime) {
-      return invalidArgument(
-          fmt::format("{}: type {} with lifetime {}; type SUBGRAPH goes with "
-                      "lifetime SUBGRAPH and only with it",
-                      field, operandTypeName(operand.type), toString(operand.lifetime)));
-    }
-    NNHAL_TRY(validateDimensions(operand, field));
-    NNHAL_TRY(validateQuantization(operand, field));
-    NNHAL_TRY(validateExtraParams(operand, field));
-    NNHAL_TRY(validateLocation(operand, model, field));
+    if (validateOperand(graph.operands[i], model, unnamed)) continue;
+    const std::string field = fmt::format("{}.operands[{}]", subgraphName(subgraph), i);
+    return validateOperand(graph.operands[i], model, field);
   }
   return {};
 }

@@ -284,6 +284,10 @@ Result<std::vector<kernels::QuantizedMultiplier>> convMultipliers(const PrepareC
   }
   std::vector<kernels::QuantizedMultiplier> result(channels);
   for (size_t c = 0; c < channels; ++c) {
+    if (c > 0 && filterScales[c] == filterScales[0]) {  // per-tensor: computed once
+      result[c] = result[0];
+      continue;
+    }
     const double real =
         static_cast<double>(in.scale * filterScales[c]) / static_cast<double>(outputScale);
     if (!kernels::quantizeMultiplier(real, &result[c])) {

@@ -17,6 +17,7 @@
 #include "engine/ops/conv_common.h"
 #include "engine/ops/ops.h"
 #include "kernels/depthwise_conv.h"
+#include "kernels/value_range.h"
 
 namespace nnhal::engine::ops {
 namespace {
@@ -39,11 +40,7 @@ size_t lineGrain(const kernels::DepthwiseGeometry& g) {
 constexpr int16_t kMaxPackedTap = 255;
 
 bool packedFilterValid(const int16_t* values, size_t count) {
-  int16_t lo = 0, hi = 0;  // a min/max reduction (vectorizes; no early exit needed)
-  for (size_t i = 0; i < count; ++i) {
-    lo = std::min(lo, values[i]);
-    hi = std::max(hi, values[i]);
-  }
+  const auto [lo, hi] = kernels::minMaxWithZero(values, count);
   return lo >= -kMaxPackedTap && hi <= kMaxPackedTap;
 }
 

@@ -8,6 +8,7 @@
 
 #include "engine/ops/conv_common.h"
 #include "kernels/gemm.h"
+#include "kernels/value_range.h"
 
 namespace nnhal::engine::ops::spatial {
 namespace {
@@ -73,11 +74,7 @@ Result<void> checkConstantBytes(const PrepareContext& ctx, size_t i, size_t byte
 
 /// Checks restored quantized state: column sums of the n real columns within [-128 k, 127 k].
 bool quantStateValid(const int32_t* sums, size_t n, size_t k) {
-  int64_t lo = 0, hi = 0;
-  for (size_t c = 0; c < n; ++c) {
-    lo = std::min<int64_t>(lo, sums[c]);
-    hi = std::max<int64_t>(hi, sums[c]);
-  }
+  const auto [lo, hi] = kernels::minMaxWithZero(sums, n);
   return lo >= -128 * static_cast<int64_t>(k) && hi <= 127 * static_cast<int64_t>(k);
 }
 
