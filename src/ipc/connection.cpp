@@ -201,7 +201,7 @@ Error Connection::lostError() const {
   return Error{ErrorStatus::DEVICE_UNAVAILABLE, "connection to nnhald lost: " + deadReason_, {}};
 }
 
-Result<void> Connection::call(MessageType type, const Builder& build, Handler handler) {
+Result<uint64_t> Connection::call(MessageType type, const Builder& build, Handler handler) {
   const bool hasHandler = static_cast<bool>(handler);
   uint64_t id;
   {
@@ -242,13 +242,13 @@ Result<void> Connection::call(MessageType type, const Builder& build, Handler ha
       sent = sendFrame(socket_.get(), header, out.payload.buffer(), out.fds);
     }
   }
-  if (sent) return {};
+  if (sent) return id;
   // A frame may be half-written: the stream is unusable.
   ::shutdown(socket_.get(), SHUT_RDWR);
   std::lock_guard<std::mutex> lock(pendingMutex_);
   if (hasHandler && pending_.erase(id) == 0) {
     // The reader already gave this call's handler the loss: it reports it.
-    return {};
+    return id;
   }
   return unavailable("cannot send to nnhald: " + sent.error().message);
 }
@@ -285,6 +285,22 @@ WirePool Connection::describeRequestPool(const RequestMemoryPool& pool, OutMessa
 }
 
 void Connection::close() { ::shutdown(socket_.get(), SHUT_RDWR); }
+
+void Connection::forget(uint64_t callId) {
+  Handler handler;
+  {
+    std::lock_guard<std::mutex> lock(pendingMutex_);
+    auto found = pending_.find(callId);
+    if (found == pending_.end()) {
+      // Being run by the reader right now: keep dispatch from putting it back.
+      if (!dead_) forgotten_.insert(callId);
+      return;
+    }
+    handler = std::move(found->second);
+    pending_.erase(found);
+  }
+  // Destroyed outside the lock: its captures may release objects that call back in.
+}
 
 void Connection::readLoop(std::shared_ptr<Connection> self, FrameParser parser) {
   std::string reason = "the daemon closed the connection";
@@ -328,7 +344,7 @@ void Connection::dispatch(Frame frame) {
   }
   if (!handler(std::move(frame))) {
     std::lock_guard<std::mutex> lock(pendingMutex_);
-    if (!dead_) {
+    if (!dead_ && forgotten_.erase(id) == 0) {
       pending_.emplace(id, std::move(handler));
       return;
     }

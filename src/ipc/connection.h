@@ -27,6 +27,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ipc/frame.h"
 #include "ipc/messages.h"
@@ -51,9 +52,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  /// Sends one call. `handler` may be empty for messages without reply. Errors:
-  /// DEVICE_UNAVAILABLE when the connection is gone (the handler is then not called).
-  Result<void> call(MessageType type, const Builder& build, Handler handler);
+  /// Sends one call and returns its call id. `handler` may be empty for messages without
+  /// reply. Errors: DEVICE_UNAVAILABLE when the connection is gone (the handler is then not
+  /// called).
+  Result<uint64_t> call(MessageType type, const Builder& build, Handler handler);
+  /// Drops the handler of call `callId` if it is still pending (it will not be called).
+  void forget(uint64_t callId);
   /// Sends a call and waits for its single reply frame. Errors: DEVICE_UNAVAILABLE.
   Result<Frame> roundTrip(MessageType type, const Builder& build);
 
@@ -85,6 +89,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   mutable std::mutex pendingMutex_;  // guards pending_, nextCallId_, dead_, deadReason_
   std::unordered_map<uint64_t, Handler> pending_;
+  std::unordered_set<uint64_t> forgotten_;  // forget() while the reader ran the handler
   uint64_t nextCallId_ = 1;
   bool dead_ = false;
   std::string deadReason_;

@@ -47,9 +47,11 @@ enum class MessageType : uint16_t {
   kReleasePools = 13,             ///< c>d ReleasePools; no reply
   kGetStats = 14,                 ///< c>d (empty); reply kStatsReply
   kStatsReply = 15,               ///< d>c Stats
-  kExecuteFenced = 16,            ///< reserved: fenced execution
-  kFencedReply = 17,              ///< reserved
-  kFencedInfoReply = 18,          ///< reserved
+  kExecuteFenced = 16,            ///< c>d ExecuteFenced; reply kFencedReply (+ the sync fence)
+  kFencedReply = 17,              ///< d>c FencedReply
+  kFencedInfoReply = 18,          ///< d>c FencedInfoReply
+  kGetFencedInfo = 19,            ///< c>d FencedHandle; reply kFencedInfoReply once finished
+  kReleaseFenced = 20,            ///< c>d FencedHandle; no reply
 };
 
 /// Name of a message type for logs ("Hello", ...); "MessageType(<n>)" for unknown ones.
@@ -194,6 +196,42 @@ struct ExecutionReply {
   Timing timing;
 };
 
+/// A waitFor fence of executeFenced: empty (already signalled) or a descriptor.
+struct WireFence {
+  bool valid = false;
+  uint32_t fdIndex = 0;  ///< when valid
+  bool operator==(const WireFence&) const = default;
+};
+
+struct ExecuteFenced {
+  Execute execute;
+  std::vector<WireFence> waitFor;
+  std::optional<int64_t> timeoutAfterFenceNs;
+};
+
+/// The launch of a fenced execution: an error, or the sync fence (a descriptor of this
+/// frame, or none = already signalled) and the handle of its callback.
+struct FencedReply {
+  WireStatus status;
+  bool hasFence = false;
+  uint32_t fenceFdIndex = 0;
+  uint64_t handle = 0;
+};
+
+/// Names a fenced execution's callback (kGetFencedInfo, kReleaseFenced).
+struct FencedHandle {
+  uint64_t handle = 0;
+};
+
+/// getExecutionInfo: `status` is the query's own failure (e.g. an unknown handle); the
+/// execution's outcome is `executionStatus`.
+struct FencedInfoReply {
+  WireStatus status;
+  ErrorStatus executionStatus = ErrorStatus::NONE;
+  Timing timingLaunched;
+  Timing timingFenced;
+};
+
 struct ReleasePools {
   std::vector<uint64_t> ids;
 };
@@ -221,6 +259,10 @@ void encode(const Execute& m, OutMessage& out);
 void encode(const ExecutionReply& m, OutMessage& out);
 void encode(const ReleasePools& m, OutMessage& out);
 void encode(const Stats& m, OutMessage& out);
+void encode(const ExecuteFenced& m, OutMessage& out);
+void encode(const FencedReply& m, OutMessage& out);
+void encode(const FencedHandle& m, OutMessage& out);
+void encode(const FencedInfoReply& m, OutMessage& out);
 
 WireStatus decodeWireStatus(ByteReader& in);
 Hello decodeHello(ByteReader& in);
@@ -235,6 +277,10 @@ Execute decodeExecute(ByteReader& in, size_t fdCount);
 ExecutionReply decodeExecutionReply(ByteReader& in);
 ReleasePools decodeReleasePools(ByteReader& in);
 Stats decodeStats(ByteReader& in);
+ExecuteFenced decodeExecuteFenced(ByteReader& in, size_t fdCount);
+FencedReply decodeFencedReply(ByteReader& in, size_t fdCount);
+FencedHandle decodeFencedHandle(ByteReader& in);
+FencedInfoReply decodeFencedInfoReply(ByteReader& in);
 
 /// Checks that a decode consumed the whole payload without error; the error
 /// (GENERAL_FAILURE) names the message and the reason.

@@ -119,21 +119,26 @@ RemotePreparedModel::~RemotePreparedModel() {
       [handle = handle_](OutMessage& out) { encode(ReleasePreparedModel{handle}, out); }, {});
 }
 
+Execute RemotePreparedModel::describeExecute(const Request& request, const ExecuteOptions& options,
+                                             OutMessage& out) const {
+  Execute m;
+  m.handle = handle_;
+  m.request.inputs = request.inputs;
+  m.request.outputs = request.outputs;
+  m.request.pools.reserve(request.pools.size());
+  for (const RequestMemoryPool& pool : request.pools) {
+    m.request.pools.push_back(link_->connection().describeRequestPool(pool, out));
+  }
+  m.measure = static_cast<int32_t>(options.measure);
+  m.deadline = options.deadline;
+  m.loopTimeoutNs = options.loopTimeout.count();
+  return m;
+}
+
 Connection::Builder RemotePreparedModel::executeBuilder(const Request& request,
                                                         const ExecuteOptions& options) const {
   return [this, &request, &options](OutMessage& out) {
-    Execute m;
-    m.handle = handle_;
-    m.request.inputs = request.inputs;
-    m.request.outputs = request.outputs;
-    m.request.pools.reserve(request.pools.size());
-    for (const RequestMemoryPool& pool : request.pools) {
-      m.request.pools.push_back(link_->connection().describeRequestPool(pool, out));
-    }
-    m.measure = static_cast<int32_t>(options.measure);
-    m.deadline = options.deadline;
-    m.loopTimeoutNs = options.loopTimeout.count();
-    encode(m, out);
+    encode(describeExecute(request, options, out), out);
   };
 }
 
@@ -155,6 +160,131 @@ ErrorStatus RemotePreparedModel::execute(Request request, const ExecuteOptions& 
       [link = link_](const Frame& frame) { return executionResultFrom(frame); });
   return launch(link_->connection(), MessageType::kExecute, executeBuilder(request, options), state,
                 std::move(handler));
+}
+
+// --- fenced executions -----------------------------------------------------------------
+
+namespace {
+
+/// Shared by the executeFenced call, its reply handler (which stays registered to learn of
+/// a lost connection) and the callback object.
+struct FencedState {
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::optional<Result<FencedReply>> reply;  // the launch reply
+  SyncFence fence;                           // the daemon's fence (a duplicate)
+  bool lost = false;
+};
+
+class RemoteFencedCallback final : public FencedExecutionCallback {
+ public:
+  RemoteFencedCallback(std::shared_ptr<Link> link, uint64_t handle, uint64_t callId,
+                       std::shared_ptr<FencedState> state)
+      : link_(std::move(link)), handle_(handle), callId_(callId), state_(std::move(state)) {}
+
+  ~RemoteFencedCallback() override {
+    link_->connection().forget(callId_);
+    (void)link_->connection().call(
+        MessageType::kReleaseFenced,
+        [handle = handle_](OutMessage& out) { encode(FencedHandle{handle}, out); }, {});
+  }
+
+  Result<FencedExecutionInfo> getExecutionInfo() override {
+    {
+      std::lock_guard<std::mutex> lock(state_->mutex);
+      if (state_->lost) {
+        return fail(ErrorStatus::DEVICE_UNAVAILABLE,
+                    "connection to nnhald lost before the fenced execution reported");
+      }
+    }
+    NNHAL_ASSIGN_OR_RETURN(Frame frame,
+                           link_->connection().roundTrip(MessageType::kGetFencedInfo,
+                                                         [handle = handle_](OutMessage& out) {
+                                                           encode(FencedHandle{handle}, out);
+                                                         }));
+    if (frame.header.type != static_cast<uint16_t>(MessageType::kFencedInfoReply)) {
+      return std::unexpected(unexpectedReply(frame, MessageType::kFencedInfoReply));
+    }
+    NNHAL_ASSIGN_OR_RETURN(
+        FencedInfoReply reply,
+        decodePayload(frame.payload, MessageType::kFencedInfoReply, decodeFencedInfoReply));
+    if (reply.status.status != ErrorStatus::NONE) {
+      return std::unexpected(toError(std::move(reply.status)));
+    }
+    return FencedExecutionInfo{reply.executionStatus, reply.timingLaunched, reply.timingFenced};
+  }
+
+ private:
+  std::shared_ptr<Link> link_;
+  const uint64_t handle_;
+  const uint64_t callId_;
+  std::shared_ptr<FencedState> state_;
+};
+
+}  // namespace
+
+Result<FencedExecutionResult> RemotePreparedModel::executeFenced(
+    const Request& request, const std::vector<SyncFence>& waitFor, const ExecuteOptions& options,
+    OptionalDuration timeoutAfterFence) {
+  auto state = std::make_shared<FencedState>();
+  auto build = [&](OutMessage& out) {
+    ExecuteFenced m;
+    m.execute = describeExecute(request, options, out);
+    for (const SyncFence& fence : waitFor) {
+      WireFence wire;
+      wire.valid = fence.valid();
+      if (wire.valid) wire.fdIndex = out.addFd(fence.fd());
+      m.waitFor.push_back(wire);
+    }
+    if (timeoutAfterFence) m.timeoutAfterFenceNs = timeoutAfterFence->count();
+    encode(m, out);
+  };
+  // Stays registered after the reply: a lost connection signals the fence.
+  Connection::Handler handler = [state](Result<Frame> frame) -> bool {
+    std::lock_guard<std::mutex> lock(state->mutex);
+    if (state->reply.has_value()) {
+      if (!frame) {
+        state->lost = true;
+        if (auto signalled = state->fence.signal(); !signalled) state->fence = SyncFence();
+      }
+      return true;
+    }
+    Result<FencedReply> reply = std::unexpected(Error{});
+    if (!frame) {
+      reply = std::unexpected(frame.error());
+    } else if (frame->header.type != static_cast<uint16_t>(MessageType::kFencedReply)) {
+      reply = std::unexpected(unexpectedReply(*frame, MessageType::kFencedReply));
+    } else {
+      const size_t fdCount = frame->fds.size();
+      reply = decodePayload(frame->payload, MessageType::kFencedReply,
+                            [fdCount](ByteReader& in) { return decodeFencedReply(in, fdCount); });
+      if (reply && reply->status.status == ErrorStatus::NONE && reply->hasFence) {
+        auto fence = SyncFence::fromFd(frame->fds[reply->fenceFdIndex].get());
+        if (fence) {
+          state->fence = std::move(*fence);
+        } else {
+          reply = std::unexpected(fence.error());
+        }
+      }
+    }
+    const bool done = !reply || reply->status.status != ErrorStatus::NONE;
+    state->reply = std::move(reply);
+    state->cv.notify_one();
+    return done;
+  };
+  NNHAL_ASSIGN_OR_RETURN(uint64_t callId, link_->connection().call(MessageType::kExecuteFenced,
+                                                                   build, std::move(handler)));
+  std::unique_lock<std::mutex> lock(state->mutex);
+  state->cv.wait(lock, [&] { return state->reply.has_value(); });
+  if (!*state->reply) return std::unexpected(state->reply->error());
+  const FencedReply& reply = **state->reply;
+  if (reply.status.status != ErrorStatus::NONE) return std::unexpected(toError(reply.status));
+  FencedExecutionResult result;
+  result.syncFence = state->fence;
+  const uint64_t handle = reply.handle;
+  lock.unlock();
+  result.callback = std::make_shared<RemoteFencedCallback>(link_, handle, callId, state);
+  return result;
 }
 
 // --- RemoteDevice ----------------------------------------------------------------------

@@ -42,11 +42,22 @@ class RemotePreparedModel final : public PreparedModel {
                                                const ExecuteOptions& options) override;
   ErrorStatus execute(Request request, const ExecuteOptions& options,
                       ExecutionCallback callback) override;
+  /// The waitFor fences travel as descriptors; the daemon's driver waits for them and returns
+  /// its own sync fence, whose descriptor comes back (signalled by the daemon's driver
+  /// directly). Should the connection drop first, the client signals that fence itself and
+  /// getExecutionInfo returns DEVICE_UNAVAILABLE, so no waiter hangs on a dead daemon.
+  Result<FencedExecutionResult> executeFenced(const Request& request,
+                                              const std::vector<SyncFence>& waitFor,
+                                              const ExecuteOptions& options,
+                                              OptionalDuration timeoutAfterFence) override;
   using PreparedModel::executeSynchronously;
 
   uint64_t handle() const { return handle_; }
 
  private:
+  /// The Execute message for `request`; its pools are described into `out` (write lock held).
+  Execute describeExecute(const Request& request, const ExecuteOptions& options,
+                          OutMessage& out) const;
   Connection::Builder executeBuilder(const Request& request, const ExecuteOptions& options) const;
 
   std::shared_ptr<Link> link_;

@@ -1,5 +1,6 @@
 #include "ipc/session.h"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
@@ -150,6 +151,7 @@ Session::Session(Socket socket, std::shared_ptr<Device> device,
 }
 
 Session::~Session() {
+  fenced_.clear();
   models_.clear();
   pools_.clear();
   --counters_->sessions;
@@ -278,6 +280,16 @@ bool Session::handleFrame(Frame frame, bool moreWaiting) {
       auto m = decodePayload(frame.payload, type, decodeReleasePools);
       if (!m) break;
       for (uint64_t id : m->ids) pools_.erase(id);
+      return true;
+    }
+    case MessageType::kExecuteFenced:
+      return handleExecuteFenced(std::move(frame));
+    case MessageType::kGetFencedInfo:
+      return handleGetFencedInfo(frame);
+    case MessageType::kReleaseFenced: {
+      auto m = decodePayload(frame.payload, type, decodeFencedHandle);
+      if (!m) break;
+      fenced_.erase(m->handle);
       return true;
     }
     case MessageType::kGetStats: {
@@ -630,6 +642,118 @@ bool Session::handleExecute(Frame frame, bool async, bool moreWaiting) {
   return true;
 }
 
+bool Session::handleExecuteFenced(Frame frame) {
+  const uint64_t callId = frame.header.callId;
+  auto m = decodePayload(frame.payload, MessageType::kExecuteFenced,
+                         [&](ByteReader& in) { return decodeExecuteFenced(in, frame.fds.size()); });
+  if (!m) {
+    close(m.error().message);
+    return false;
+  }
+  auto refuse = [&](const Error& error) {
+    FencedReply reply;
+    reply.status = toWireStatus(error);
+    OutMessage out;
+    encode(reply, out);
+    send(MessageType::kFencedReply, callId, out);
+    return true;
+  };
+  auto found = models_.find(m->execute.handle);
+  if (found == models_.end()) {
+    return refuse(Error{ErrorStatus::INVALID_ARGUMENT,
+                        "unknown prepared model handle " + std::to_string(m->execute.handle),
+                        {}});
+  }
+  std::shared_ptr<TrackedModel> tracked = found->second;
+  auto request = requestFrom(std::move(m->execute.request), frame.fds);
+  if (!request) return refuse(request.error());
+  std::vector<SyncFence> waitFor;
+  waitFor.reserve(m->waitFor.size());
+  for (size_t i = 0; i < m->waitFor.size(); ++i) {
+    if (!m->waitFor[i].valid) {
+      waitFor.emplace_back();
+      continue;
+    }
+    auto fence = SyncFence::fromFd(frame.fds[m->waitFor[i].fdIndex].get());
+    if (!fence) {
+      return refuse(Error{fence.error().status,
+                          "waitFor[" + std::to_string(i) + "]: " + fence.error().message,
+                          {}});
+    }
+    waitFor.push_back(std::move(*fence));
+  }
+  OptionalDuration timeoutAfterFence;
+  if (m->timeoutAfterFenceNs) timeoutAfterFence = std::chrono::nanoseconds(*m->timeoutAfterFenceNs);
+  auto launched = tracked->model->executeFenced(*request, waitFor, executeOptions(m->execute),
+                                                timeoutAfterFence);
+  if (!launched) return refuse(launched.error());
+
+  FencedReply reply;
+  reply.handle = nextFenced_++;
+  fenced_[reply.handle] = Fenced{launched->callback, launched->syncFence};
+  OutMessage out;
+  if (launched->syncFence.valid()) {
+    reply.hasFence = true;
+    reply.fenceFdIndex = out.addFd(launched->syncFence.fd());
+  }
+  encode(reply, out);
+  // The fence's descriptor stays open until the frame is written.
+  send(MessageType::kFencedReply, callId, out, std::make_shared<SyncFence>(launched->syncFence));
+  return true;
+}
+
+bool Session::handleGetFencedInfo(const Frame& frame) {
+  const uint64_t callId = frame.header.callId;
+  auto m = decodePayload(frame.payload, MessageType::kGetFencedInfo, decodeFencedHandle);
+  if (!m) {
+    close(m.error().message);
+    return false;
+  }
+  auto reply = [this, callId](const Result<FencedExecutionInfo>& info) {
+    FencedInfoReply r;
+    if (info) {
+      r.executionStatus = info->status;
+      r.timingLaunched = info->timingLaunched;
+      r.timingFenced = info->timingFenced;
+    } else {
+      r.status = toWireStatus(info.error());
+    }
+    OutMessage out;
+    encode(r, out);
+    send(MessageType::kFencedInfoReply, callId, out);
+  };
+  auto found = fenced_.find(m->handle);
+  if (found == fenced_.end()) {
+    reply(fail(ErrorStatus::INVALID_ARGUMENT,
+               "unknown fenced execution handle " + std::to_string(m->handle)));
+    return true;
+  }
+  const Fenced entry = found->second;
+  if (!entry.fence.valid() || entry.fence.state() != SyncFence::State::kActive) {
+    reply(entry.callback->getExecutionInfo());  // finished: does not block
+    return true;
+  }
+  // getExecutionInfo would block until the fence signals: wait for it without a thread.
+  const int fd = ::fcntl(entry.fence.fd(), F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) {
+    reply(fail(ErrorStatus::GENERAL_FAILURE, "cannot duplicate the fence descriptor"));
+    return true;
+  }
+  auto descriptor =
+      std::make_shared<boost::asio::posix::stream_descriptor>(socket_.get_executor(), fd);
+  const uint64_t waitId = nextFenceWait_++;
+  fenceWaits_[waitId] = descriptor;
+  descriptor->async_wait(boost::asio::posix::stream_descriptor::wait_read,
+                         boost::asio::bind_executor(
+                             strand_, [self = shared_from_this(), waitId, descriptor, reply,
+                                       callback = entry.callback](boost::system::error_code ec) {
+                               self->fenceWaits_.erase(waitId);
+                               if (ec || self->closed_) return;
+                               reply(callback->getExecutionInfo());
+                             }));
+  return true;
+}
+
 void Session::send(MessageType type, uint64_t callId, OutMessage& message,
                    std::shared_ptr<void> keep) {
   if (closed_) return;
@@ -711,6 +835,12 @@ void Session::close(const std::string& reason) {
   socket_.close(ec);
   writeQueue_.clear();
   queuedBytes_ = 0;
+  for (auto& [id, descriptor] : fenceWaits_) {
+    descriptor->cancel(ec);
+    descriptor->close(ec);
+  }
+  fenceWaits_.clear();
+  fenced_.clear();
   models_.clear();
   pools_.clear();
 }

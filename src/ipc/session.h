@@ -13,6 +13,10 @@
 // Writes are non-blocking: what the socket does not take at once is queued and flushed when
 // it becomes writable.
 //
+// Fenced executions: the waitFor fences arrive as descriptors; the driver's returned fence
+// goes back as a descriptor; GetFencedInfo is answered once that fence signalled, waiting for
+// it asynchronously (never blocking the strand).
+//
 // A malformed or oversized frame, a bad magic or version, descriptors that do not match the
 // header, or an unknown message type close this session only, with the reason logged.
 #pragma once
@@ -22,6 +26,7 @@
 #include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/strand.hpp>
 #include <cstdint>
 #include <deque>
@@ -32,6 +37,7 @@
 #include "ipc/frame.h"
 #include "ipc/messages.h"
 #include "nnhal/device.h"
+#include "nnhal/sync_fence.h"
 
 namespace nnhal::ipc {
 
@@ -79,6 +85,8 @@ class Session : public std::enable_shared_from_this<Session> {
   bool handlePrepareModel(Frame frame);
   bool handlePrepareFromCache(Frame frame);
   bool handleExecute(Frame frame, bool async, bool moreWaiting);
+  bool handleExecuteFenced(Frame frame);
+  bool handleGetFencedInfo(const Frame& frame);
 
   /// Builds a Model's pools (kFd only). Errors: GENERAL_FAILURE for an unknown kind or a
   /// pool that cannot be mapped.
@@ -113,6 +121,16 @@ class Session : public std::enable_shared_from_this<Session> {
   uint64_t nextHandle_ = 1;
   std::unordered_map<uint64_t, std::shared_ptr<TrackedModel>> models_;
   std::unordered_map<uint64_t, std::shared_ptr<TrackedPool>> pools_;
+  /// Fenced executions by handle: their callback and the fence the driver returned.
+  struct Fenced {
+    std::shared_ptr<FencedExecutionCallback> callback;
+    SyncFence fence;
+  };
+  uint64_t nextFenced_ = 1;
+  std::unordered_map<uint64_t, Fenced> fenced_;
+  /// GetFencedInfo calls waiting (asynchronously) for a fence; cancelled on close.
+  uint64_t nextFenceWait_ = 1;
+  std::unordered_map<uint64_t, std::shared_ptr<boost::asio::posix::stream_descriptor>> fenceWaits_;
 };
 
 }  // namespace nnhal::ipc

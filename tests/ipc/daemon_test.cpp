@@ -11,6 +11,7 @@
 #include "ipc/messages.h"
 #include "ipc/remote_device.h"
 #include "ipc_test_util.h"
+#include "nnhal/sync_fence.h"
 
 namespace nnhal::ipc {
 namespace {
@@ -422,6 +423,54 @@ TEST(Daemon, PendingAndLaterCallsFailPromptlyWhenTheDaemonDies) {
   EXPECT_EQ(device->getName(), "nnhal-cpu");  // constant queries still answer
 }
 
+TEST(Daemon, FencesOfADeadDaemonAreSignalledByTheClient) {
+  Daemon daemon;
+  ASSERT_TRUE(daemon.running());
+  auto device = connectOrDie(daemon);
+  auto prepared = device->prepareModel(addModel());
+  ASSERT_TRUE(prepared);
+  auto never = SyncFence::create();
+  ASSERT_TRUE(never);
+  AddRequest r = addRequest();
+  auto launched = (*prepared)->executeFenced(r.request, {*never}, {});
+  ASSERT_TRUE(launched) << launched.error().message;
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(launched->syncFence.state(), SyncFence::State::kActive);
+  auto info =
+      std::async(std::launch::async, [&] { return launched->callback->getExecutionInfo(); });
+  EXPECT_EQ(daemon.stop(SIGKILL), -SIGKILL);
+  EXPECT_TRUE(launched->syncFence.wait(2s)) << "the fence of a dead daemon never signals";
+  ASSERT_EQ(info.wait_for(2s), std::future_status::ready);
+  auto outcome = info.get();
+  ASSERT_FALSE(outcome);
+  EXPECT_EQ(outcome.error().status, ErrorStatus::DEVICE_UNAVAILABLE);
+  auto later = (*prepared)->executeFenced(r.request, {}, {});
+  ASSERT_FALSE(later);
+  EXPECT_EQ(later.error().status, ErrorStatus::DEVICE_UNAVAILABLE);
+}
+
+TEST(Daemon, FencedHandlesArePerClient) {
+  Daemon daemon;
+  ASSERT_TRUE(daemon.running());
+  auto device = connectOrDie(daemon);
+  auto prepared = device->prepareModel(addModel());
+  ASSERT_TRUE(prepared);
+  AddRequest r = addRequest();
+  auto launched = (*prepared)->executeFenced(r.request, {}, {});
+  ASSERT_TRUE(launched);
+  ASSERT_TRUE(launched->callback->getExecutionInfo());
+  // Releasing the callback releases it on the daemon; a forged handle is unknown.
+  launched->callback.reset();
+  auto& remote = dynamic_cast<RemoteDevice&>(*device);
+  auto frame = remote.link()->connection().roundTrip(
+      MessageType::kGetFencedInfo, [](OutMessage& out) { encode(FencedHandle{1}, out); });
+  ASSERT_TRUE(frame);
+  auto reply = decodePayload(frame->payload, MessageType::kFencedInfoReply, decodeFencedInfoReply);
+  ASSERT_TRUE(reply);
+  EXPECT_EQ(reply->status.status, ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_NE(reply->status.message.find("unknown fenced execution handle 1"), std::string::npos);
+}
+
 TEST(Daemon, SurvivesMalformedTrafficAndKeepsServingOthers) {
   Daemon daemon;
   ASSERT_TRUE(daemon.running());
@@ -459,7 +508,7 @@ TEST(Daemon, SurvivesMalformedTrafficAndKeepsServingOthers) {
     raw.sendBytes(std::span<const uint8_t>(helloFrame.data(), cut));
   }
   // After a Hello: truncated and garbled payloads of every request type.
-  for (uint16_t type = 0; type < 20; ++type) {
+  for (uint16_t type = 0; type < 24; ++type) {
     RawClient raw(daemon.socket());
     raw.hello();
     std::vector<uint8_t> payload(3);  // too short or too long for every message

@@ -7,6 +7,7 @@
 
 #include "ipc/remote_device.h"
 #include "ipc_test_util.h"
+#include "nnhal/sync_fence.h"
 
 namespace nnhal::ipc {
 namespace {
@@ -303,6 +304,111 @@ TEST_P(DriverTest, SavesAndLoadsCompilationCaches) {
   EXPECT_EQ(badToken.error().status, ErrorStatus::GENERAL_FAILURE);
   ::close(modelFd);
   ::close(dataFd);
+}
+
+TEST_P(DriverTest, FencedExecutionWithoutFences) {
+  auto prepared = prepare(addModel());
+  ASSERT_NE(prepared, nullptr);
+  AddRequest r = addRequest();
+  ExecuteOptions options;
+  options.measure = MeasureTiming::YES;
+  auto launched = prepared->executeFenced(r.request, {}, options);
+  ASSERT_TRUE(launched) << launched.error().message;
+  ASSERT_TRUE(launched->syncFence.wait(10s));
+  ASSERT_NE(launched->callback, nullptr);
+  auto info = launched->callback->getExecutionInfo();
+  ASSERT_TRUE(info) << info.error().message;
+  EXPECT_EQ(info->status, ErrorStatus::NONE);
+  EXPECT_NE(info->timingLaunched.timeInDriver, kNoTiming);
+  EXPECT_LE(info->timingLaunched.timeOnDevice, info->timingLaunched.timeInDriver);
+  EXPECT_LE(info->timingFenced.timeOnDevice, info->timingFenced.timeInDriver);
+  for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(r.out()[i], r.a()[i] + r.b()[i]);
+}
+
+TEST_P(DriverTest, FencedExecutionWaitsForItsFences) {
+  auto prepared = prepare(addModel());
+  ASSERT_NE(prepared, nullptr);
+  AddRequest r = addRequest();
+  auto first = SyncFence::create();
+  auto second = SyncFence::create();
+  ASSERT_TRUE(first && second);
+  // A pipe's read end is a fence too: it signals when a byte is written.
+  int pipeFds[2];
+  ASSERT_EQ(::pipe2(pipeFds, O_CLOEXEC), 0);
+  auto third = SyncFence::fromFd(pipeFds[0]);
+  ASSERT_TRUE(third) << third.error().message;
+  auto launched = prepared->executeFenced(r.request, {*first, SyncFence(), *second, *third}, {});
+  ASSERT_TRUE(launched) << launched.error().message;
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(launched->syncFence.state(), SyncFence::State::kActive);
+  EXPECT_EQ(r.out()[3], 0.0f);  // not run yet
+  ASSERT_TRUE(first->signal());
+  ASSERT_TRUE(second->signal());
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(launched->syncFence.state(), SyncFence::State::kActive);
+  ASSERT_EQ(::write(pipeFds[1], "x", 1), 1);
+  ASSERT_TRUE(launched->syncFence.wait(10s));
+  auto info = launched->callback->getExecutionInfo();
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->status, ErrorStatus::NONE);
+  EXPECT_EQ(info->timingFenced, Timing{});  // not measured
+  for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(r.out()[i], r.a()[i] + r.b()[i]);
+  ::close(pipeFds[0]);
+  ::close(pipeFds[1]);
+}
+
+TEST_P(DriverTest, FencedExecutionsChainOnEachOthersFences) {
+  auto prepared = prepare(addModel());
+  ASSERT_NE(prepared, nullptr);
+  auto gate = SyncFence::create();
+  ASSERT_TRUE(gate);
+  std::vector<AddRequest> requests;
+  for (int i = 0; i < 5; ++i) requests.push_back(addRequest(16, static_cast<float>(i)));
+  std::vector<FencedExecutionResult> chain;
+  SyncFence previous = *gate;
+  for (AddRequest& r : requests) {
+    auto launched = prepared->executeFenced(r.request, {previous}, {});
+    ASSERT_TRUE(launched) << launched.error().message;
+    previous = launched->syncFence;
+    chain.push_back(std::move(*launched));
+  }
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(previous.state(), SyncFence::State::kActive);
+  ASSERT_TRUE(gate->signal());
+  ASSERT_TRUE(previous.wait(10s));
+  for (size_t i = 0; i < chain.size(); ++i) {
+    auto info = chain[i].callback->getExecutionInfo();
+    ASSERT_TRUE(info);
+    EXPECT_EQ(info->status, ErrorStatus::NONE);
+    EXPECT_FLOAT_EQ(requests[i].out()[2], requests[i].a()[2] + requests[i].b()[2]);
+  }
+}
+
+TEST_P(DriverTest, FencedExecutionErrors) {
+  auto prepared = prepare(addModel());
+  ASSERT_NE(prepared, nullptr);
+  AddRequest bad = addRequest();
+  bad.request.inputs[0].location.offset = 60;
+  auto invalid = prepared->executeFenced(bad.request, {}, {});
+  ASSERT_FALSE(invalid);
+  EXPECT_EQ(invalid.error().status, ErrorStatus::INVALID_ARGUMENT);
+
+  auto dynamic = prepare(addModel({0}));
+  ASSERT_NE(dynamic, nullptr);
+  AddRequest r = addRequest();
+  auto unspecified = dynamic->executeFenced(r.request, {}, {});
+  ASSERT_FALSE(unspecified);
+  EXPECT_EQ(unspecified.error().status, ErrorStatus::INVALID_ARGUMENT);
+
+  ExecuteOptions late;
+  late.deadline = std::chrono::steady_clock::now() - 1ms;
+  auto missed = prepared->executeFenced(r.request, {}, late);
+  ASSERT_TRUE(missed) << missed.error().message;
+  ASSERT_TRUE(missed->syncFence.wait(10s));
+  auto info = missed->callback->getExecutionInfo();
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->status, ErrorStatus::MISSED_DEADLINE_TRANSIENT);
+  EXPECT_EQ(info->timingLaunched, Timing{});
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, DriverTest,

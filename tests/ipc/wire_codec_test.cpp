@@ -236,6 +236,41 @@ TEST(WireCodec, SmallMessagesRoundTrip) {
   EXPECT_EQ(roundTrip(status, MessageType::kLaunched, decodeWireStatus), status);
 }
 
+TEST(WireCodec, FencedMessagesRoundTrip) {
+  ExecuteFenced fenced;
+  fenced.execute.handle = 3;
+  fenced.execute.request.pools = {samplePool(0)};
+  fenced.waitFor = {{true, 1}, {false, 0}, {true, 2}};
+  fenced.timeoutAfterFenceNs = 12345;
+  OutMessage out;
+  encode(fenced, out);
+  ByteReader in(out.payload.buffer());
+  ExecuteFenced back = decodeExecuteFenced(in, 3);
+  ASSERT_TRUE(decodeDone(in, MessageType::kExecuteFenced)) << in.error();
+  EXPECT_EQ(back.execute.handle, 3u);
+  EXPECT_EQ(back.waitFor, fenced.waitFor);
+  EXPECT_EQ(back.timeoutAfterFenceNs, std::optional<int64_t>(12345));
+  ByteReader tooFew(out.payload.buffer());
+  (void)decodeExecuteFenced(tooFew, 2);
+  EXPECT_FALSE(decodeDone(tooFew, MessageType::kExecuteFenced));
+
+  FencedReply reply{{}, true, 0, 77};
+  OutMessage out2;
+  encode(reply, out2);
+  ByteReader in2(out2.payload.buffer());
+  FencedReply back2 = decodeFencedReply(in2, 1);
+  ASSERT_TRUE(decodeDone(in2, MessageType::kFencedReply));
+  EXPECT_TRUE(back2.hasFence);
+  EXPECT_EQ(back2.handle, 77u);
+
+  FencedInfoReply info{{}, ErrorStatus::MISSED_DEADLINE_TRANSIENT, {1, 2}, {3, 4}};
+  FencedInfoReply back3 = roundTrip(info, MessageType::kFencedInfoReply, decodeFencedInfoReply);
+  EXPECT_EQ(back3.executionStatus, ErrorStatus::MISSED_DEADLINE_TRANSIENT);
+  EXPECT_EQ(back3.timingLaunched, (Timing{1, 2}));
+  EXPECT_EQ(back3.timingFenced, (Timing{3, 4}));
+  EXPECT_EQ(roundTrip(FencedHandle{5}, MessageType::kGetFencedInfo, decodeFencedHandle).handle, 5u);
+}
+
 TEST(WireCodec, RejectsDescriptorIndexBeyondTheFrame) {
   Execute execute;
   execute.request.pools = {samplePool(3)};
@@ -297,6 +332,15 @@ TEST(WireCodec, EveryTruncationIsRejected) {
   add(Stats{}, MessageType::kStatsReply, decodeStats);
   add(ReleasePools{{1, 2}}, MessageType::kReleasePools, decodeReleasePools);
   add(Hello{kProtocolVersion, "c"}, MessageType::kHello, decodeHello);
+  ExecuteFenced fenced;
+  fenced.execute = execute;
+  fenced.waitFor = {{true, 0}};
+  fenced.timeoutAfterFenceNs = 5;
+  add(fenced, MessageType::kExecuteFenced,
+      [](ByteReader& in) { return decodeExecuteFenced(in, 1); });
+  add(FencedReply{{}, true, 0, 1}, MessageType::kFencedReply,
+      [](ByteReader& in) { return decodeFencedReply(in, 1); });
+  add(FencedInfoReply{}, MessageType::kFencedInfoReply, decodeFencedInfoReply);
   for (auto& [out, decode] : cases) {
     const std::vector<uint8_t>& bytes = out.payload.buffer();
     ASSERT_TRUE(decode(bytes));
