@@ -51,6 +51,7 @@ FrameHeader decodeHeader(std::span<const uint8_t, kFrameHeaderBytes> in) {
 }
 
 void FrameParser::append(std::span<const uint8_t> bytes) {
+  if (bytes.empty()) return;
   std::span<uint8_t> space = writableSpace(bytes.size());
   std::memcpy(space.data(), bytes.data(), bytes.size());
   commit(bytes.size());

@@ -69,7 +69,6 @@ int main(int argc, char** argv) {
   nnhal::ipc::ServerOptions serverOptions;
   serverOptions.socketPath = socketPath;
   serverOptions.maxPayloadBytes = maxFrameBytes;
-  int exitCode = 0;
   {
     nnhal::ipc::Server server(io, *device, serverOptions);
     if (auto listening = server.listen(); !listening) {
@@ -92,5 +91,5 @@ int main(int argc, char** argv) {
   }
   device->reset();  // waits for the driver's own work to drain
   spdlog::info("nnhald: stopped");
-  return exitCode;
+  return 0;
 }
