@@ -210,6 +210,54 @@ TEST(Daemon, RefusesAnotherProtocolVersionWithAReason) {
   EXPECT_NE(hello->status.message.find("protocol version 1, not 99"), std::string::npos)
       << hello->status.message;
   EXPECT_TRUE(raw.closedByPeer(2s));
+
+  // The same with the version only in the Hello payload.
+  RawClient raw2(daemon.socket());
+  OutMessage out2;
+  encode(Hello{7, "other"}, out2);
+  raw2.sendFrame(static_cast<uint16_t>(MessageType::kHello), out2.payload.buffer());
+  auto reply2 = raw2.readFrame(2s);
+  ASSERT_TRUE(reply2.has_value());
+  auto hello2 = decodePayload(reply2->payload, MessageType::kHelloReply, decodeHelloReply);
+  ASSERT_TRUE(hello2);
+  EXPECT_EQ(hello2->status.status, ErrorStatus::DEVICE_UNAVAILABLE);
+  EXPECT_NE(hello2->status.message.find("not 7"), std::string::npos);
+  EXPECT_TRUE(raw2.closedByPeer(2s));
+}
+
+TEST(Daemon, ServesSeveralClientsAtOnce) {
+  Daemon daemon;
+  ASSERT_TRUE(daemon.running());
+  constexpr int kClients = 3;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([&, c] {
+      auto device = connect(daemon.socket());
+      if (!device) {
+        ++failures;
+        return;
+      }
+      auto prepared = (*device)->prepareModel(addModel());
+      if (!prepared) {
+        ++failures;
+        return;
+      }
+      std::vector<std::thread> threads;
+      for (int t = 0; t < 2; ++t) {
+        threads.emplace_back([&, t] {
+          for (int i = 0; i < 50; ++i) {
+            AddRequest r = addRequest(16, static_cast<float>(c * 1000 + t * 100 + i));
+            auto result = (*prepared)->executeSynchronously(r.request);
+            if (!result || r.out()[3] != r.a()[3] + r.b()[3]) ++failures;
+          }
+        });
+      }
+      for (std::thread& t : threads) t.join();
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(failures.load(), 0);
 }
 
 TEST(Daemon, AClientCannotUseAnotherClientsObjects) {
