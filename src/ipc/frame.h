@@ -80,8 +80,7 @@ class FrameParser {
 
   /// Whether bytes of an incomplete frame are buffered.
   bool hasPartialFrame() const { return end_ > begin_; }
-  /// Number of complete frames are buffered beyond the one just returned, roughly: whether
-  /// a whole header and payload are already waiting.
+  /// Whether another whole frame (header and payload) is already buffered.
   bool hasCompleteFrame() const;
 
   /// Read buffer of at least `bytes` free bytes for receiveSome; commit(n) after writing n.
