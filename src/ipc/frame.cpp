@@ -138,22 +138,33 @@ Result<std::optional<Frame>> FrameParser::next() {
   return std::optional<Frame>(std::move(frame));
 }
 
-Result<size_t> sendSome(int socket, std::span<const uint8_t> first, std::span<const uint8_t> second,
-                        std::span<const int> fds) {
-  iovec iov[2];
-  iov[0].iov_base = const_cast<uint8_t*>(first.data());
-  iov[0].iov_len = first.size();
-  iov[1].iov_base = const_cast<uint8_t*>(second.data());
-  iov[1].iov_len = second.size();
+namespace {
+
+/// A sendmsg message of up to two byte ranges, with descriptors attached as SCM_RIGHTS.
+/// Not movable: `msg` points into the object itself.
+struct OutgoingMessage {
+  iovec iov[2]{};
   msghdr msg{};
-  msg.msg_iov = iov;
-  msg.msg_iovlen = second.empty() ? 1 : 2;
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFdsPerFrame)];
-  if (!fds.empty()) {
+
+  OutgoingMessage() = default;
+  OutgoingMessage(const OutgoingMessage&) = delete;
+  OutgoingMessage& operator=(const OutgoingMessage&) = delete;
+
+  /// Errors: INVALID_ARGUMENT for more than kMaxFdsPerFrame descriptors.
+  Result<void> fill(std::span<const uint8_t> first, std::span<const uint8_t> second,
+                    std::span<const int> fds) {
     if (fds.size() > kMaxFdsPerFrame) {
       return invalidArgument("a frame carries at most " + std::to_string(kMaxFdsPerFrame) +
                              " descriptors, not " + std::to_string(fds.size()));
     }
+    iov[0].iov_base = const_cast<uint8_t*>(first.data());
+    iov[0].iov_len = first.size();
+    iov[1].iov_base = const_cast<uint8_t*>(second.data());
+    iov[1].iov_len = second.size();
+    msg.msg_iov = iov;
+    msg.msg_iovlen = second.empty() ? 1 : 2;
+    if (fds.empty()) return {};
     const size_t bytes = sizeof(int) * fds.size();
     msg.msg_control = control;
     msg.msg_controllen = CMSG_SPACE(bytes);
@@ -162,7 +173,17 @@ Result<size_t> sendSome(int socket, std::span<const uint8_t> first, std::span<co
     cmsg->cmsg_type = SCM_RIGHTS;
     cmsg->cmsg_len = CMSG_LEN(bytes);
     std::memcpy(CMSG_DATA(cmsg), fds.data(), bytes);
+    return {};
   }
+};
+
+}  // namespace
+
+Result<size_t> sendSome(int socket, std::span<const uint8_t> first, std::span<const uint8_t> second,
+                        std::span<const int> fds) {
+  OutgoingMessage out;
+  NNHAL_TRY(out.fill(first, second, fds));
+  msghdr& msg = out.msg;
   while (true) {
     const ssize_t sent = ::sendmsg(socket, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (sent >= 0) return static_cast<size_t>(sent);
@@ -176,29 +197,9 @@ Result<void> sendFrame(int socket, const FrameHeader& header, std::span<const ui
                        std::span<const int> fds) {
   uint8_t head[kFrameHeaderBytes];
   encodeHeader(header, std::span<uint8_t, kFrameHeaderBytes>(head));
-  iovec iov[2];
-  iov[0].iov_base = head;
-  iov[0].iov_len = sizeof(head);
-  iov[1].iov_base = const_cast<uint8_t*>(payload.data());
-  iov[1].iov_len = payload.size();
-  msghdr msg{};
-  msg.msg_iov = iov;
-  msg.msg_iovlen = payload.empty() ? 1 : 2;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFdsPerFrame)];
-  if (!fds.empty()) {
-    if (fds.size() > kMaxFdsPerFrame) {
-      return invalidArgument("a frame carries at most " + std::to_string(kMaxFdsPerFrame) +
-                             " descriptors, not " + std::to_string(fds.size()));
-    }
-    const size_t bytes = sizeof(int) * fds.size();
-    msg.msg_control = control;
-    msg.msg_controllen = CMSG_SPACE(bytes);
-    cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
-    cmsg->cmsg_level = SOL_SOCKET;
-    cmsg->cmsg_type = SCM_RIGHTS;
-    cmsg->cmsg_len = CMSG_LEN(bytes);
-    std::memcpy(CMSG_DATA(cmsg), fds.data(), bytes);
-  }
+  OutgoingMessage out;
+  NNHAL_TRY(out.fill(head, payload, fds));
+  msghdr& msg = out.msg;
   size_t total = sizeof(head) + payload.size();
   while (total > 0) {
     const ssize_t sent = ::sendmsg(socket, &msg, MSG_NOSIGNAL);

@@ -429,6 +429,54 @@ bool Session::handleSupportedOperations(const Frame& frame) {
   return true;
 }
 
+void Session::sendLaunched(uint64_t callId, const WireStatus& status) {
+  OutMessage out;
+  encode(status, out);
+  send(MessageType::kLaunched, callId, out);
+}
+
+void Session::replyPrepared(uint64_t callId, Result<std::shared_ptr<PreparedModel>> result) {
+  --inFlight_;
+  --counters_->callsInFlight;
+  if (closed_) return;
+  PrepareReply reply;
+  if (result) {
+    reply.handle = nextHandle_++;
+    models_[reply.handle] = std::make_shared<TrackedModel>(std::move(*result), counters_);
+  } else {
+    reply.status = toWireStatus(result.error());
+  }
+  OutMessage out;
+  encode(reply, out);
+  send(MessageType::kPrepareReply, callId, out);
+  finishIfDrained();
+}
+
+void Session::launchPreparation(uint64_t callId, std::shared_ptr<std::vector<UniqueFd>> fds,
+                                const std::function<ErrorStatus(PrepareCallback)>& start) {
+  using PreparedResult = Result<std::shared_ptr<PreparedModel>>;
+  auto state = std::make_shared<LaunchState<std::shared_ptr<PreparedModel>>>();
+  const ErrorStatus status =
+      start([self = shared_from_this(), state, fds, callId,
+             work = boost::asio::make_work_guard(strand_)](PreparedResult result) mutable {
+        if (state->keepIfEarly(result)) return;
+        self->onStrand(
+            [self, callId, result = std::move(result), fds, work = std::move(work)]() mutable {
+              self->replyPrepared(callId, std::move(result));
+            });
+      });
+  auto early = state->markReturned();
+  if (status != ErrorStatus::NONE) {
+    sendLaunched(callId, {status, early && !*early ? early->error().message : std::string()});
+    --inFlight_;
+    --counters_->callsInFlight;
+    finishIfDrained();
+    return;
+  }
+  sendLaunched(callId, {});
+  if (early) replyPrepared(callId, std::move(*early));
+}
+
 bool Session::handlePrepareModel(Frame frame) {
   const uint64_t callId = frame.header.callId;
   auto m = decodePayload(frame.payload, MessageType::kPrepareModel,
@@ -438,36 +486,13 @@ bool Session::handlePrepareModel(Frame frame) {
     return false;
   }
   auto fds = std::make_shared<std::vector<UniqueFd>>(std::move(frame.fds));
-  using PreparedResult = Result<std::shared_ptr<PreparedModel>>;
-  auto deliver = [this, callId](PreparedResult result) {
-    --inFlight_;
-    --counters_->callsInFlight;
-    if (closed_) return;
-    PrepareReply reply;
-    if (result) {
-      reply.handle = nextHandle_++;
-      models_[reply.handle] = std::make_shared<TrackedModel>(std::move(*result), counters_);
-    } else {
-      reply.status = toWireStatus(result.error());
-    }
-    OutMessage out;
-    encode(reply, out);
-    send(MessageType::kPrepareReply, callId, out);
-    finishIfDrained();
-  };
-  auto launched = [this, callId](const WireStatus& status) {
-    OutMessage out;
-    encode(status, out);
-    send(MessageType::kLaunched, callId, out);
-  };
-
   ++inFlight_;
   ++counters_->callsInFlight;
   auto pools = modelPools(m->model.pools, *fds);
   if (!pools) {
     // Like a pool the driver cannot use: the preparation itself fails.
-    launched({});
-    deliver(std::unexpected(pools.error()));
+    sendLaunched(callId, {});
+    replyPrepared(callId, std::unexpected(pools.error()));
     return true;
   }
   m->model.model.pools = std::move(*pools);
@@ -476,26 +501,9 @@ bool Session::handlePrepareModel(Frame frame) {
   options.priority = static_cast<Priority>(m->priority);
   options.deadline = m->deadline;
   if (m->cache) options.cache = cacheFiles(*m->cache, *fds);
-
-  auto state = std::make_shared<LaunchState<std::shared_ptr<PreparedModel>>>();
-  const ErrorStatus status = device_->prepareModel(
-      std::move(m->model.model), options,
-      [self = shared_from_this(), state, fds, deliver,
-       work = boost::asio::make_work_guard(strand_)](PreparedResult result) mutable {
-        if (state->keepIfEarly(result)) return;
-        self->onStrand([self, deliver, result = std::move(result), fds,
-                        work = std::move(work)]() mutable { deliver(std::move(result)); });
-      });
-  auto early = state->markReturned();
-  if (status != ErrorStatus::NONE) {
-    launched({status, early && !*early ? early->error().message : std::string()});
-    --inFlight_;
-    --counters_->callsInFlight;
-    finishIfDrained();
-    return true;
-  }
-  launched({});
-  if (early) deliver(std::move(*early));
+  launchPreparation(callId, fds, [&](PrepareCallback callback) {
+    return device_->prepareModel(std::move(m->model.model), options, std::move(callback));
+  });
   return true;
 }
 
@@ -509,47 +517,12 @@ bool Session::handlePrepareFromCache(Frame frame) {
     return false;
   }
   auto fds = std::make_shared<std::vector<UniqueFd>>(std::move(frame.fds));
-  using PreparedResult = Result<std::shared_ptr<PreparedModel>>;
-  auto deliver = [this, callId](PreparedResult result) {
-    --inFlight_;
-    --counters_->callsInFlight;
-    if (closed_) return;
-    PrepareReply reply;
-    if (result) {
-      reply.handle = nextHandle_++;
-      models_[reply.handle] = std::make_shared<TrackedModel>(std::move(*result), counters_);
-    } else {
-      reply.status = toWireStatus(result.error());
-    }
-    OutMessage out;
-    encode(reply, out);
-    send(MessageType::kPrepareReply, callId, out);
-    finishIfDrained();
-  };
   ++inFlight_;
   ++counters_->callsInFlight;
-  auto state = std::make_shared<LaunchState<std::shared_ptr<PreparedModel>>>();
-  const ErrorStatus status = device_->prepareModelFromCache(
-      cacheFiles(m->cache, *fds), m->deadline,
-      [self = shared_from_this(), state, fds, deliver,
-       work = boost::asio::make_work_guard(strand_)](PreparedResult result) mutable {
-        if (state->keepIfEarly(result)) return;
-        self->onStrand([self, deliver, result = std::move(result), fds,
-                        work = std::move(work)]() mutable { deliver(std::move(result)); });
-      });
-  auto early = state->markReturned();
-  OutMessage out;
-  if (status != ErrorStatus::NONE) {
-    encode(WireStatus{status, early && !*early ? early->error().message : std::string()}, out);
-    send(MessageType::kLaunched, callId, out);
-    --inFlight_;
-    --counters_->callsInFlight;
-    finishIfDrained();
-    return true;
-  }
-  encode(WireStatus{}, out);
-  send(MessageType::kLaunched, callId, out);
-  if (early) deliver(std::move(*early));
+  launchPreparation(callId, fds, [&](PrepareCallback callback) {
+    return device_->prepareModelFromCache(cacheFiles(m->cache, *fds), m->deadline,
+                                          std::move(callback));
+  });
   return true;
 }
 
@@ -567,11 +540,7 @@ bool Session::handleExecute(Frame frame, bool async, bool moreWaiting) {
     encode(executionReply(result), out);
     send(MessageType::kExecutionReply, callId, out);
   };
-  auto launched = [this, callId](const WireStatus& status) {
-    OutMessage out;
-    encode(status, out);
-    send(MessageType::kLaunched, callId, out);
-  };
+  auto launched = [this, callId](const WireStatus& status) { sendLaunched(callId, status); };
   // Faults found here are reported as the driver would report them: INVALID_ARGUMENT as the
   // launch status, GENERAL_FAILURE (a pool it cannot use) as the execution's outcome.
   auto refuse = [&](const Error& error) {

@@ -30,6 +30,7 @@
 #include <boost/asio/strand.hpp>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -83,6 +84,13 @@ class Session : public std::enable_shared_from_this<Session> {
   bool handleHello(const Frame& frame);
   bool handleSupportedOperations(const Frame& frame);
   bool handlePrepareModel(Frame frame);
+  /// Calls `start` (a Device preparation given its callback) and replies Launched with the
+  /// status it returned, then PrepareReply with the outcome. `fds` stay open until then.
+  void launchPreparation(uint64_t callId, std::shared_ptr<std::vector<UniqueFd>> fds,
+                         const std::function<ErrorStatus(PrepareCallback)>& start);
+  /// Registers a prepared model under a new handle (or carries the error) and replies.
+  void replyPrepared(uint64_t callId, Result<std::shared_ptr<PreparedModel>> result);
+  void sendLaunched(uint64_t callId, const WireStatus& status);
   bool handlePrepareFromCache(Frame frame);
   bool handleExecute(Frame frame, bool async, bool moreWaiting);
   bool handleExecuteFenced(Frame frame);
