@@ -30,6 +30,10 @@
 
 namespace nnhal {
 
+namespace hal {
+struct MemoryAccess;  // the driver's process-local pools (src/hal/process_memory.h)
+}  // namespace hal
+
 /// The kind of a shared-memory pool, named as the HAL names hidl_memory kinds.
 enum class MemoryKind : int32_t {
   ASHMEM = 0,
@@ -74,7 +78,8 @@ class Memory {
   size_t size() const;
   /// Offset in bytes of the region inside the descriptor (0 for created pools).
   size_t offset() const;
-  /// The owned descriptor (still owned by this Memory; dup it to keep it).
+  /// The owned descriptor (still owned by this Memory; dup it to keep it). -1 for the
+  /// driver's process-local pools (never handed to clients).
   int fd() const;
   bool writable() const;
   /// Metadata for HARDWARE_BUFFER_BLOB pools; width == size().
@@ -96,6 +101,7 @@ class Memory {
   bool operator==(const Memory& other) const { return impl_ == other.impl_; }
 
  private:
+  friend struct hal::MemoryAccess;
   struct Impl;
   explicit Memory(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<const Impl> impl_;

@@ -1,5 +1,6 @@
 // Shared-memory pools backed by memfd (ashmem, hardware_buffer_blob) or a caller's
-// descriptor (mmap_fd). One mapping per pool, released with the last handle.
+// descriptor (mmap_fd), and the driver's process-local pools (process_memory.h). One
+// mapping per pool, released with the last handle.
 #include "nnhal/memory.h"
 
 #include <fcntl.h>
@@ -13,6 +14,8 @@
 #include <limits>
 #include <string>
 
+#include "hal/process_memory.h"
+
 namespace nnhal {
 
 struct Memory::Impl {
@@ -24,6 +27,7 @@ struct Memory::Impl {
   size_t size = 0;
   bool writable = true;
   uint64_t id = 0;
+  std::shared_ptr<const void> owner;  // borrowed bytes: their owner (nothing is unmapped)
 
   uint8_t* data() const { return mapBase + (offset % pageSize()); }
 
@@ -33,7 +37,7 @@ struct Memory::Impl {
   }
 
   ~Impl() {
-    if (mapBase != nullptr) munmap(mapBase, mapLength);
+    if (mapBase != nullptr && owner == nullptr) munmap(mapBase, mapLength);
     if (fd >= 0) close(fd);
   }
 };
@@ -123,6 +127,43 @@ Result<Memory> Memory::fromFd(int fd, size_t size, size_t offset, MemoryKind kin
   impl->mapBase = static_cast<uint8_t*>(base);
   return Memory(std::move(impl));
 }
+
+namespace hal {
+
+Memory MemoryAccess::borrowed(const uint8_t* data, size_t size, std::shared_ptr<const void> owner) {
+  auto impl = std::make_shared<Memory::Impl>();
+  // Read-only: `writable` is false and nothing in the driver writes a Model pool.
+  impl->mapBase = const_cast<uint8_t*>(data);
+  impl->mapLength = size;
+  impl->size = size;
+  impl->writable = false;
+  impl->id = nextMemoryId();
+  impl->owner = owner != nullptr ? std::move(owner) : std::make_shared<int>(0);
+  return Memory(std::move(impl));
+}
+
+Result<Memory> MemoryAccess::lazyZeros(size_t size) {
+  if (size == 0) return invalidArgument("lazyZeroPool: size must be > 0");
+  void* base = mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (base == MAP_FAILED) {
+    return fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, errnoText("mmap"));
+  }
+  auto impl = std::make_shared<Memory::Impl>();
+  impl->mapBase = static_cast<uint8_t*>(base);
+  impl->mapLength = size;
+  impl->size = size;
+  impl->id = nextMemoryId();
+  return Memory(std::move(impl));
+}
+
+Memory borrowedPool(const uint8_t* data, size_t size, std::shared_ptr<const void> owner) {
+  return MemoryAccess::borrowed(data, size, std::move(owner));
+}
+
+Result<Memory> lazyZeroPool(size_t size) { return MemoryAccess::lazyZeros(size); }
+
+}  // namespace hal
 
 MemoryKind Memory::kind() const { return impl_ ? impl_->kind : MemoryKind::ASHMEM; }
 size_t Memory::size() const { return impl_ ? impl_->size : 0; }
