@@ -129,6 +129,12 @@ Result<FileLock> FileLock::acquire(int fd, bool exclusive, std::chrono::millisec
   }
 }
 
+Result<size_t> readAt(int fd, std::span<uint8_t> buffer, uint64_t offset) {
+  const ssize_t got = preadFully(fd, buffer.data(), buffer.size(), static_cast<off_t>(offset));
+  if (got < 0) return failure("read");
+  return static_cast<size_t>(got);
+}
+
 Result<AlignedBuffer> readWhole(int fd, size_t limit) {
   struct stat st {};
   if (fstat(fd, &st) != 0) return failure("fstat");

@@ -101,6 +101,11 @@ class FileLock {
   int fd_ = -1;
 };
 
+/// Reads up to `buffer.size()` bytes at byte `offset` of the file behind `fd` (retrying
+/// short reads and EINTR; the descriptor's offset is ignored and unchanged). Returns the
+/// bytes read: fewer only at the end of the file. Errors: GENERAL_FAILURE.
+Result<size_t> readAt(int fd, std::span<uint8_t> buffer, uint64_t offset);
+
 /// Reads the whole file behind `fd` from byte 0 (its offset is ignored and unchanged).
 /// Errors: GENERAL_FAILURE when unreadable, larger than `limit`, or changing size while read.
 Result<AlignedBuffer> readWhole(int fd, size_t limit);
