@@ -11,6 +11,8 @@ namespace nnhal::actors {
 namespace {
 
 constexpr auto kLockTimeout = std::chrono::seconds(5);
+/// Data cache reads publish this much at a time to the compilation waiting for it.
+constexpr size_t kDataChunkBytes = size_t{256} << 10;
 
 std::unexpected<Error> failure(const std::string& message) {
   return fail(ErrorStatus::GENERAL_FAILURE, message);
@@ -51,8 +53,7 @@ void CacheActor::post(Load message) {
     return;
   }
   boost::asio::post(strand_, [this, m = std::move(message)]() mutable {
-    Result<Loaded> outcome = load(m);
-    m.reply(std::move(outcome));
+    load(m);
     gate_.leave();
   });
 }
@@ -78,36 +79,45 @@ Result<void> CacheActor::save(const Save& m) {
   return {};
 }
 
-Result<CacheActor::Loaded> CacheActor::load(const Load& m) {
-  if (!enabled()) return failure("compilation caching is disabled (no state directory)");
+void CacheActor::load(Load& m) {
+  const auto reject = [&m](const std::string& message) { m.reply(failure(message)); };
+  if (!enabled()) return reject("compilation caching is disabled (no state directory)");
   const int modelFd = m.files->model.get(), dataFd = m.files->data.get();
-  NNHAL_ASSIGN_OR_RETURN(const cache::FdAccess modelAccess, cache::accessOf(modelFd));
-  NNHAL_ASSIGN_OR_RETURN(const cache::FdAccess dataAccess, cache::accessOf(dataFd));
-  if (!modelAccess.readable) return failure("the model cache descriptor is not readable");
-  if (!dataAccess.readable) return failure("the data cache descriptor is not readable");
-  if (sameFile(modelFd, dataFd)) return failure("the model and data cache are the same file");
+  const auto modelAccess = cache::accessOf(modelFd);
+  if (!modelAccess) return m.reply(std::unexpected(modelAccess.error()));
+  const auto dataAccess = cache::accessOf(dataFd);
+  if (!dataAccess) return m.reply(std::unexpected(dataAccess.error()));
+  if (!modelAccess->readable) return reject("the model cache descriptor is not readable");
+  if (!dataAccess->readable) return reject("the data cache descriptor is not readable");
+  if (sameFile(modelFd, dataFd)) return reject("the model and data cache are the same file");
 
-  Loaded loaded;
-  {
-    NNHAL_ASSIGN_OR_RETURN(cache::FileLock modelLock,
-                           cache::FileLock::acquire(modelFd, false, kLockTimeout));
-    NNHAL_ASSIGN_OR_RETURN(cache::FileLock dataLock,
-                           cache::FileLock::acquire(dataFd, false, kLockTimeout));
-    auto model = cache::readWhole(modelFd, cache::kMaxModelCacheBytes);
-    if (!model) return failure("model cache: " + model.error().message);
-    auto data = cache::readWhole(dataFd, cache::kMaxDataCacheBytes);
-    if (!data) return failure("data cache: " + data.error().message);
-    loaded.model = std::move(*model);
-    loaded.data = std::move(*data);
-  }
-  // From here on only the in-memory copies are used.
-  loaded.modelDigest = cache::sha256(loaded.model.bytes());
+  auto modelLock = cache::FileLock::acquire(modelFd, false, kLockTimeout);
+  if (!modelLock) return m.reply(std::unexpected(modelLock.error()));
+  auto dataLock = cache::FileLock::acquire(dataFd, false, kLockTimeout);
+  if (!dataLock) return m.reply(std::unexpected(dataLock.error()));
+  auto model = cache::readWhole(modelFd, cache::kMaxModelCacheBytes);
+  if (!model) return reject("model cache: " + model.error().message);
+  // From here on only the in-memory copy of the model cache is used.
+  const cache::Digest digest = cache::sha256(model->bytes());
   const std::optional<cache::Digest> expected = tokens_->find(m.token);
-  if (!expected) return failure("no compilation cache was saved under this token");
-  if (!cache::digestsEqual(*expected, loaded.modelDigest)) {
-    return failure("the model cache is not the one saved under this token");
+  if (!expected) return reject("no compilation cache was saved under this token");
+  if (!cache::digestsEqual(*expected, digest)) {
+    return reject("the model cache is not the one saved under this token");
   }
-  return loaded;
+  struct stat st {};
+  if (fstat(dataFd, &st) != 0) return reject(cache::errnoText("data cache: fstat"));
+  if (st.st_size < 0 || static_cast<uint64_t>(st.st_size) > cache::kMaxDataCacheBytes) {
+    return reject("data cache: file of " + std::to_string(st.st_size) +
+                  " bytes exceeds the limit of " + std::to_string(cache::kMaxDataCacheBytes));
+  }
+  auto data = cache::FillingBuffer::allocate(static_cast<size_t>(st.st_size));
+  if (!data) return m.reply(std::unexpected(data.error()));
+
+  // The compilation starts now and consumes the data cache as it arrives.
+  m.reply(Loaded{std::move(*model), digest, *data});
+  if (auto filled = cache::fillFromFile(dataFd, **data, kDataChunkBytes); !filled) {
+    spdlog::debug("data cache read failed: {}", filled.error().message);
+  }
 }
 
 }  // namespace nnhal::actors

@@ -5,11 +5,14 @@
 //   Save{token, files, image, reply}: records token -> SHA-256(model cache) in the token map
 //     (durably) and only then rewrites both files (exclusive locks, truncate, write from
 //     byte 0). Replies once: success, or why nothing (or not everything) was saved.
-//   Load{token, files, reply}: reads both files whole into memory (shared locks, from byte
-//     0), hashes the model-cache bytes read (never the file again: no time-of-check to
-//     time-of-use gap) and compares with the digest recorded for the token. Replies once
-//     with the authenticated bytes, or GENERAL_FAILURE (unknown token, digest mismatch,
-//     unreadable or oversized file).
+//   Load{token, files, reply}: takes shared locks on both files, reads the model cache whole
+//     into memory (from byte 0), hashes the bytes read (never the file again: no
+//     time-of-check to time-of-use gap) and compares with the digest recorded for the token.
+//     Replies once: GENERAL_FAILURE (unknown token, digest mismatch, unreadable or oversized
+//     file), or the authenticated model cache bytes with a FillingBuffer for the data cache,
+//     *before* reading the data cache: the handler then fills that buffer chunk by chunk
+//     (still under the locks) while the compilation the reply started uses what has
+//     arrived. The buffer always ends finished or failed (a file that shrank or grew).
 // Parsing and compiling the loaded bytes, and encoding a compiled model, happen on the
 // runtime's pool (CompilationActor), so compilations of different models stay parallel.
 // Replies run on the strand: they must only post further work, never block.
@@ -26,6 +29,7 @@
 #include "actors/runtime.h"
 #include "cache/digest.h"
 #include "cache/file_io.h"
+#include "cache/filling_buffer.h"
 #include "cache/token_map.h"
 #include "nnhal/status.h"
 
@@ -55,11 +59,11 @@ class CacheActor {
     SaveReply reply;
   };
 
-  /// Authenticated file contents.
+  /// Authenticated model cache, and the data cache as it is being read.
   struct Loaded {
     cache::AlignedBuffer model;
     cache::Digest modelDigest{};
-    cache::AlignedBuffer data;
+    std::shared_ptr<const cache::FillingBuffer> data;  ///< filled after the reply
   };
   using LoadReply = std::move_only_function<void(Result<Loaded>)>;
   struct Load {
@@ -80,7 +84,8 @@ class CacheActor {
 
  private:
   Result<void> save(const Save& message);
-  Result<Loaded> load(const Load& message);
+  /// Replies, then reads the data cache.
+  void load(Load& message);
 
   std::shared_ptr<Runtime> runtime_;
   std::unique_ptr<cache::TokenMap> tokens_;

@@ -108,7 +108,7 @@ void deliver(const std::shared_ptr<Runtime>& runtime, PrepareCallback callback,
 struct LoadedBytes {
   cache::AlignedBuffer model;
   cache::Digest modelDigest{};
-  cache::AlignedBuffer data;
+  std::shared_ptr<const cache::FillingBuffer> data;  ///< complete once the plan compiled
 };
 
 }  // namespace
@@ -293,8 +293,10 @@ ErrorStatus DeviceActor::prepareModelFromCache(const CacheFiles& files, Optional
           deliver(runtime, std::move(callback), std::unexpected(std::move(loaded).error()));
           return;
         }
-        auto bytes = std::make_shared<LoadedBytes>(
-            LoadedBytes{std::move(loaded->model), loaded->modelDigest, std::move(loaded->data)});
+        auto bytes = std::make_shared<LoadedBytes>();
+        bytes->model = std::move(loaded->model);
+        bytes->modelDigest = loaded->modelDigest;
+        bytes->data = loaded->data;
         auto binding = std::make_shared<CacheBinding>();
         binding->actor = std::move(cache);
         binding->files = std::move(files);
@@ -302,7 +304,7 @@ ErrorStatus DeviceActor::prepareModelFromCache(const CacheFiles& files, Optional
         binding->version = version;
         binding->options = cacheOptions;
         binding->loadedFrom = std::make_shared<const CacheImage>(
-            CacheImage{bytes->model.bytes(), bytes->modelDigest, bytes->data.bytes(), bytes});
+            CacheImage{bytes->model.bytes(), bytes->modelDigest, bytes->data->bytes(), bytes});
         CompilationActor::Job job = [bytes, version, cacheOptions]() -> Result<Plan> {
           NNHAL_ASSIGN_OR_RETURN(std::unique_ptr<engine::ExecutionPlan> plan,
                                  cache::compileFromCache(bytes->model.bytes(), bytes->modelDigest,

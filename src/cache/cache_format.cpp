@@ -15,6 +15,7 @@
 #include "cache/model_codec.h"
 #include "cache/serialization.h"
 #include "engine/compiler.h"
+#include "hal/process_memory.h"
 #include "hal/validation.h"
 
 namespace nnhal::cache {
@@ -31,6 +32,11 @@ constexpr uint64_t kMaxTotalPoolBytes = uint64_t{1} << 36;
 constexpr uint32_t kRelaxedFlag = 1;
 constexpr uint32_t kDataDigestFlag = 2;
 constexpr size_t kNonceBytes = 16;
+// Longest possible data cache header: magic, format, version string, payload length,
+// model cache digest, padded to the payload alignment.
+constexpr size_t kMaxDataHeaderBytes =
+    (8 + 4 + 4 + kMaxVersionLength + 8 + sizeof(Digest) + kDataAlignment - 1) / kDataAlignment *
+    kDataAlignment;
 
 const Subgraph& subgraphAt(const Model& model, size_t index) {
   return index == 0 ? model.main : model.referenced[index - 1];
@@ -146,56 +152,47 @@ Result<uint64_t> readHeader(ByteReader& in, const char (&magic)[8], std::string_
   return payload;
 }
 
-/// Rebuilds the Model's pools. The original pools come back zero-filled and untouched (they
-/// cost no memory until written): they keep the locations of the constants the data cache
-/// left out (replaced by precomputed states, never read). The kept ranges go to one compact
-/// extra pool, and the constants inside them are relocated there: touching a few scattered
-/// bytes of every page of a large pool would cost a page fault each. Relocation keeps every
-/// constant's offset modulo 64 (its alignment). Falls back to copying into the original
-/// pools when the compact pool would not be addressable with 32-bit offsets.
+/// Rebuilds the Model's pools without copying: the original pools come back as lazy zero
+/// pools (private mappings that cost nothing until written): they keep the locations of the
+/// constants the data cache left out (replaced by precomputed states, never read). The kept
+/// ranges are not copied at all: one read-only pool borrows the front of the data payload
+/// where they lie, and the constants inside them are relocated to it. The writer placed
+/// every range at the same offset modulo 64 as in its pool, so constants keep their
+/// alignment. When that front is not addressable with 32-bit offsets, the ranges are copied
+/// into the zero pools instead.
 Result<void> restorePools(Model& model, const std::vector<uint64_t>& poolSizes,
-                          std::vector<Segment> segments, const uint8_t* payload) {
-  const auto allocate = [](uint64_t size) -> Result<Memory> {
-    auto pool = Memory::create(static_cast<size_t>(size));
+                          const std::vector<Segment>& segments, const uint8_t* payload,
+                          const std::shared_ptr<const void>& payloadOwner) {
+  model.pools.reserve(poolSizes.size() + 1);
+  for (uint64_t size : poolSizes) {
+    auto pool = hal::lazyZeroPool(static_cast<size_t>(size));
     if (!pool) {
       return fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT,
                   "compilation cache: cannot allocate a pool: " + pool.error().message);
     }
-    return std::move(*pool);
-  };
-  model.pools.reserve(poolSizes.size() + 1);
-  for (uint64_t size : poolSizes) {
-    NNHAL_ASSIGN_OR_RETURN(Memory pool, allocate(size));
-    model.pools.push_back(std::move(pool));
+    model.pools.push_back(std::move(*pool));
   }
-  std::erase_if(segments, [](const Segment& segment) { return segment.length == 0; });
-  std::vector<uint64_t> compactAt(segments.size());
-  uint64_t compactBytes = 0;
-  for (size_t i = 0; i < segments.size(); ++i) {
-    const uint64_t misalignment = segments[i].offset % kDataAlignment;
-    compactAt[i] =
-        (compactBytes + kDataAlignment - 1) / kDataAlignment * kDataAlignment + misalignment;
-    compactBytes = compactAt[i] + segments[i].length;
+  uint64_t keptEnd = 0;
+  for (const Segment& segment : segments) {
+    if (segment.length > 0) keptEnd = std::max(keptEnd, segment.dataOffset + segment.length);
   }
-  if (compactBytes == 0) return {};
-  if (compactBytes > UINT32_MAX) {
+  if (keptEnd == 0) return {};
+  if (keptEnd > UINT32_MAX) {
     for (const Segment& segment : segments) {
       std::memcpy(model.pools[segment.pool].data() + segment.offset, payload + segment.dataOffset,
                   segment.length);
     }
     return {};
   }
-  NNHAL_ASSIGN_OR_RETURN(Memory compact, allocate(compactBytes));
-  for (size_t i = 0; i < segments.size(); ++i) {
-    std::memcpy(compact.data() + compactAt[i], payload + segments[i].dataOffset,
-                segments[i].length);
-  }
-  const auto compactPool = static_cast<uint32_t>(model.pools.size());
-  model.pools.push_back(std::move(compact));
+  const auto keptPool = static_cast<uint32_t>(model.pools.size());
+  model.pools.push_back(hal::borrowedPool(payload, static_cast<size_t>(keptEnd), payloadOwner));
 
   // Segments in (pool, offset) order, so each constant finds its own with one search.
-  std::vector<size_t> order(segments.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::vector<size_t> order;
+  order.reserve(segments.size());
+  for (size_t i = 0; i < segments.size(); ++i) {
+    if (segments[i].length > 0) order.push_back(i);
+  }
   std::ranges::sort(order, [&](size_t a, size_t b) {
     return std::tie(segments[a].pool, segments[a].offset) <
            std::tie(segments[b].pool, segments[b].offset);
@@ -210,14 +207,14 @@ Result<void> restorePools(Model& model, const std::vector<uint64_t>& poolSizes,
         order, std::make_pair(at.poolIndex, uint64_t{at.offset}), std::less<>{},
         [&](size_t i) { return std::make_pair(segments[i].pool, segments[i].offset); });
     if (it == order.begin()) return;
-    const size_t i = *std::prev(it);
-    const Segment& segment = segments[i];
+    const Segment& segment = segments[*std::prev(it)];
     if (segment.pool != at.poolIndex ||
         uint64_t{at.offset} + at.length > segment.offset + segment.length) {
-      return;  // left out of the data cache: stays in its zero-filled pool
+      return;  // left out of the data cache: stays in its zero pool
     }
-    operand.location.poolIndex = compactPool;
-    operand.location.offset = static_cast<uint32_t>(compactAt[i] + (at.offset - segment.offset));
+    operand.location.poolIndex = keptPool;
+    operand.location.offset =
+        static_cast<uint32_t>(segment.dataOffset + (at.offset - segment.offset));
   };
   for (Operand& operand : model.main.operands) relocate(operand);
   for (Subgraph& subgraph : model.referenced) {
@@ -257,19 +254,23 @@ Result<EncodedCache> encodeCache(const Model& model, const engine::PreparedState
   std::map<engine::StateKey, bool> required;
   planData(model, saved, &segments, &required);
 
-  // Data payload: kept pool ranges, then states, each aligned.
+  // Data payload: kept pool ranges first (a load borrows them in place, so each keeps its
+  // pool offset modulo 64: its constants keep their alignment), then states, 64-aligned, in
+  // step order (the order a load's compilation asks for them while the file is read).
   uint64_t dataLength = 0;
-  auto place = [&](uint64_t length) {
+  auto place = [&](uint64_t length, uint64_t misalignment) {
     dataLength = (dataLength + kDataAlignment - 1) / kDataAlignment * kDataAlignment;
-    const uint64_t at = dataLength;
-    dataLength += length;
+    const uint64_t at = dataLength + misalignment;
+    dataLength = at + length;
     return at;
   };
-  for (Segment& segment : segments) segment.dataOffset = place(segment.length);
+  for (Segment& segment : segments) {
+    segment.dataOffset = place(segment.length, segment.offset % kDataAlignment);
+  }
   std::vector<StateRecord> states;
   for (const auto& [key, entry] : saved.saved()) {
     if (entry.bytes.empty()) continue;
-    states.push_back({key, place(entry.bytes.size()), entry.bytes.size(), required[key]});
+    states.push_back({key, place(entry.bytes.size(), 0), entry.bytes.size(), required[key]});
   }
 
   // Data cache payload (the header needs the model cache's digest, so it comes later).
@@ -343,8 +344,8 @@ Result<EncodedCache> encodeCache(const Model& model, const engine::PreparedState
 }
 
 Result<DecodedCache> decodeCache(std::span<const uint8_t> modelBytes, const Digest& modelDigest,
-                                 const AlignedBuffer& data, std::string_view version,
-                                 const CacheOptions& options) {
+                                 std::shared_ptr<const FillingBuffer> data,
+                                 std::string_view version, const CacheOptions& options) {
   // Model cache: header, then a payload that must end exactly at the end of the file.
   ByteReader file(modelBytes);
   NNHAL_ASSIGN_OR_RETURN(const uint64_t payloadLength,
@@ -432,8 +433,14 @@ Result<DecodedCache> decodeCache(std::span<const uint8_t> modelBytes, const Dige
   if (in.ok() && !in.atEnd()) in.failWith("trailing bytes");
   if (!in.ok()) return corrupt("model cache is malformed: " + in.error());
 
-  // Data cache: header with the same version and the digest of this model cache.
-  ByteReader dataIn(data.bytes());
+  // Data cache: header with the same version and the digest of this model cache. The file
+  // may still be arriving: wait for what each step reads, never read past it.
+  const auto dataFailure = [](const Error& error) {
+    return corrupt("data cache: " + error.message);
+  };
+  const size_t headerWindow = std::min(data->size(), kMaxDataHeaderBytes);
+  if (auto ready = data->waitFor(headerWindow); !ready) return dataFailure(ready.error());
+  ByteReader dataIn({data->data(), headerWindow});
   NNHAL_ASSIGN_OR_RETURN(const uint64_t dataPayload,
                          readHeader(dataIn, kDataMagic, version, "data cache"));
   const std::span<const uint8_t> owner = dataIn.getBytes(sizeof(Digest));
@@ -442,19 +449,28 @@ Result<DecodedCache> decodeCache(std::span<const uint8_t> modelBytes, const Dige
   if (std::memcmp(owner.data(), modelDigest.data(), sizeof(Digest)) != 0) {
     return corrupt("data cache belongs to another model cache");
   }
-  if (dataPayload != dataLength || dataIn.remaining() != dataLength) {
-    return corrupt("data cache holds " + std::to_string(dataIn.remaining()) +
+  const size_t payloadBytes = data->size() - dataIn.position();
+  if (dataPayload != dataLength || payloadBytes != dataLength) {
+    return corrupt("data cache holds " + std::to_string(payloadBytes) +
                    " payload bytes, expected " + std::to_string(dataLength));
   }
-  const uint8_t* payload = data.data() + dataIn.position();
+  const size_t payloadStart = dataIn.position();
+  const uint8_t* payload = data->data() + payloadStart;
   if (options.authenticateData) {
     if (!dataDigest) return corrupt("the model cache records no data cache digest to check");
+    if (auto done = data->waitDone(); !done) return dataFailure(done.error());
     if (!digestsEqual(sha256({payload, static_cast<size_t>(dataLength)}), *dataDigest)) {
       return corrupt("the data cache is not the one saved with this model cache");
     }
   }
 
-  NNHAL_TRY(restorePools(model, poolSizes, segments, payload));
+  // The kept constant ranges come first in the payload; compiling reads them.
+  uint64_t keptEnd = 0;
+  for (const Segment& segment : segments) {
+    keptEnd = std::max(keptEnd, segment.dataOffset + segment.length);
+  }
+  if (auto ready = data->waitFor(payloadStart + keptEnd); !ready) return dataFailure(ready.error());
+  NNHAL_TRY(restorePools(model, poolSizes, segments, payload, data->owner()));
 
   decoded.state =
       std::make_unique<engine::PreparedStateStore>(engine::PreparedStateStore::Mode::kRestore);
@@ -462,8 +478,38 @@ Result<DecodedCache> decodeCache(std::span<const uint8_t> modelBytes, const Dige
     decoded.state->addRestored(state.key, {payload + state.dataOffset, state.length},
                                state.required);
   }
-  decoded.state->retain(data.owner());
+  decoded.state->setAvailability([data](std::span<const uint8_t> bytes) {
+    return data->waitFor(static_cast<size_t>(bytes.data() + bytes.size() - data->data()))
+        .has_value();
+  });
+  decoded.state->retain(data->owner());
   return decoded;
+}
+
+Result<DecodedCache> decodeCache(std::span<const uint8_t> modelBytes, const Digest& modelDigest,
+                                 const AlignedBuffer& data, std::string_view version,
+                                 const CacheOptions& options) {
+  return decodeCache(modelBytes, modelDigest, FillingBuffer::complete(data), version, options);
+}
+
+Result<std::unique_ptr<engine::ExecutionPlan>> compileFromCache(
+    std::span<const uint8_t> modelBytes, const Digest& modelDigest,
+    std::shared_ptr<const FillingBuffer> data, std::string_view version,
+    const CacheOptions& options) {
+  auto plan = [&]() -> Result<std::unique_ptr<engine::ExecutionPlan>> {
+    NNHAL_ASSIGN_OR_RETURN(DecodedCache decoded,
+                           decodeCache(modelBytes, modelDigest, data, version, options));
+    if (auto valid = hal::validateModel(decoded.model); !valid) {
+      return corrupt("the cached model does not validate: " + valid.error().message);
+    }
+    auto compiled = engine::compile(std::move(decoded.model), {decoded.state.get()});
+    if (!compiled) return corrupt("the cached model does not compile: " + compiled.error().message);
+    return compiled;
+  }();
+  // Only a data cache read to its end, exactly as long as it was, counts; and when the read
+  // failed, that (not a state it starved) is the reason to report.
+  if (auto done = data->waitDone(); !done) return corrupt("data cache: " + done.error().message);
+  return plan;
 }
 
 Result<std::unique_ptr<engine::ExecutionPlan>> compileFromCache(std::span<const uint8_t> modelBytes,
@@ -471,14 +517,7 @@ Result<std::unique_ptr<engine::ExecutionPlan>> compileFromCache(std::span<const 
                                                                 const AlignedBuffer& data,
                                                                 std::string_view version,
                                                                 const CacheOptions& options) {
-  NNHAL_ASSIGN_OR_RETURN(DecodedCache decoded,
-                         decodeCache(modelBytes, modelDigest, data, version, options));
-  if (auto valid = hal::validateModel(decoded.model); !valid) {
-    return corrupt("the cached model does not validate: " + valid.error().message);
-  }
-  auto plan = engine::compile(std::move(decoded.model), {decoded.state.get()});
-  if (!plan) return corrupt("the cached model does not compile: " + plan.error().message);
-  return plan;
+  return compileFromCache(modelBytes, modelDigest, FillingBuffer::complete(data), version, options);
 }
 
 }  // namespace nnhal::cache

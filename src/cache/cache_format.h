@@ -36,6 +36,7 @@
 
 #include "cache/digest.h"
 #include "cache/file_io.h"
+#include "cache/filling_buffer.h"
 #include "engine/execution_plan.h"
 #include "engine/prepared_state.h"
 #include "nnhal/status.h"
@@ -44,7 +45,7 @@
 namespace nnhal::cache {
 
 /// Version of the file layout; bump on any change of the bytes.
-inline constexpr uint32_t kCacheFormatVersion = 1;
+inline constexpr uint32_t kCacheFormatVersion = 2;
 
 /// Largest cache files read back (a larger file fails to load).
 inline constexpr size_t kMaxModelCacheBytes = size_t{256} << 20;
@@ -77,23 +78,40 @@ Result<EncodedCache> encodeCache(const Model& model, const engine::PreparedState
 
 /// What decodeCache rebuilt.
 struct DecodedCache {
-  Model model;  ///< pools freshly allocated and filled from the data cache
-  std::unique_ptr<engine::PreparedStateStore> state;  ///< restore mode, owns the data buffer
+  /// The pools are process-local (hal/process_memory.h): lazy zero pools standing in for
+  /// the constants the data cache left out, and one read-only pool borrowing the kept
+  /// constant ranges from the data cache buffer (the constants are relocated into it).
+  Model model;
+  /// Restore mode; retains the data buffer; restored() waits for bytes still arriving.
+  std::unique_ptr<engine::PreparedStateStore> state;
 };
 
 /// Parses cache files read into memory. `modelBytes` must already be authenticated (its
-/// SHA-256 `modelDigest` matched the token map); `data` is untrusted. Never reads outside
-/// the buffers, whatever they hold. Errors: GENERAL_FAILURE naming what is wrong (wrong
-/// magic, format or driver version, truncated or extended file, malformed content, a data
-/// cache belonging to another model cache); RESOURCE_EXHAUSTED_TRANSIENT when pools cannot
-/// be allocated.
+/// SHA-256 `modelDigest` matched the token map); `data` is untrusted and may still be
+/// filling (decodeCache waits for its header and kept constants; the returned state waits
+/// for each precomputed state as it is asked for). Never reads outside the buffers, nor
+/// bytes not yet published, whatever they hold. Errors: GENERAL_FAILURE naming what is wrong
+/// (wrong magic, format or driver version, truncated or extended file, malformed content, a
+/// data cache belonging to another model cache, a failed read of the data cache);
+/// RESOURCE_EXHAUSTED_TRANSIENT when pools cannot be allocated.
+Result<DecodedCache> decodeCache(std::span<const uint8_t> modelBytes, const Digest& modelDigest,
+                                 std::shared_ptr<const FillingBuffer> data,
+                                 std::string_view version, const CacheOptions& options = {});
+/// decodeCache over a data cache already read whole.
 Result<DecodedCache> decodeCache(std::span<const uint8_t> modelBytes, const Digest& modelDigest,
                                  const AlignedBuffer& data, std::string_view version,
                                  const CacheOptions& options = {});
 
-/// decodeCache, then hal::validateModel, then engine::compile with the restored state.
-/// Errors: GENERAL_FAILURE for anything wrong with the cache (including a model that does
-/// not validate or compile); RESOURCE_EXHAUSTED_TRANSIENT.
+/// decodeCache, then hal::validateModel, then engine::compile with the restored state; then
+/// waits until `data` is complete (a plan is returned only when the whole data cache was read,
+/// and had exactly the length measured when the load began). Errors: GENERAL_FAILURE for
+/// anything wrong with the cache (including a failed read of the data cache, or a model that
+/// does not validate or compile); RESOURCE_EXHAUSTED_TRANSIENT.
+Result<std::unique_ptr<engine::ExecutionPlan>> compileFromCache(
+    std::span<const uint8_t> modelBytes, const Digest& modelDigest,
+    std::shared_ptr<const FillingBuffer> data, std::string_view version,
+    const CacheOptions& options = {});
+/// compileFromCache over a data cache already read whole.
 Result<std::unique_ptr<engine::ExecutionPlan>> compileFromCache(std::span<const uint8_t> modelBytes,
                                                                 const Digest& modelDigest,
                                                                 const AlignedBuffer& data,

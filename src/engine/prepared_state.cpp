@@ -16,7 +16,7 @@ void PreparedStateStore::save(StateKey key, std::vector<uint8_t> bytes,
 }
 
 void PreparedStateStore::addRestored(StateKey key, std::span<const uint8_t> bytes, bool required) {
-  offered_[key] = Offered{bytes, required, false, false};
+  offered_[key] = Offered{bytes, required};
 }
 
 std::span<const uint8_t> PreparedStateStore::restored(StateKey key, size_t expectedBytes) {
@@ -27,12 +27,14 @@ std::span<const uint8_t> PreparedStateStore::restored(StateKey key, size_t expec
   const std::span<const uint8_t> bytes = it->second.bytes;
   if (bytes.size() != expectedBytes || expectedBytes == 0) return {};
   if (reinterpret_cast<uintptr_t>(bytes.data()) % kStateAlignment != 0) return {};
+  if (ready_ && !ready_(bytes)) return {};
+  it->second.delivered = true;
   return bytes;
 }
 
 void PreparedStateStore::accept(StateKey key) {
   auto it = offered_.find(key);
-  if (it != offered_.end() && it->second.handedOut) it->second.accepted = true;
+  if (it != offered_.end() && it->second.delivered) it->second.accepted = true;
 }
 
 std::vector<StateKey> PreparedStateStore::missingRequired() const {

@@ -23,6 +23,7 @@
 #include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -72,10 +73,18 @@ class PreparedStateStore {
   /// Offers `bytes` (kStateAlignment-aligned, alive while the owners given to retain() are)
   /// for `key`; `required` marks a state whose replaced inputs are not available.
   void addRestored(StateKey key, std::span<const uint8_t> bytes, bool required);
-  /// The bytes offered for `key` when they are exactly `expectedBytes` long and aligned;
-  /// an empty span otherwise, and for any key asked for a second time.
+  /// For offered bytes that may still be arriving (the cache layer reads the data cache
+  /// while the model compiles): restored() first calls `ready(bytes)`, which blocks until
+  /// those bytes may be read and returns false when they never will (the read failed);
+  /// the state is then not offered. Without it, offered bytes are readable at once.
+  void setAvailability(std::function<bool(std::span<const uint8_t>)> ready) {
+    ready_ = std::move(ready);
+  }
+  /// The bytes offered for `key` when they are exactly `expectedBytes` long, aligned and
+  /// available; an empty span otherwise, and for any key asked for a second time.
   std::span<const uint8_t> restored(StateKey key, size_t expectedBytes);
-  /// Marks the state of `key` as used (prepare checked its values and relies on them).
+  /// Marks the state of `key` as used (prepare checked its values and relies on them);
+  /// ignored unless restored() returned its bytes.
   void accept(StateKey key);
   /// Required states that were not accepted (empty after a successful restore).
   std::vector<StateKey> missingRequired() const;
@@ -88,13 +97,15 @@ class PreparedStateStore {
   struct Offered {
     std::span<const uint8_t> bytes;
     bool required = false;
-    bool handedOut = false;
+    bool handedOut = false;  ///< restored() was asked for it
+    bool delivered = false;  ///< restored() returned its bytes
     bool accepted = false;
   };
   Mode mode_;
   std::map<StateKey, Entry> saved_;
   std::set<StateKey> ambiguous_;
   std::map<StateKey, Offered> offered_;
+  std::function<bool(std::span<const uint8_t>)> ready_;
   std::vector<std::shared_ptr<const void>> retained_;
 };
 

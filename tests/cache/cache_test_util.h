@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/executor.h"
 #include "nnhal/device.h"
 
 namespace nnhal::cachetest {
@@ -184,6 +185,33 @@ inline std::vector<uint8_t> run(PreparedModel& prepared, OperandType type, uint3
   if (!result) return {};
   const uint8_t* out = pool.data() + xBytes + yBytes;
   return std::vector<uint8_t>(out, out + outBytes);
+}
+
+/// Runs a compiled plan of the test model (engine level, one kernel thread) on fixed inputs;
+/// returns the output bytes (and a test failure when the execution fails).
+inline std::vector<uint8_t> runPlan(const engine::ExecutionPlan& plan, OperandType type) {
+  const size_t element = type == OperandType::TENSOR_QUANT8_ASYMM ? 1 : 4;
+  const size_t xBytes = 32 * element, yBytes = 48 * element, outBytes = kOutputUnits * element;
+  Memory pool = *Memory::create(xBytes + yBytes + outBytes);
+  for (size_t i = 0; i < xBytes + yBytes; ++i) pool.data()[i] = static_cast<uint8_t>(i * 37 + 11);
+  if (element == 4) {
+    for (size_t i = 0; i < (xBytes + yBytes) / 4; ++i) {
+      const float v = static_cast<float>(i % 13) / 7.0f - 0.9f;
+      std::memcpy(pool.data() + 4 * i, &v, 4);
+    }
+  }
+  Request request;
+  request.pools.push_back(pool);
+  request.inputs = {{false, {0, 0, static_cast<uint32_t>(xBytes)}, {}},
+                    {false, {0, static_cast<uint32_t>(xBytes), static_cast<uint32_t>(yBytes)}, {}}};
+  request.outputs = {
+      {false, {0, static_cast<uint32_t>(xBytes + yBytes), static_cast<uint32_t>(outBytes)}, {}}};
+  engine::ArenaPool arenas(plan.main().arenaBytes);
+  engine::Parallel parallel(1);
+  auto shapes = engine::execute(plan, request, arenas, parallel, {});
+  EXPECT_TRUE(shapes) << shapes.error().message;
+  const uint8_t* out = pool.data() + xBytes + yBytes;
+  return {out, out + outBytes};
 }
 
 /// A fresh directory under the system temporary directory, removed with its contents.

@@ -19,32 +19,7 @@ namespace {
 
 using cachetest::buildModel;
 using cachetest::kOutputUnits;
-
-/// Runs a plan on fixed inputs and returns the output bytes.
-std::vector<uint8_t> runPlan(const ExecutionPlan& plan, OperandType type) {
-  const size_t element = type == OperandType::TENSOR_QUANT8_ASYMM ? 1 : 4;
-  const size_t xBytes = 32 * element, yBytes = 48 * element, outBytes = kOutputUnits * element;
-  Memory pool = *Memory::create(xBytes + yBytes + outBytes);
-  for (size_t i = 0; i < xBytes + yBytes; ++i) pool.data()[i] = static_cast<uint8_t>(i * 37 + 11);
-  if (element == 4) {
-    for (size_t i = 0; i < (xBytes + yBytes) / 4; ++i) {
-      const float v = static_cast<float>(i % 13) / 7.0f - 0.9f;
-      std::memcpy(pool.data() + 4 * i, &v, 4);
-    }
-  }
-  Request request;
-  request.pools.push_back(pool);
-  request.inputs = {{false, {0, 0, static_cast<uint32_t>(xBytes)}, {}},
-                    {false, {0, static_cast<uint32_t>(xBytes), static_cast<uint32_t>(yBytes)}, {}}};
-  request.outputs = {
-      {false, {0, static_cast<uint32_t>(xBytes + yBytes), static_cast<uint32_t>(outBytes)}, {}}};
-  ArenaPool arenas(plan.main().arenaBytes);
-  Parallel parallel(1);
-  auto shapes = execute(plan, request, arenas, parallel, {});
-  EXPECT_TRUE(shapes) << shapes.error().message;
-  const uint8_t* out = pool.data() + xBytes + yBytes;
-  return {out, out + outBytes};
-}
+using cachetest::runPlan;
 
 /// Copies saved states into one aligned buffer and offers them to a restore-mode store.
 struct Restored {
@@ -202,6 +177,32 @@ TEST(PreparedStateStoreTest, RestoredStateIsHandedOutOnceAlignedAndSized) {
   EXPECT_EQ(ok.missingRequired().size(), 1u);  // not accepted yet
   ok.accept({1, 2});
   EXPECT_TRUE(ok.missingRequired().empty());
+}
+
+TEST(PreparedStateStoreTest, StateNotYetAvailableWaitsAndStateThatNeverArrivesIsNotOffered) {
+  auto buffer = *cache::AlignedBuffer::allocate(256);
+  PreparedStateStore store(PreparedStateStore::Mode::kRestore);
+  store.addRestored({0, 0}, {buffer.data(), 64}, true);
+  store.addRestored({0, 1}, {buffer.data() + 64, 128}, true);
+  std::vector<std::pair<const uint8_t*, size_t>> asked;
+  store.setAvailability([&](std::span<const uint8_t> bytes) {
+    asked.emplace_back(bytes.data(), bytes.size());
+    return bytes.data() == buffer.data();  // the second state's bytes never arrive
+  });
+  EXPECT_EQ(store.restored({0, 0}, 64).data(), buffer.data());
+  EXPECT_TRUE(store.restored({0, 1}, 128).empty());
+  ASSERT_EQ(asked.size(), 2u);
+  EXPECT_EQ(asked[1], std::make_pair(static_cast<const uint8_t*>(buffer.data() + 64), size_t{128}));
+  store.accept({0, 0});
+  store.accept({0, 1});  // never handed out: stays missing
+  EXPECT_EQ(store.missingRequired(), (std::vector<StateKey>{{0, 1}}));
+  // Wrong-sized requests are refused before anyone waits for their bytes.
+  PreparedStateStore sized(PreparedStateStore::Mode::kRestore);
+  sized.addRestored({0, 0}, {buffer.data(), 64}, false);
+  bool waited = false;
+  sized.setAvailability([&](std::span<const uint8_t>) { return waited = true; });
+  EXPECT_TRUE(sized.restored({0, 0}, 128).empty());
+  EXPECT_FALSE(waited);
 }
 
 TEST(PreparedStateStoreTest, ContextsWithoutAStoreIgnoreTheHook) {

@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <optional>
 #include <random>
+#include <thread>
 
 #include "cache/cache_format.h"
 #include "cache_test_util.h"
@@ -139,8 +142,8 @@ TEST(CacheCodecTest, RoundTripsTheModel) {
     const bool quant = type == OperandType::TENSOR_QUANT8_ASYMM;
     EXPECT_EQ(e.savedStates, quant ? 3u : 2u);
     EXPECT_EQ(e.cache.modelDigest, sha256(e.cache.model));
-    auto decoded =
-        decodeCache(e.cache.model, e.cache.modelDigest, toBuffer(e.cache.data), "test-version");
+    const AlignedBuffer data = toBuffer(e.cache.data);
+    auto decoded = decodeCache(e.cache.model, e.cache.modelDigest, data, "test-version");
     ASSERT_TRUE(decoded) << decoded.error().message;
     const Model& m = decoded->model;
     ASSERT_TRUE(hal::validateModel(m));
@@ -162,16 +165,22 @@ TEST(CacheCodecTest, RoundTripsTheModel) {
       EXPECT_EQ(a.location.offset % 64, b.location.offset % 64) << "alignment kept";
     }
     EXPECT_EQ(m.operandValues, e.model.operandValues);
-    // The original pool (zero-filled) and the compact pool of the kept constants.
+    // The original pool (lazily zero) and a pool borrowing the kept constants in place from
+    // the data cache buffer: no copy, no shared memory (neither has a descriptor).
     ASSERT_EQ(m.pools.size(), 2u);
     EXPECT_EQ(m.pools[0].size(), e.model.pools[0].size());
+    EXPECT_EQ(m.pools[0].fd(), -1);
+    EXPECT_EQ(m.pools[1].fd(), -1);
+    EXPECT_FALSE(m.pools[1].writable());
+    EXPECT_GE(m.pools[1].data(), data.data());
+    EXPECT_LE(m.pools[1].data() + m.pools[1].size(), data.data() + data.size());
     const auto bytesOf = [](const Model& model, const Operand& operand) {
       const uint8_t* at = model.pools[operand.location.poolIndex].data() + operand.location.offset;
       return std::vector<uint8_t>(at, at + operand.location.length);
     };
     // The weights of the operations that saved state were left out (their packed form
     // replaces them): they keep their location and read as zero. The biases were kept and
-    // moved to the compact pool with their bytes.
+    // relocated into the borrowed pool with their bytes.
     for (uint32_t operation :
          quant ? std::vector<uint32_t>{0, 1, 3} : std::vector<uint32_t>{0, 3}) {
       const uint32_t w = e.model.main.operations[operation].inputs[1];
@@ -298,6 +307,93 @@ TEST(CacheCodecTest, GarbageDataCachesNeverCrashTheDecoder) {
     }
   }
 }
+
+// --- loading while the data cache is still being read ---------------------------------------
+
+/// Publishes `data` into `buffer` in chunks of `chunk` bytes from another thread, writing
+/// each chunk only just before publishing it (the rest holds a pattern that a read-ahead
+/// would see), then finishes it; or, with `failAt`, fails it after publishing that much.
+class Producer {
+ public:
+  Producer(const std::vector<uint8_t>& data, std::shared_ptr<FillingBuffer> buffer, size_t chunk,
+           std::optional<size_t> failAt = std::nullopt)
+      : thread_([&data, buffer, chunk, failAt] {
+          std::memset(buffer->unfilled(), 0xEE, data.size());
+          const size_t end = failAt ? std::min(*failAt, data.size()) : data.size();
+          for (size_t at = 0; at < end;) {
+            const size_t n = std::min(chunk, end - at);
+            std::memcpy(buffer->unfilled() + at, data.data() + at, n);
+            at += n;
+            buffer->publish(at);
+            if ((at / chunk) % 16 == 0) std::this_thread::yield();
+          }
+          if (failAt) {
+            buffer->fail("read error after " + std::to_string(end) + " bytes");
+          } else {
+            buffer->finish();
+          }
+        }) {}
+  ~Producer() { thread_.join(); }
+
+ private:
+  std::thread thread_;
+};
+
+std::shared_ptr<FillingBuffer> emptyBuffer(size_t size) {
+  auto buffer = FillingBuffer::allocate(size);
+  EXPECT_TRUE(buffer);
+  return *buffer;
+}
+
+class StreamingLoadTest : public ::testing::TestWithParam<OperandType> {};
+
+TEST_P(StreamingLoadTest, DataArrivingInChunksGivesTheSameResults) {
+  const Encoded e = encodeTestModel(GetParam());
+  auto reference =
+      compileFromCache(e.cache.model, e.cache.modelDigest, toBuffer(e.cache.data), "test-version");
+  ASSERT_TRUE(reference) << reference.error().message;
+  const std::vector<uint8_t> expected = cachetest::runPlan(**reference, GetParam());
+  for (size_t chunk : {size_t{1}, size_t{7}, size_t{64}, size_t{1000}, e.cache.data.size()}) {
+    auto buffer = emptyBuffer(e.cache.data.size());
+    Result<std::unique_ptr<engine::ExecutionPlan>> plan;
+    {
+      Producer producer(e.cache.data, buffer, chunk);
+      plan = compileFromCache(e.cache.model, e.cache.modelDigest, buffer, "test-version");
+    }
+    ASSERT_TRUE(plan) << "chunk " << chunk << ": " << plan.error().message;
+    EXPECT_EQ(cachetest::runPlan(**plan, GetParam()), expected) << "chunk " << chunk;
+  }
+}
+
+TEST_P(StreamingLoadTest, AReadFailingAtAnyPointFailsTheLoadWithItsReason) {
+  const Encoded e = encodeTestModel(GetParam());
+  const size_t size = e.cache.data.size();
+  // Before and inside the header, inside the kept constants and the states, at the very
+  // end (every byte arrived, but the file turned out longer or shorter than measured).
+  std::vector<size_t> cuts = {0,        1,        40,        64,       100, 200,
+                              size / 3, size / 2, size - 64, size - 1, size};
+  for (size_t cut : cuts) {
+    auto buffer = emptyBuffer(size);
+    Result<std::unique_ptr<engine::ExecutionPlan>> plan;
+    {
+      Producer producer(e.cache.data, buffer, 16, cut);
+      plan = compileFromCache(e.cache.model, e.cache.modelDigest, buffer, "test-version");
+    }
+    ASSERT_FALSE(plan) << "a load whose data cache read failed after " << cut
+                       << " bytes returned a plan";
+    EXPECT_EQ(plan.error().status, ErrorStatus::GENERAL_FAILURE);
+    EXPECT_NE(plan.error().message.find("read error after " + std::to_string(cut)),
+              std::string::npos)
+        << "cut " << cut << ": " << plan.error().message;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, StreamingLoadTest,
+                         ::testing::Values(OperandType::TENSOR_FLOAT32,
+                                           OperandType::TENSOR_QUANT8_ASYMM),
+                         [](const auto& info) {
+                           return info.param == OperandType::TENSOR_FLOAT32 ? "Float32" : "Quant8";
+                         });
 
 }  // namespace
 }  // namespace nnhal::cache
