@@ -17,7 +17,7 @@ CompilationActor::Job CompilationActor::compileJob(Model model) {
 }
 
 CompilationActor::CompilationActor(std::shared_ptr<Runtime> runtime)
-    : runtime_(std::move(runtime)), strand_(runtime_->makeStrand()) {}
+    : runtime_(std::move(runtime)) {}
 
 CompilationActor::~CompilationActor() { stop(); }
 
@@ -26,36 +26,33 @@ void CompilationActor::post(Compile message) {
     message.reply(fail(ErrorStatus::DEVICE_UNAVAILABLE, "the driver is shutting down"));
     return;
   }
-  boost::asio::post(strand_, [this, m = std::move(message)]() mutable { handle(std::move(m)); });
+  boost::asio::post(runtime_->executor(),
+                    [this, m = std::move(message)]() mutable { handle(std::move(m)); });
 }
 
-void CompilationActor::handle(Compile message) {
-  ++compiled_;
-  // The compilation itself runs on the pool so that several models compile at once.
-  boost::asio::post(runtime_->executor(), [this, m = std::move(message)]() mutable {
-    Result<Plan> outcome;
-    if (m.deadline && std::chrono::steady_clock::now() > *m.deadline) {
+void CompilationActor::handle(Compile m) {
+  Result<Plan> outcome;
+  if (m.deadline && std::chrono::steady_clock::now() > *m.deadline) {
+    outcome = fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT,
+                   "the preparation deadline passed before compilation started");
+  } else {
+    const auto start = std::chrono::steady_clock::now();
+    auto plan = m.job();
+    if (!plan) {
+      outcome = std::unexpected(std::move(plan).error());
+    } else if (m.deadline && std::chrono::steady_clock::now() > *m.deadline) {
       outcome = fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT,
-                     "the preparation deadline passed before compilation started");
+                     "the preparation deadline passed during compilation");
     } else {
-      const auto start = std::chrono::steady_clock::now();
-      auto plan = m.job();
-      if (!plan) {
-        outcome = std::unexpected(std::move(plan).error());
-      } else if (m.deadline && std::chrono::steady_clock::now() > *m.deadline) {
-        outcome = fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT,
-                       "the preparation deadline passed during compilation");
-      } else {
-        outcome = std::move(*plan);
-        spdlog::debug("compiled a model in {} us",
-                      std::chrono::duration_cast<std::chrono::microseconds>(
-                          std::chrono::steady_clock::now() - start)
-                          .count());
-      }
+      outcome = std::move(*plan);
+      spdlog::debug("compiled a model in {} us",
+                    std::chrono::duration_cast<std::chrono::microseconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count());
     }
-    gate_.leave();
-    m.reply(std::move(outcome));
-  });
+  }
+  gate_.leave();
+  m.reply(std::move(outcome));
 }
 
 void CompilationActor::stop() { gate_.closeAndDrain(); }
