@@ -34,14 +34,11 @@ void ByteWriter::patchU64(size_t offset, uint64_t value) {
   }
 }
 
-bool ByteReader::need(size_t count) {
+bool ByteReader::needFailed(size_t count) {
   if (!ok()) return false;
-  if (count > remaining()) {
-    failWith("truncated: needs " + std::to_string(count) + " bytes at offset " +
-             std::to_string(at_) + ", " + std::to_string(remaining()) + " left");
-    return false;
-  }
-  return true;
+  failWith("truncated: needs " + std::to_string(count) + " bytes at offset " + std::to_string(at_) +
+           ", " + std::to_string(remaining()) + " left");
+  return false;
 }
 
 void ByteReader::failWith(std::string why) {
@@ -94,9 +91,11 @@ std::string ByteReader::getString(uint32_t limit) {
 
 std::vector<uint32_t> ByteReader::getU32Vector(uint32_t limit) {
   const uint32_t count = readCount(limit, sizeof(uint32_t));
+  // readCount checked that the values fit in what is left.
+  const std::span<const uint8_t> bytes = getBytes(uint64_t{count} * sizeof(uint32_t));
+  if (!ok()) return {};
   std::vector<uint32_t> values(count);
-  for (uint32_t& v : values) v = getU32();
-  if (!ok()) values.clear();
+  if (count > 0) std::memcpy(values.data(), bytes.data(), bytes.size());
   return values;
 }
 

@@ -111,7 +111,14 @@ class ByteReader {
   bool atEnd() const { return at_ == bytes_.size(); }
 
  private:
-  bool need(size_t count);
+  /// True when `count` more bytes can be read; otherwise records why (once) and fails.
+  bool need(size_t count) {
+    if (error_.empty() && count <= remaining()) [[likely]] {
+      return true;
+    }
+    return needFailed(count);
+  }
+  bool needFailed(size_t count);
   std::span<const uint8_t> bytes_;
   size_t at_ = 0;
   std::string error_;

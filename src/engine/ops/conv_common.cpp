@@ -14,16 +14,18 @@ std::string opName(const PrepareContext& ctx) { return std::string(toString(ctx.
 
 std::string typeName(OperandType type) { return std::string(toString(type)); }
 
-Result<void> checkQuantParams(const std::string& where, OperandType type, float scale,
+// `where()` names the operand; it is formatted only for an error message.
+template <typename Where>
+Result<void> checkQuantParams(const Where& where, OperandType type, float scale,
                               int32_t zeroPoint) {
   if (!(scale > 0.0f) || !std::isfinite(scale)) {
-    return invalidArgument(where + " must have a positive finite scale, got " +
+    return invalidArgument(where() + " must have a positive finite scale, got " +
                            std::to_string(scale));
   }
   int32_t qmin = 0, qmax = 0;
   quant8Range(type, &qmin, &qmax);
   if (zeroPoint < qmin || zeroPoint > qmax) {
-    return invalidArgument(where + " zero point " + std::to_string(zeroPoint) + " is outside [" +
+    return invalidArgument(where() + " zero point " + std::to_string(zeroPoint) + " is outside [" +
                            std::to_string(qmin) + ", " + std::to_string(qmax) + "]");
   }
   return {};
@@ -130,12 +132,12 @@ Result<void> checkRank(const PrepareContext& ctx, size_t i, size_t rank) {
 
 Result<void> checkQuant(const PrepareContext& ctx, size_t i) {
   const OperandInfo& in = ctx.input(i);
-  return checkQuantParams(ctx.where(i), in.type, in.scale, in.zeroPoint);
+  return checkQuantParams([&] { return ctx.where(i); }, in.type, in.scale, in.zeroPoint);
 }
 
 Result<void> checkOutputQuant(const PrepareContext& ctx, size_t o) {
   const OperandInfo& out = ctx.output(o);
-  return checkQuantParams(outputWhere(ctx, o), out.type, out.scale, out.zeroPoint);
+  return checkQuantParams([&] { return outputWhere(ctx, o); }, out.type, out.scale, out.zeroPoint);
 }
 
 Result<int32_t> readInt(const PrepareContext& ctx, size_t i) {
@@ -246,31 +248,19 @@ Result<std::vector<kernels::QuantizedMultiplier>> convMultipliers(const PrepareC
   const OperandInfo& in = ctx.input(0);
   const OperandInfo& f = ctx.input(filter);
   const float outputScale = ctx.output(0).scale;
-  std::vector<float> filterScales;
-  if (f.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
-    if (f.channelQuant == nullptr) {
-      return invalidArgument(ctx.where(filter) + " is per-channel but has no channel scales");
+  const auto multiplierFor = [&](float filterScale,
+                                 kernels::QuantizedMultiplier* out) -> Result<void> {
+    const double real =
+        static_cast<double>(in.scale * filterScale) / static_cast<double>(outputScale);
+    if (!kernels::quantizeMultiplier(real, out)) {
+      return invalidArgument(opName(ctx) + ": requantization multiplier " + std::to_string(real) +
+                             " (input scale * filter scale / output "
+                             "scale) is out of range");
     }
-    if (f.channelQuant->channelDim != channelDim) {
-      return invalidArgument(ctx.where(filter) + " must be quantized along dimension " +
-                             std::to_string(channelDim) + ", got " +
-                             std::to_string(f.channelQuant->channelDim));
-    }
-    if (f.channelQuant->scales.size() != channels) {
-      return invalidArgument(ctx.where(filter) + " has " +
-                             std::to_string(f.channelQuant->scales.size()) +
-                             " channel scales for " + std::to_string(channels) + " channels");
-    }
-    if (f.zeroPoint != 0) return invalidArgument(ctx.where(filter) + " zero point must be 0");
-    filterScales = f.channelQuant->scales;
-    for (float s : filterScales) {
-      if (!(s > 0.0f) || !std::isfinite(s)) {
-        return invalidArgument(ctx.where(filter) + " has a channel scale that is not positive");
-      }
-    }
-  } else {
+    return {};
+  };
+  if (f.type != OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
     NNHAL_TRY(checkQuant(ctx, filter));
-    filterScales.assign(channels, f.scale);
     if (ctx.hasInput(bias)) {
       // The reference computes the product in float, then compares in double.
       const double product = static_cast<double>(in.scale * f.scale);
@@ -281,20 +271,37 @@ Result<std::vector<kernels::QuantizedMultiplier>> convMultipliers(const PrepareC
             " must equal input scale * filter scale = " + std::to_string(product));
       }
     }
+    // Per-tensor: one multiplier for every channel.
+    kernels::QuantizedMultiplier shared;
+    NNHAL_TRY(multiplierFor(f.scale, &shared));
+    return std::vector<kernels::QuantizedMultiplier>(channels, shared);
+  }
+  if (f.channelQuant == nullptr) {
+    return invalidArgument(ctx.where(filter) + " is per-channel but has no channel scales");
+  }
+  if (f.channelQuant->channelDim != channelDim) {
+    return invalidArgument(ctx.where(filter) + " must be quantized along dimension " +
+                           std::to_string(channelDim) + ", got " +
+                           std::to_string(f.channelQuant->channelDim));
+  }
+  const std::vector<float>& filterScales = f.channelQuant->scales;
+  if (filterScales.size() != channels) {
+    return invalidArgument(ctx.where(filter) + " has " + std::to_string(filterScales.size()) +
+                           " channel scales for " + std::to_string(channels) + " channels");
+  }
+  if (f.zeroPoint != 0) return invalidArgument(ctx.where(filter) + " zero point must be 0");
+  for (float s : filterScales) {
+    if (!(s > 0.0f) || !std::isfinite(s)) {
+      return invalidArgument(ctx.where(filter) + " has a channel scale that is not positive");
+    }
   }
   std::vector<kernels::QuantizedMultiplier> result(channels);
   for (size_t c = 0; c < channels; ++c) {
-    if (c > 0 && filterScales[c] == filterScales[0]) {  // per-tensor: computed once
-      result[c] = result[0];
+    if (c > 0 && filterScales[c] == filterScales[c - 1]) {  // runs of equal scales
+      result[c] = result[c - 1];
       continue;
     }
-    const double real =
-        static_cast<double>(in.scale * filterScales[c]) / static_cast<double>(outputScale);
-    if (!kernels::quantizeMultiplier(real, &result[c])) {
-      return invalidArgument(opName(ctx) + ": requantization multiplier " + std::to_string(real) +
-                             " (input scale * filter scale / output "
-                             "scale) is out of range");
-    }
+    NNHAL_TRY(multiplierFor(filterScales[c], &result[c]));
   }
   return result;
 }
