@@ -110,12 +110,13 @@ void CacheActor::load(Load& m) {
     return reject("data cache: file of " + std::to_string(st.st_size) +
                   " bytes exceeds the limit of " + std::to_string(cache::kMaxDataCacheBytes));
   }
-  auto data = cache::FillingBuffer::allocate(static_cast<size_t>(st.st_size));
-  if (!data) return m.reply(std::unexpected(data.error()));
+  auto bytes = buffers_->allocate(static_cast<size_t>(st.st_size));
+  if (!bytes) return m.reply(std::unexpected(bytes.error()));
+  const std::shared_ptr<cache::FillingBuffer> data = cache::FillingBuffer::toFill(*bytes);
 
   // The compilation starts now and consumes the data cache as it arrives.
-  m.reply(Loaded{std::move(*model), digest, *data});
-  if (auto filled = cache::fillFromFile(dataFd, **data, kDataChunkBytes); !filled) {
+  m.reply(Loaded{std::move(*model), digest, data});
+  if (auto filled = cache::fillFromFile(dataFd, *data, kDataChunkBytes); !filled) {
     spdlog::debug("data cache read failed: {}", filled.error().message);
   }
 }

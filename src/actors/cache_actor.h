@@ -27,6 +27,7 @@
 
 #include "actors/drain_gate.h"
 #include "actors/runtime.h"
+#include "cache/buffer_recycler.h"
 #include "cache/digest.h"
 #include "cache/file_io.h"
 #include "cache/filling_buffer.h"
@@ -89,6 +90,8 @@ class CacheActor {
 
   std::shared_ptr<Runtime> runtime_;
   std::unique_ptr<cache::TokenMap> tokens_;
+  /// Data cache buffers of released prepared models, reused by later loads (warm pages).
+  std::shared_ptr<cache::BufferRecycler> buffers_ = cache::BufferRecycler::create();
   Strand strand_;
   DrainGate gate_;
 };

@@ -66,6 +66,13 @@ class AlignedBuffer {
   AlignedBuffer() = default;
   /// Allocates `size` bytes. Errors: RESOURCE_EXHAUSTED_TRANSIENT when memory is short.
   static Result<AlignedBuffer> allocate(size_t size);
+  /// Wraps `size` bytes at `data` (kAlignment-aligned), released by `data`'s deleter.
+  static AlignedBuffer adopt(std::shared_ptr<uint8_t> data, size_t size) {
+    AlignedBuffer buffer;
+    buffer.data_ = std::move(data);
+    buffer.size_ = size;
+    return buffer;
+  }
 
   uint8_t* data() const { return data_.get(); }
   size_t size() const { return size_; }

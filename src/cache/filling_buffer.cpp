@@ -26,8 +26,12 @@ void relax() {
 
 Result<std::shared_ptr<FillingBuffer>> FillingBuffer::allocate(size_t size) {
   NNHAL_ASSIGN_OR_RETURN(AlignedBuffer bytes, AlignedBuffer::allocate(size));
+  return toFill(std::move(bytes));
+}
+
+std::shared_ptr<FillingBuffer> FillingBuffer::toFill(AlignedBuffer bytes) {
   auto buffer = std::shared_ptr<FillingBuffer>(new FillingBuffer(std::move(bytes)));
-  if (size == 0) buffer->finish();
+  if (buffer->size() == 0) buffer->finish();
   return buffer;
 }
 

@@ -36,6 +36,9 @@ class FillingBuffer {
   /// An empty buffer of `size` bytes (64-byte aligned) for a producer to fill.
   /// Errors: RESOURCE_EXHAUSTED_TRANSIENT when memory is short.
   static Result<std::shared_ptr<FillingBuffer>> allocate(size_t size);
+  /// A buffer over `bytes` (whatever they hold: consumers only see what the producer
+  /// publishes) for a producer to fill.
+  static std::shared_ptr<FillingBuffer> toFill(AlignedBuffer bytes);
   /// A buffer that is already complete: `bytes` (shared, not copied).
   static std::shared_ptr<FillingBuffer> complete(AlignedBuffer bytes);
 
