@@ -1,7 +1,8 @@
 // Compilation caching on MobileNet v2 (uint8): Device::prepareModel (compile) against
 // Device::prepareModelFromCache (read + authenticate + parse + validate + compile with the
 // restored packed weights), in the same run, plus the engine-level pair without the actor
-// runtime. BM_CacheSpeedup reports the ratios as counters (compile_ms / cache_ms).
+// runtime. Every iteration is timed on its own; BM_CacheSpeedup reports medians (robust to
+// the noise of a shared machine) and means, and their ratios (compile / from cache).
 //
 //   build/cache_bench --benchmark_format=json
 #include <benchmark/benchmark.h>
@@ -16,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "cache/cache_format.h"
 #include "cache/file_io.h"
@@ -32,10 +34,35 @@ using Clock = std::chrono::steady_clock;
 const std::string kModel =
     std::string(NNHAL_SHARED_DIR) + "/models/mobilenet_v2_1.0_224_quant.tflite";
 
-/// Mean wall time per iteration of each measured benchmark, for BM_CacheSpeedup.
-struct Means {
-  double prepareMs = 0, fromCacheMs = 0, compileMs = 0, compileFromBuffersMs = 0;
-} gMeans;
+/// Wall times of every iteration of one benchmark, in milliseconds.
+struct Samples {
+  std::vector<double> ms;
+  void add(Clock::duration d) {
+    ms.push_back(std::chrono::duration<double, std::milli>(d).count());
+  }
+  double mean() const {
+    double sum = 0;
+    for (double v : ms) sum += v;
+    return ms.empty() ? 0.0 : sum / static_cast<double>(ms.size());
+  }
+  double quantile(double q) const {
+    if (ms.empty()) return 0.0;
+    std::vector<double> sorted = ms;
+    std::sort(sorted.begin(), sorted.end());
+    return sorted[static_cast<size_t>(q * static_cast<double>(sorted.size() - 1))];
+  }
+};
+
+/// Per-benchmark samples, for BM_CacheSpeedup.
+struct AllSamples {
+  Samples prepare, fromCache, compile, compileFromBuffers;
+} gSamples;
+
+void reportQuantiles(benchmark::State& state, const Samples& samples) {
+  state.counters["median_ms"] = samples.quantile(0.5);
+  state.counters["p10_ms"] = samples.quantile(0.1);
+  state.counters["p90_ms"] = samples.quantile(0.9);
+}
 
 /// A state directory and the two cache files of one saved MobileNet compilation.
 class SavedCache {
@@ -78,6 +105,13 @@ class SavedCache {
   CacheFiles files_;
 };
 
+/// Minor page faults of the whole process so far.
+double minorFaults() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_minflt);
+}
+
 /// CPU time of the whole process (every thread), in milliseconds.
 double processCpuMs() {
   rusage usage{};
@@ -86,24 +120,19 @@ double processCpuMs() {
   return ms(usage.ru_utime) + ms(usage.ru_stime);
 }
 
-double meanMs(Clock::duration total, int64_t iterations) {
-  return std::chrono::duration<double, std::milli>(total).count() /
-         static_cast<double>(std::max<int64_t>(iterations, 1));
-}
-
 void BM_PrepareModel(benchmark::State& state) {
   const ImportedModel imported = *importTfliteFile(kModel);
   auto device = *createDevice();
-  Clock::duration total{};
+  Samples& samples = gSamples.prepare;
   const double cpuStart = processCpuMs();
   for (auto _ : state) {
     const auto start = Clock::now();
     auto prepared = device->prepareModel(imported.model);
-    total += Clock::now() - start;
+    samples.add(Clock::now() - start);
     if (!prepared) state.SkipWithError(prepared.error().message.c_str());
     benchmark::DoNotOptimize(prepared);
   }
-  gMeans.prepareMs = meanMs(total, state.iterations());
+  reportQuantiles(state, samples);
   state.counters["process_cpu_ms"] =
       (processCpuMs() - cpuStart) / static_cast<double>(std::max<int64_t>(state.iterations(), 1));
 }
@@ -111,18 +140,22 @@ BENCHMARK(BM_PrepareModel)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_PrepareModelFromCache(benchmark::State& state) {
   SavedCache cache;
-  Clock::duration total{};
+  Samples& samples = gSamples.fromCache;
   const double cpuStart = processCpuMs();
+  const double faultsStart = minorFaults();
   for (auto _ : state) {
     const auto start = Clock::now();
     auto prepared = cache.device().prepareModelFromCache(cache.files());
-    total += Clock::now() - start;
+    samples.add(Clock::now() - start);
     if (!prepared) state.SkipWithError(prepared.error().message.c_str());
     benchmark::DoNotOptimize(prepared);
   }
-  gMeans.fromCacheMs = meanMs(total, state.iterations());
+  reportQuantiles(state, samples);
   state.counters["process_cpu_ms"] =
       (processCpuMs() - cpuStart) / static_cast<double>(std::max<int64_t>(state.iterations(), 1));
+  // Page faults per load (all threads): a load that reuses warm memory takes few.
+  state.counters["faults_per_load"] = (minorFaults() - faultsStart) /
+                                      static_cast<double>(std::max<int64_t>(state.iterations(), 1));
   state.counters["model_cache_bytes"] = static_cast<double>(cache.modelBytes());
   state.counters["data_cache_bytes"] = static_cast<double>(cache.dataBytes());
 }
@@ -132,15 +165,15 @@ BENCHMARK(BM_PrepareModelFromCache)->Unit(benchmark::kMillisecond)->UseRealTime(
 // compile with restored state from cache bytes already in memory.
 void BM_ValidateAndCompile(benchmark::State& state) {
   const ImportedModel imported = *importTfliteFile(kModel);
-  Clock::duration total{};
+  Samples& samples = gSamples.compile;
   for (auto _ : state) {
     const auto start = Clock::now();
     benchmark::DoNotOptimize(hal::validateModel(imported.model));
     auto plan = engine::compile(imported.model);
-    total += Clock::now() - start;
+    samples.add(Clock::now() - start);
     benchmark::DoNotOptimize(plan);
   }
-  gMeans.compileMs = meanMs(total, state.iterations());
+  reportQuantiles(state, samples);
 }
 BENCHMARK(BM_ValidateAndCompile)->Unit(benchmark::kMillisecond);
 
@@ -151,15 +184,15 @@ void BM_CompileFromCacheBytes(benchmark::State& state) {
   const cache::EncodedCache encoded = *cache::encodeCache(imported.model, saved, "bench");
   cache::AlignedBuffer data = *cache::AlignedBuffer::allocate(encoded.data.size());
   std::memcpy(data.data(), encoded.data.data(), encoded.data.size());
-  Clock::duration total{};
+  Samples& samples = gSamples.compileFromBuffers;
   for (auto _ : state) {
     const auto start = Clock::now();
     auto loaded = cache::compileFromCache(encoded.model, encoded.modelDigest, data, "bench");
-    total += Clock::now() - start;
+    samples.add(Clock::now() - start);
     if (!loaded) state.SkipWithError(loaded.error().message.c_str());
     benchmark::DoNotOptimize(loaded);
   }
-  gMeans.compileFromBuffersMs = meanMs(total, state.iterations());
+  reportQuantiles(state, samples);
 }
 BENCHMARK(BM_CompileFromCacheBytes)->Unit(benchmark::kMillisecond);
 
@@ -175,16 +208,19 @@ void BM_ReadCacheFiles(benchmark::State& state) {
 }
 BENCHMARK(BM_ReadCacheFiles)->Unit(benchmark::kMillisecond);
 
+double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
 void BM_CacheSpeedup(benchmark::State& state) {
-  for (auto _ : state) benchmark::DoNotOptimize(gMeans);
-  state.counters["prepare_ms"] = gMeans.prepareMs;
-  state.counters["from_cache_ms"] = gMeans.fromCacheMs;
-  state.counters["device_speedup"] =
-      gMeans.fromCacheMs > 0 ? gMeans.prepareMs / gMeans.fromCacheMs : 0.0;
-  state.counters["engine_compile_ms"] = gMeans.compileMs;
-  state.counters["engine_from_cache_ms"] = gMeans.compileFromBuffersMs;
+  for (auto _ : state) benchmark::DoNotOptimize(gSamples);
+  const AllSamples& s = gSamples;
+  state.counters["prepare_median_ms"] = s.prepare.quantile(0.5);
+  state.counters["from_cache_median_ms"] = s.fromCache.quantile(0.5);
+  state.counters["device_speedup"] = ratio(s.prepare.quantile(0.5), s.fromCache.quantile(0.5));
+  state.counters["device_speedup_of_means"] = ratio(s.prepare.mean(), s.fromCache.mean());
+  state.counters["engine_compile_median_ms"] = s.compile.quantile(0.5);
+  state.counters["engine_from_cache_median_ms"] = s.compileFromBuffers.quantile(0.5);
   state.counters["engine_speedup"] =
-      gMeans.compileFromBuffersMs > 0 ? gMeans.compileMs / gMeans.compileFromBuffersMs : 0.0;
+      ratio(s.compile.quantile(0.5), s.compileFromBuffers.quantile(0.5));
 }
 BENCHMARK(BM_CacheSpeedup)->Iterations(1);
 
