@@ -159,59 +159,59 @@ inline Model buildModel(OperandType type, uint32_t seed) {
   return b.finish();
 }
 
+/// A Request for the test model: inputs derived from `inputSeed`, one pool for all.
+struct TestRequest {
+  Memory pool;
+  Request request;
+  size_t outputAt = 0, outputBytes = 0;
+
+  TestRequest(OperandType type, uint32_t inputSeed) {
+    const size_t element = type == OperandType::TENSOR_QUANT8_ASYMM ? 1 : 4;
+    const size_t xBytes = 32 * element, yBytes = 48 * element;
+    outputAt = xBytes + yBytes;
+    outputBytes = kOutputUnits * element;
+    pool = *Memory::create(outputAt + outputBytes);
+    std::mt19937 rng(inputSeed);
+    for (size_t i = 0; i < outputAt; i += element) {
+      if (element == 1) {
+        pool.data()[i] = static_cast<uint8_t>(rng() & 255);
+      } else {
+        const float v = std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
+        std::memcpy(pool.data() + i, &v, 4);
+      }
+    }
+    request.pools.push_back(pool);
+    request.inputs = {
+        {false, {0, 0, static_cast<uint32_t>(xBytes)}, {}},
+        {false, {0, static_cast<uint32_t>(xBytes), static_cast<uint32_t>(yBytes)}, {}}};
+    request.outputs = {
+        {false, {0, static_cast<uint32_t>(outputAt), static_cast<uint32_t>(outputBytes)}, {}}};
+  }
+  std::vector<uint8_t> output() const {
+    return {pool.data() + outputAt, pool.data() + outputAt + outputBytes};
+  }
+};
+
 /// Runs `prepared` on inputs derived from `inputSeed`; returns the output bytes (empty and a
 /// test failure when the execution fails).
 inline std::vector<uint8_t> run(PreparedModel& prepared, OperandType type, uint32_t inputSeed = 7) {
-  const size_t element = type == OperandType::TENSOR_QUANT8_ASYMM ? 1 : 4;
-  const size_t xBytes = 32 * element, yBytes = 48 * element, outBytes = kOutputUnits * element;
-  Memory pool = *Memory::create(xBytes + yBytes + outBytes);
-  std::mt19937 rng(inputSeed);
-  for (size_t i = 0; i < xBytes + yBytes; i += element) {
-    if (element == 1) {
-      pool.data()[i] = static_cast<uint8_t>(rng() & 255);
-    } else {
-      const float v = std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
-      std::memcpy(pool.data() + i, &v, 4);
-    }
-  }
-  Request request;
-  request.pools.push_back(pool);
-  request.inputs = {{false, {0, 0, static_cast<uint32_t>(xBytes)}, {}},
-                    {false, {0, static_cast<uint32_t>(xBytes), static_cast<uint32_t>(yBytes)}, {}}};
-  request.outputs = {
-      {false, {0, static_cast<uint32_t>(xBytes + yBytes), static_cast<uint32_t>(outBytes)}, {}}};
-  auto result = prepared.executeSynchronously(request);
+  TestRequest test(type, inputSeed);
+  auto result = prepared.executeSynchronously(test.request);
   EXPECT_TRUE(result) << result.error().message;
   if (!result) return {};
-  const uint8_t* out = pool.data() + xBytes + yBytes;
-  return std::vector<uint8_t>(out, out + outBytes);
+  return test.output();
 }
 
-/// Runs a compiled plan of the test model (engine level, one kernel thread) on fixed inputs;
-/// returns the output bytes (and a test failure when the execution fails).
-inline std::vector<uint8_t> runPlan(const engine::ExecutionPlan& plan, OperandType type) {
-  const size_t element = type == OperandType::TENSOR_QUANT8_ASYMM ? 1 : 4;
-  const size_t xBytes = 32 * element, yBytes = 48 * element, outBytes = kOutputUnits * element;
-  Memory pool = *Memory::create(xBytes + yBytes + outBytes);
-  for (size_t i = 0; i < xBytes + yBytes; ++i) pool.data()[i] = static_cast<uint8_t>(i * 37 + 11);
-  if (element == 4) {
-    for (size_t i = 0; i < (xBytes + yBytes) / 4; ++i) {
-      const float v = static_cast<float>(i % 13) / 7.0f - 0.9f;
-      std::memcpy(pool.data() + 4 * i, &v, 4);
-    }
-  }
-  Request request;
-  request.pools.push_back(pool);
-  request.inputs = {{false, {0, 0, static_cast<uint32_t>(xBytes)}, {}},
-                    {false, {0, static_cast<uint32_t>(xBytes), static_cast<uint32_t>(yBytes)}, {}}};
-  request.outputs = {
-      {false, {0, static_cast<uint32_t>(xBytes + yBytes), static_cast<uint32_t>(outBytes)}, {}}};
+/// Runs a compiled plan of the test model (engine level, one kernel thread) on the inputs of
+/// run(); returns the output bytes (and a test failure when the execution fails).
+inline std::vector<uint8_t> runPlan(const engine::ExecutionPlan& plan, OperandType type,
+                                    uint32_t inputSeed = 7) {
+  TestRequest test(type, inputSeed);
   engine::ArenaPool arenas(plan.main().arenaBytes);
   engine::Parallel parallel(1);
-  auto shapes = engine::execute(plan, request, arenas, parallel, {});
+  auto shapes = engine::execute(plan, test.request, arenas, parallel, {});
   EXPECT_TRUE(shapes) << shapes.error().message;
-  const uint8_t* out = pool.data() + xBytes + yBytes;
-  return {out, out + outBytes};
+  return test.output();
 }
 
 /// A fresh directory under the system temporary directory, removed with its contents.
