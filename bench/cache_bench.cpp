@@ -154,8 +154,8 @@ void BM_PrepareModelFromCache(benchmark::State& state) {
   state.counters["process_cpu_ms"] =
       (processCpuMs() - cpuStart) / static_cast<double>(std::max<int64_t>(state.iterations(), 1));
   // Page faults per load (all threads): a load that reuses warm memory takes few.
-  state.counters["faults_per_load"] = (minorFaults() - faultsStart) /
-                                      static_cast<double>(std::max<int64_t>(state.iterations(), 1));
+  state.counters["faults_per_load"] =
+      (minorFaults() - faultsStart) / static_cast<double>(std::max<int64_t>(state.iterations(), 1));
   state.counters["model_cache_bytes"] = static_cast<double>(cache.modelBytes());
   state.counters["data_cache_bytes"] = static_cast<double>(cache.dataBytes());
 }
