@@ -8,9 +8,15 @@
 // comes back here (if there is room) instead of going back to malloc, and the next
 // allocation of a similar size gets it, pages already mapped.
 //
+// New buffers of at least `minBytes` are private anonymous mappings rounded up to 2 MiB and
+// marked for transparent huge pages (MADV_HUGEPAGE, a hint): a first load in a fresh process
+// then pays one page fault per 2 MiB instead of one per 4 KiB (cold loads of MobileNet v2's
+// 3.7 MB data cache: ~1.0 ms instead of 1.7-3.0 ms here), and kernels reading packed weights
+// in place need fewer TLB entries. Smaller buffers come from the heap.
+//
 // Bounds: only buffers of at least `minBytes` are recycled (smaller ones are cheap anyway);
 // at most `maxBuffers` and `maxBytes` are kept at any time (a buffer that does not fit is
-// freed at once); a kept buffer is reused for sizes in [capacity / 2, capacity]. Buffers
+// unmapped at once); a kept buffer is reused for sizes in [capacity / 2, capacity]. Buffers
 // still owned when the recycler is destroyed are freed normally when released. A reused
 // buffer holds the bytes of an earlier load: callers must write before they read (the
 // FillingBuffer protocol guarantees it).
@@ -44,7 +50,8 @@ class BufferRecycler : public std::enable_shared_from_this<BufferRecycler> {
   BufferRecycler& operator=(const BufferRecycler&) = delete;
 
   /// A 64-byte aligned buffer of `size` bytes with unspecified contents: a kept one when
-  /// one fits, otherwise a new one. Errors: RESOURCE_EXHAUSTED_TRANSIENT.
+  /// one fits, otherwise a new one (of `size` rounded up to 2 MiB when at least minBytes).
+  /// Errors: RESOURCE_EXHAUSTED_TRANSIENT.
   Result<AlignedBuffer> allocate(size_t size);
 
   /// Buffers kept for reuse now, and their capacity in bytes.

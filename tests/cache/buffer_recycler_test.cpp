@@ -24,7 +24,7 @@ TEST(BufferRecyclerTest, AReleasedBufferIsReusedForASimilarSize) {
     EXPECT_EQ(recycler->keptBuffers(), 0u);
   }
   EXPECT_EQ(recycler->keptBuffers(), 1u);
-  EXPECT_EQ(recycler->keptBytes(), 3 * kMiB);
+  EXPECT_EQ(recycler->keptBytes(), 4 * kMiB) << "mapped in whole 2 MiB huge pages";
   AlignedBuffer b = *recycler->allocate(2 * kMiB);  // within [capacity / 2, capacity]
   EXPECT_EQ(b.data(), first);
   EXPECT_EQ(b.size(), 2 * kMiB);
@@ -50,15 +50,25 @@ TEST(BufferRecyclerTest, KeepsAtMostItsLimitsForgettingTheOldest) {
   limits.maxBytes = 10 * kMiB;
   auto recycler = BufferRecycler::create(limits);
   std::vector<AlignedBuffer> buffers;
+  // Capacities are whole 2 MiB huge pages: 1 and 2 MiB take 2 MiB, 3 MiB takes 4 MiB.
   for (size_t mib : {1, 2, 3}) buffers.push_back(*recycler->allocate(mib * kMiB));
-  buffers.clear();  // returns 1, 2, 3 MiB in that order: the 1 MiB one is forgotten
+  buffers.clear();  // returns them in that order: the first one is forgotten
   EXPECT_EQ(recycler->keptBuffers(), 2u);
-  EXPECT_EQ(recycler->keptBytes(), 5 * kMiB);
-  { AlignedBuffer huge = *recycler->allocate(11 * kMiB); }  // above maxBytes: freed
-  EXPECT_EQ(recycler->keptBytes(), 5 * kMiB);
+  EXPECT_EQ(recycler->keptBytes(), 6 * kMiB);
+  { AlignedBuffer huge = *recycler->allocate(11 * kMiB); }  // above maxBytes: unmapped
+  EXPECT_EQ(recycler->keptBytes(), 6 * kMiB);
   { AlignedBuffer big = *recycler->allocate(8 * kMiB); }  // fits only alone
   EXPECT_EQ(recycler->keptBuffers(), 1u);
   EXPECT_EQ(recycler->keptBytes(), 8 * kMiB);
+}
+
+TEST(BufferRecyclerTest, LargeBuffersStartOnAHugePageBoundary) {
+  auto recycler = BufferRecycler::create();
+  AlignedBuffer b = *recycler->allocate(3 * kMiB + 5);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data()) % (2 * kMiB), 0u);
+  EXPECT_EQ(b.size(), 3 * kMiB + 5);
+  b.data()[0] = 1;
+  b.data()[b.size() - 1] = 2;
 }
 
 TEST(BufferRecyclerTest, BuffersOutlivingTheRecyclerAreFreed) {
