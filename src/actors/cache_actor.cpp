@@ -104,13 +104,9 @@ void CacheActor::load(Load& m) {
   if (!cache::digestsEqual(*expected, digest)) {
     return reject("the model cache is not the one saved under this token");
   }
-  struct stat st {};
-  if (fstat(dataFd, &st) != 0) return reject(cache::errnoText("data cache: fstat"));
-  if (st.st_size < 0 || static_cast<uint64_t>(st.st_size) > cache::kMaxDataCacheBytes) {
-    return reject("data cache: file of " + std::to_string(st.st_size) +
-                  " bytes exceeds the limit of " + std::to_string(cache::kMaxDataCacheBytes));
-  }
-  auto bytes = buffers_->allocate(static_cast<size_t>(st.st_size));
+  const auto size = cache::sizeWithin(dataFd, cache::kMaxDataCacheBytes);
+  if (!size) return reject("data cache: " + size.error().message);
+  auto bytes = buffers_->allocate(*size);
   if (!bytes) return m.reply(std::unexpected(bytes.error()));
   const std::shared_ptr<cache::FillingBuffer> data = cache::FillingBuffer::toFill(*bytes);
 

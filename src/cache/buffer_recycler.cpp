@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -61,6 +62,10 @@ Result<AlignedBuffer> BufferRecycler::allocate(size_t size) {
     }
   }
   if (data == nullptr) {
+    if (size > SIZE_MAX - 2 * kHugePage) {  // the mapping could not even be described
+      return fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT,
+                  "cannot map " + std::to_string(size) + " bytes");
+    }
     capacity = roundUp(size, kHugePage);
     data = mapHuge(capacity);
     if (data == nullptr) {

@@ -152,6 +152,15 @@ Result<uint64_t> readHeader(ByteReader& in, const char (&magic)[8], std::string_
   return payload;
 }
 
+/// Where the kept constant ranges end in the data payload (they come first in it).
+uint64_t keptRangesEnd(const std::vector<Segment>& segments) {
+  uint64_t end = 0;
+  for (const Segment& segment : segments) {
+    if (segment.length > 0) end = std::max(end, segment.dataOffset + segment.length);
+  }
+  return end;
+}
+
 /// Rebuilds the Model's pools without copying: the original pools come back as lazy zero
 /// pools (private mappings that cost nothing until written): they keep the locations of the
 /// constants the data cache left out (replaced by precomputed states, never read). The kept
@@ -159,10 +168,10 @@ Result<uint64_t> readHeader(ByteReader& in, const char (&magic)[8], std::string_
 /// where they lie, and the constants inside them are relocated to it. The writer placed
 /// every range at the same offset modulo 64 as in its pool, so constants keep their
 /// alignment. When that front is not addressable with 32-bit offsets, the ranges are copied
-/// into the zero pools instead.
+/// into the zero pools instead. `keptEnd` is keptRangesEnd(segments).
 Result<void> restorePools(Model& model, const std::vector<uint64_t>& poolSizes,
-                          const std::vector<Segment>& segments, const uint8_t* payload,
-                          const std::shared_ptr<const void>& payloadOwner) {
+                          const std::vector<Segment>& segments, uint64_t keptEnd,
+                          const uint8_t* payload, const std::shared_ptr<const void>& payloadOwner) {
   model.pools.reserve(poolSizes.size() + 1);
   for (uint64_t size : poolSizes) {
     auto pool = hal::lazyZeroPool(static_cast<size_t>(size));
@@ -171,10 +180,6 @@ Result<void> restorePools(Model& model, const std::vector<uint64_t>& poolSizes,
                   "compilation cache: cannot allocate a pool: " + pool.error().message);
     }
     model.pools.push_back(std::move(*pool));
-  }
-  uint64_t keptEnd = 0;
-  for (const Segment& segment : segments) {
-    if (segment.length > 0) keptEnd = std::max(keptEnd, segment.dataOffset + segment.length);
   }
   if (keptEnd == 0) return {};
   if (keptEnd > UINT32_MAX) {
@@ -465,12 +470,9 @@ Result<DecodedCache> decodeCache(std::span<const uint8_t> modelBytes, const Dige
   }
 
   // The kept constant ranges come first in the payload; compiling reads them.
-  uint64_t keptEnd = 0;
-  for (const Segment& segment : segments) {
-    keptEnd = std::max(keptEnd, segment.dataOffset + segment.length);
-  }
+  const uint64_t keptEnd = keptRangesEnd(segments);
   if (auto ready = data->waitFor(payloadStart + keptEnd); !ready) return dataFailure(ready.error());
-  NNHAL_TRY(restorePools(model, poolSizes, segments, payload, data->owner()));
+  NNHAL_TRY(restorePools(model, poolSizes, segments, keptEnd, payload, data->owner()));
 
   decoded.state =
       std::make_unique<engine::PreparedStateStore>(engine::PreparedStateStore::Mode::kRestore);

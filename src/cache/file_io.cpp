@@ -129,13 +129,7 @@ Result<FileLock> FileLock::acquire(int fd, bool exclusive, std::chrono::millisec
   }
 }
 
-Result<size_t> readAt(int fd, std::span<uint8_t> buffer, uint64_t offset) {
-  const ssize_t got = preadFully(fd, buffer.data(), buffer.size(), static_cast<off_t>(offset));
-  if (got < 0) return failure("read");
-  return static_cast<size_t>(got);
-}
-
-Result<AlignedBuffer> readWhole(int fd, size_t limit) {
+Result<size_t> sizeWithin(int fd, size_t limit) {
   struct stat st {};
   if (fstat(fd, &st) != 0) return failure("fstat");
   if (st.st_size < 0 || static_cast<uint64_t>(st.st_size) > limit) {
@@ -143,17 +137,31 @@ Result<AlignedBuffer> readWhole(int fd, size_t limit) {
                                                   " bytes exceeds the limit of " +
                                                   std::to_string(limit));
   }
-  const auto size = static_cast<size_t>(st.st_size);
-  NNHAL_ASSIGN_OR_RETURN(AlignedBuffer buffer, AlignedBuffer::allocate(size));
-  const ssize_t got = preadFully(fd, buffer.data(), size, 0);
+  return static_cast<size_t>(st.st_size);
+}
+
+Result<void> readExactlyAt(int fd, std::span<uint8_t> buffer, uint64_t offset) {
+  const ssize_t got = preadFully(fd, buffer.data(), buffer.size(), static_cast<off_t>(offset));
   if (got < 0) return failure("read");
-  if (static_cast<size_t>(got) != size) {
+  if (static_cast<size_t>(got) != buffer.size()) {
     return fail(ErrorStatus::GENERAL_FAILURE, "file shrank while being read");
   }
+  return {};
+}
+
+Result<void> expectEndAt(int fd, uint64_t size) {
   uint8_t extra = 0;
   const ssize_t more = preadFully(fd, &extra, 1, static_cast<off_t>(size));
   if (more < 0) return failure("read");
   if (more != 0) return fail(ErrorStatus::GENERAL_FAILURE, "file grew while being read");
+  return {};
+}
+
+Result<AlignedBuffer> readWhole(int fd, size_t limit) {
+  NNHAL_ASSIGN_OR_RETURN(const size_t size, sizeWithin(fd, limit));
+  NNHAL_ASSIGN_OR_RETURN(AlignedBuffer buffer, AlignedBuffer::allocate(size));
+  NNHAL_TRY(readExactlyAt(fd, buffer.mutableBytes(), 0));
+  NNHAL_TRY(expectEndAt(fd, size));
   return buffer;
 }
 

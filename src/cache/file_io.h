@@ -108,10 +108,18 @@ class FileLock {
   int fd_ = -1;
 };
 
-/// Reads up to `buffer.size()` bytes at byte `offset` of the file behind `fd` (retrying
-/// short reads and EINTR; the descriptor's offset is ignored and unchanged). Returns the
-/// bytes read: fewer only at the end of the file. Errors: GENERAL_FAILURE.
-Result<size_t> readAt(int fd, std::span<uint8_t> buffer, uint64_t offset);
+/// The size of the file behind `fd`. Errors: GENERAL_FAILURE when it cannot be measured or
+/// is larger than `limit` bytes.
+Result<size_t> sizeWithin(int fd, size_t limit);
+
+/// Fills `buffer` from byte `offset` of the file behind `fd` (retrying short reads and
+/// EINTR; the descriptor's offset is ignored and unchanged). Errors: GENERAL_FAILURE when
+/// unreadable, or when the file ends first ("file shrank while being read").
+Result<void> readExactlyAt(int fd, std::span<uint8_t> buffer, uint64_t offset);
+
+/// Checks that the file behind `fd` ends at byte `size`. Errors: GENERAL_FAILURE when
+/// unreadable or longer ("file grew while being read").
+Result<void> expectEndAt(int fd, uint64_t size);
 
 /// Reads the whole file behind `fd` from byte 0 (its offset is ignored and unchanged).
 /// Errors: GENERAL_FAILURE when unreadable, larger than `limit`, or changing size while read.

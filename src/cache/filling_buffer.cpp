@@ -111,21 +111,15 @@ Result<void> fillFromFile(int fd, FillingBuffer& buffer, size_t chunkBytes) {
     return std::unexpected(std::move(error));
   };
   chunkBytes = std::max<size_t>(chunkBytes, 1);
-  size_t done = 0;
-  while (done < buffer.size()) {
+  for (size_t done = 0; done < buffer.size();) {
     const size_t length = std::min(chunkBytes, buffer.size() - done);
-    auto got = readAt(fd, {buffer.unfilled() + done, length}, done);
-    if (!got) return failWith(std::move(got).error());
-    done += *got;
-    if (*got != length) {
-      return failWith({ErrorStatus::GENERAL_FAILURE, "file shrank while being read", {}});
+    if (auto read = readExactlyAt(fd, {buffer.unfilled() + done, length}, done); !read) {
+      return failWith(std::move(read).error());
     }
+    done += length;
     buffer.publish(done);
   }
-  uint8_t extra = 0;
-  auto more = readAt(fd, {&extra, 1}, done);
-  if (!more) return failWith(std::move(more).error());
-  if (*more != 0) return failWith({ErrorStatus::GENERAL_FAILURE, "file grew while being read", {}});
+  if (auto end = expectEndAt(fd, buffer.size()); !end) return failWith(std::move(end).error());
   buffer.finish();
   return {};
 }

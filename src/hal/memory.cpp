@@ -27,7 +27,8 @@ struct Memory::Impl {
   size_t size = 0;
   bool writable = true;
   uint64_t id = 0;
-  std::shared_ptr<const void> owner;  // borrowed bytes: their owner (nothing is unmapped)
+  bool ownsMapping = true;            // false for borrowed bytes (nothing to unmap)
+  std::shared_ptr<const void> owner;  // borrowed bytes: what keeps them alive
 
   uint8_t* data() const { return mapBase + (offset % pageSize()); }
 
@@ -37,7 +38,7 @@ struct Memory::Impl {
   }
 
   ~Impl() {
-    if (mapBase != nullptr && owner == nullptr) munmap(mapBase, mapLength);
+    if (mapBase != nullptr && ownsMapping) munmap(mapBase, mapLength);
     if (fd >= 0) close(fd);
   }
 };
@@ -138,7 +139,8 @@ Memory MemoryAccess::borrowed(const uint8_t* data, size_t size, std::shared_ptr<
   impl->size = size;
   impl->writable = false;
   impl->id = nextMemoryId();
-  impl->owner = owner != nullptr ? std::move(owner) : std::make_shared<int>(0);
+  impl->ownsMapping = false;
+  impl->owner = std::move(owner);
   return Memory(std::move(impl));
 }
 

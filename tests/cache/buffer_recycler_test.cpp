@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <thread>
 #include <vector>
 
@@ -69,6 +70,16 @@ TEST(BufferRecyclerTest, LargeBuffersStartOnAHugePageBoundary) {
   EXPECT_EQ(b.size(), 3 * kMiB + 5);
   b.data()[0] = 1;
   b.data()[b.size() - 1] = 2;
+}
+
+TEST(BufferRecyclerTest, ImpossibleSizesAreRefused) {
+  auto recycler = BufferRecycler::create();
+  for (size_t size : {SIZE_MAX, SIZE_MAX - kMiB, size_t{1} << 62}) {
+    auto buffer = recycler->allocate(size);
+    ASSERT_FALSE(buffer) << size;
+    EXPECT_EQ(buffer.error().status, ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT);
+  }
+  EXPECT_EQ(recycler->keptBuffers(), 0u);
 }
 
 TEST(BufferRecyclerTest, BuffersOutlivingTheRecyclerAreFreed) {

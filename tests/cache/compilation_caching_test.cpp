@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "actors/prepared_model_impl.h"
+#include "cache/cache_format.h"
 #include "cache_test_util.h"
 #include "nnhal/device.h"
 
@@ -323,6 +324,21 @@ TEST_P(CompilationCachingTest, CorruptedModelCacheTruncated) {
     SCOPED_TRACE(keep);
     expectLoadFails(ErrorStatus::GENERAL_FAILURE);
   }
+}
+
+TEST_P(CompilationCachingTest, OversizedDataCacheIsRejectedBeforeAnythingIsAllocated) {
+  saveDefault();
+  // A sparse file past the 16 GiB limit: refused from its size, nothing is read or allocated.
+  {
+    Fds fds;
+    const int fd = fds.open(dataPath_, O_RDWR);
+    ASSERT_EQ(::ftruncate(fd, static_cast<off_t>(cache::kMaxDataCacheBytes + 1)), 0);
+  }
+  auto prepared = loadDefault();
+  ASSERT_FALSE(prepared);
+  EXPECT_EQ(prepared.error().status, ErrorStatus::GENERAL_FAILURE);
+  EXPECT_NE(prepared.error().message.find("data cache: file of"), std::string::npos)
+      << prepared.error().message;
 }
 
 TEST_P(CompilationCachingTest, CorruptedDataCacheNeverCrashes) {
