@@ -7,7 +7,7 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-  build-essential g++ cmake ninja-build pkg-config git ca-certificates \
+  build-essential g++ cmake ninja-build pkg-config git ca-certificates ccache \
   clang-14 clang-format \
   libboost-dev libboost-system-dev \
   libtbb-dev libspdlog-dev libfmt-dev \

@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "engine/interpreter.h"
+#include "engine/request_staging.h"
 #include "hal/operand_utils.h"
 
 namespace nnhal::engine {
@@ -42,27 +43,6 @@ ArenaPool::~ArenaPool() {
 
 namespace {
 
-/// Base address of request pool `index`, or null for pools the engine cannot map.
-uint8_t* poolBase(const Request& request, uint32_t index) {
-  const auto* memory = std::get_if<Memory>(&request.pools[index]);
-  return memory != nullptr ? memory->data() : nullptr;
-}
-
-Result<std::vector<uint8_t*>> resolve(const Request& request,
-                                      const std::vector<RequestArgument>& args, const char* what) {
-  std::vector<uint8_t*> pointers(args.size(), nullptr);
-  for (size_t k = 0; k < args.size(); ++k) {
-    if (args[k].hasNoValue) continue;
-    uint8_t* base = poolBase(request, args[k].location.poolIndex);
-    if (base == nullptr) {
-      return invalidArgument(std::string(what) + "[" + std::to_string(k) +
-                             "]: memory domain tokens are not supported yet");
-    }
-    pointers[k] = base + args[k].location.offset;
-  }
-  return pointers;
-}
-
 Result<std::vector<OutputShape>> executeStatic(const ExecutionPlan& plan, const Request& request,
                                                ArenaPool& arenas, const Parallel& parallel,
                                                const RunOptions& options) {
@@ -83,9 +63,9 @@ Result<std::vector<OutputShape>> executeStatic(const ExecutionPlan& plan, const 
                 "an output buffer is smaller than the output", std::move(shapes)};
     return std::unexpected(std::move(error));
   }
-  NNHAL_ASSIGN_OR_RETURN(std::vector<uint8_t*> inputs, resolve(request, request.inputs, "inputs"));
-  NNHAL_ASSIGN_OR_RETURN(std::vector<uint8_t*> outputs,
-                         resolve(request, request.outputs, "outputs"));
+  NNHAL_ASSIGN_OR_RETURN(const StagedRequest staged, StagedRequest::stage(request));
+  const std::vector<uint8_t*>& inputs = staged.inputs();
+  const std::vector<uint8_t*>& outputs = staged.outputs();
   NNHAL_ASSIGN_OR_RETURN(ArenaPool::Lease arena, arenas.acquire());
 
   auto address = [&](uint32_t index) -> void* {
@@ -123,6 +103,10 @@ Result<std::vector<OutputShape>> executeStatic(const ExecutionPlan& plan, const 
       return std::unexpected(std::move(error));
     }
   }
+  for (size_t k = 0; k < main.outputOperands.size(); ++k) {
+    if (request.outputs[k].hasNoValue) continue;
+    NNHAL_TRY(staged.commitOutput(k, main.operands[main.outputOperands[k]].byteSize));
+  }
   return shapes;
 }
 
@@ -130,10 +114,9 @@ Result<std::vector<OutputShape>> executeDynamic(const ExecutionPlan& plan, const
                                                 const Parallel& parallel,
                                                 const RunOptions& options) {
   const SubgraphPlan& main = plan.main();
-  NNHAL_ASSIGN_OR_RETURN(std::vector<uint8_t*> inputPtrs,
-                         resolve(request, request.inputs, "inputs"));
-  NNHAL_ASSIGN_OR_RETURN(std::vector<uint8_t*> outputPtrs,
-                         resolve(request, request.outputs, "outputs"));
+  NNHAL_ASSIGN_OR_RETURN(const StagedRequest staged, StagedRequest::stage(request));
+  const std::vector<uint8_t*>& inputPtrs = staged.inputs();
+  const std::vector<uint8_t*>& outputPtrs = staged.outputs();
   std::vector<Value> inputs(main.inputOperands.size());
   for (size_t k = 0; k < inputs.size(); ++k) {
     const RequestArgument& arg = request.inputs[k];
@@ -171,6 +154,9 @@ Result<std::vector<OutputShape>> executeDynamic(const ExecutionPlan& plan, const
     Error error{ErrorStatus::OUTPUT_INSUFFICIENT_SIZE,
                 "an output buffer is smaller than the output", std::move(shapes)};
     return std::unexpected(std::move(error));
+  }
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    NNHAL_TRY(staged.commitOutput(k, outputs[k].bytes));
   }
   return shapes;
 }

@@ -14,6 +14,7 @@
 #include <limits>
 #include <string>
 
+#include "hal/pool_io.h"
 #include "hal/process_memory.h"
 
 namespace nnhal {
@@ -30,7 +31,9 @@ struct Memory::Impl {
   bool ownsMapping = true;            // false for borrowed bytes (nothing to unmap)
   std::shared_ptr<const void> owner;  // borrowed bytes: what keeps them alive
 
-  uint8_t* data() const { return mapBase + (offset % pageSize()); }
+  /// Mapped, or a client file accessed only with pread/pwrite (hal/pool_io.h).
+  bool mapped() const { return mapBase != nullptr; }
+  uint8_t* data() const { return mapped() ? mapBase + (offset % pageSize()) : nullptr; }
 
   static size_t pageSize() {
     static const size_t kPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
@@ -103,7 +106,12 @@ Result<Memory> Memory::fromFd(int fd, size_t size, size_t offset, MemoryKind kin
   }
   struct stat st {};
   if (fstat(fd, &st) != 0) return invalidArgument(errnoText("Memory::fromFd: fstat"));
-  if ((S_ISREG(st.st_mode)) && offset + size > static_cast<size_t>(st.st_size)) {
+  // Devices, pipes and sockets have no fixed size and may fault at any offset.
+  if (!S_ISREG(st.st_mode)) {
+    return invalidArgument("Memory::fromFd: the descriptor is a " + hal::fileTypeName(st.st_mode) +
+                           ", not a memfd or a regular file");
+  }
+  if (offset + size > static_cast<size_t>(st.st_size)) {
     return invalidArgument("Memory::fromFd: offset " + std::to_string(offset) + " + size " +
                            std::to_string(size) + " is past the end of the file (" +
                            std::to_string(st.st_size) + " bytes)");
@@ -155,6 +163,20 @@ Result<Memory> MemoryAccess::lazyZeros(size_t size) {
   impl->mapBase = static_cast<uint8_t*>(base);
   impl->mapLength = size;
   impl->size = size;
+  impl->id = nextMemoryId();
+  return Memory(std::move(impl));
+}
+
+Memory MemoryAccess::clientPool(int fd, MemoryKind kind, size_t size, size_t offset, bool writable,
+                                uint8_t* mapBase, size_t mapLength) {
+  auto impl = std::make_shared<Memory::Impl>();
+  impl->fd = fd;
+  impl->kind = kind;
+  impl->size = size;
+  impl->offset = offset;
+  impl->writable = writable;
+  impl->mapBase = mapBase;
+  impl->mapLength = mapLength;
   impl->id = nextMemoryId();
   return Memory(std::move(impl));
 }

@@ -33,6 +33,10 @@ Result<Memory> lazyZeroPool(size_t size);
 struct MemoryAccess {
   static Memory borrowed(const uint8_t* data, size_t size, std::shared_ptr<const void> owner);
   static Result<Memory> lazyZeros(size_t size);
+  /// Takes ownership of `fd` (and of the mapping, when `mapBase` is not null): the pools of
+  /// hal/pool_io.h. Null `mapBase`: a client file read and written with pread/pwrite.
+  static Memory clientPool(int fd, MemoryKind kind, size_t size, size_t offset, bool writable,
+                           uint8_t* mapBase, size_t mapLength);
 };
 
 }  // namespace nnhal::hal

@@ -63,6 +63,10 @@ Result<void> validateArgument(const RequestArgument& argument, const Operand& op
                       field, location.offset, uint64_t{location.offset} + location.length,
                       location.poolIndex, size));
     }
+    if (!input && memory->valid() && !memory->writable()) {
+      return invalidArgument(
+          fmt::format("{}.location: pools[{}] is read-only", field, location.poolIndex));
+    }
   }
 
   // Dimensions: empty (use the model's) or agreeing with every known model dimension.

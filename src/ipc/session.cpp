@@ -10,6 +10,8 @@
 #include <mutex>
 #include <optional>
 
+#include "hal/pool_io.h"
+
 namespace nnhal::ipc {
 namespace {
 
@@ -85,13 +87,8 @@ Result<MemoryKind> checkKind(const WirePool& pool, size_t index, const char* wha
 Result<Memory> mapPool(const WirePool& pool, const std::vector<UniqueFd>& fds, size_t index,
                        const char* what) {
   NNHAL_ASSIGN_OR_RETURN(MemoryKind kind, checkKind(pool, index, what));
-  auto memory = Memory::fromFd(fds[pool.fdIndex].get(), static_cast<size_t>(pool.size),
-                               static_cast<size_t>(pool.offset), kind, pool.writable);
-  if (!memory) {
-    return fail(memory.error().status,
-                std::string(what) + "[" + std::to_string(index) + "]: " + memory.error().message);
-  }
-  return memory;
+  return hal::adoptClientPool(fds[pool.fdIndex].get(), kind, pool.size, pool.offset, pool.writable,
+                              std::string(what) + "[" + std::to_string(index) + "]");
 }
 
 CacheFiles cacheFiles(const WireCacheFiles& wire, const std::vector<UniqueFd>& fds) {
@@ -344,8 +341,8 @@ bool Session::handleHello(const Frame& frame) {
   return true;
 }
 
-Result<std::vector<Memory>> Session::modelPools(const std::vector<WirePool>& pools,
-                                                const std::vector<UniqueFd>& fds) {
+Result<uint64_t> Session::attachModelPools(Model& model, const std::vector<WirePool>& pools,
+                                           const std::vector<UniqueFd>& fds) {
   std::vector<Memory> memories;
   memories.reserve(pools.size());
   for (size_t i = 0; i < pools.size(); ++i) {
@@ -361,7 +358,11 @@ Result<std::vector<Memory>> Session::modelPools(const std::vector<WirePool>& poo
     NNHAL_ASSIGN_OR_RETURN(Memory memory, mapPool(pool, fds, i, "model.pools"));
     memories.push_back(std::move(memory));
   }
-  return memories;
+  model.pools = std::move(memories);
+  // The client can rewrite or shrink its pools at any time: the driver compiles and runs
+  // with its own copy of the constants they hold.
+  NNHAL_ASSIGN_OR_RETURN(const uint64_t copied, hal::copyModelPoolsPrivately(model));
+  return copied + model.operandValues.size();
 }
 
 Result<Request> Session::requestFrom(WireRequest wire, const std::vector<UniqueFd>& fds) {
@@ -411,11 +412,10 @@ bool Session::handleSupportedOperations(const Frame& frame) {
     return false;
   }
   SupportedOperationsReply reply;
-  auto pools = modelPools(m->pools, frame.fds);
-  if (!pools) {
-    reply.status = toWireStatus(pools.error());
+  auto constants = attachModelPools(m->model, m->pools, frame.fds);
+  if (!constants) {
+    reply.status = toWireStatus(constants.error());
   } else {
-    m->model.pools = std::move(*pools);
     auto reasons = device_->explainSupportedOperations(m->model);
     if (reasons) {
       reply.reasons = std::move(*reasons);
@@ -488,14 +488,13 @@ bool Session::handlePrepareModel(Frame frame) {
   auto fds = std::make_shared<std::vector<UniqueFd>>(std::move(frame.fds));
   ++inFlight_;
   ++counters_->callsInFlight;
-  auto pools = modelPools(m->model.pools, *fds);
-  if (!pools) {
+  auto constants = attachModelPools(m->model.model, m->model.pools, *fds);
+  if (!constants) {
     // Like a pool the driver cannot use: the preparation itself fails.
     sendLaunched(callId, {});
-    replyPrepared(callId, std::unexpected(pools.error()));
+    replyPrepared(callId, std::unexpected(constants.error()));
     return true;
   }
-  m->model.model.pools = std::move(*pools);
   PrepareOptions options;
   options.preference = static_cast<ExecutionPreference>(m->preference);
   options.priority = static_cast<Priority>(m->priority);

@@ -96,10 +96,12 @@ class Session : public std::enable_shared_from_this<Session> {
   bool handleExecuteFenced(Frame frame);
   bool handleGetFencedInfo(const Frame& frame);
 
-  /// Builds a Model's pools (kFd only). Errors: GENERAL_FAILURE for an unknown kind or a
-  /// pool that cannot be mapped.
-  Result<std::vector<Memory>> modelPools(const std::vector<WirePool>& pools,
-                                         const std::vector<UniqueFd>& fds);
+  /// Gives `model` its pools (kFd only), replaced by private copies of the constants they
+  /// hold (hal::copyModelPoolsPrivately). Returns the model's constant bytes (operandValues
+  /// and the copies). Errors: GENERAL_FAILURE for an unknown kind or a pool that cannot be
+  /// used safely or read (hal/pool_io.h).
+  Result<uint64_t> attachModelPools(Model& model, const std::vector<WirePool>& pools,
+                                    const std::vector<UniqueFd>& fds);
   /// Builds a Request, mapping new pools into the session's table.
   Result<Request> requestFrom(WireRequest wire, const std::vector<UniqueFd>& fds);
 

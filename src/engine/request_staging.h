@@ -1,0 +1,58 @@
+// engine/request_staging.h — where one execution's kernels read the Request inputs and write
+// its outputs.
+//
+// An argument in a process-local pool is used in place. An argument in a shared pool
+// (hal::isShared: any pool backed by a descriptor, which another process may rewrite or
+// shrink at any moment) is staged: inputs are copied once into driver memory before the
+// first kernel runs, so every value a kernel uses as an index, size or shape is read from
+// shared memory exactly once and validated where it lies; outputs are computed into driver
+// memory and copied to their pools only when the execution succeeded (commitOutput), so a
+// later step that reads an output reads what the driver wrote. Pools the driver does not map
+// (client files, hal/pool_io.h) are read and written with pread/pwrite.
+//
+// Thread safety: one StagedRequest per execution, used by one thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "nnhal/status.h"
+#include "nnhal/types.h"
+
+namespace nnhal::engine {
+
+class StagedRequest {
+ public:
+  /// Resolves every argument of `request` (validated by hal::validateRequest) and copies
+  /// the staged inputs. Errors: INVALID_ARGUMENT for an argument in a memory domain token
+  /// pool; GENERAL_FAILURE when a shared pool cannot be read (its file shrank);
+  /// RESOURCE_EXHAUSTED_TRANSIENT when the staging memory cannot be allocated.
+  static Result<StagedRequest> stage(const Request& request);
+
+  /// Where the kernels read input `k` / write output `k` (null for omitted arguments).
+  const std::vector<uint8_t*>& inputs() const { return inputs_; }
+  const std::vector<uint8_t*>& outputs() const { return outputs_; }
+
+  /// Makes the first `bytes` bytes written at outputs()[k] visible in the output's pool
+  /// (nothing to do when the output is used in place). Errors: GENERAL_FAILURE when the
+  /// pool cannot be written (its file shrank or failed).
+  Result<void> commitOutput(size_t k, size_t bytes) const;
+
+ private:
+  struct Staged {
+    const Memory* pool = nullptr;  ///< null: used in place
+    size_t offset = 0;
+  };
+  const Request* request_ = nullptr;
+  std::vector<uint8_t*> inputs_;
+  std::vector<uint8_t*> outputs_;
+  std::vector<Staged> stagedOutputs_;
+  struct Free {
+    void operator()(uint8_t* bytes) const;
+  };
+  std::unique_ptr<uint8_t, Free> storage_;
+};
+
+}  // namespace nnhal::engine
