@@ -337,6 +337,12 @@ using OptionalDuration = std::optional<std::chrono::nanoseconds>;
 inline constexpr std::chrono::nanoseconds kDefaultLoopTimeout{2'000'000'000};
 inline constexpr std::chrono::nanoseconds kMaxLoopTimeout{15'000'000'000};
 
+/// Deepest nesting of control flow this driver accepts: a subgraph called by IF/WHILE of
+/// main is at depth 1, one called from that subgraph at depth 2... Models nesting deeper are
+/// INVALID_ARGUMENT (validateModel, getSupportedOperations, prepareModel), so that running
+/// them can never exhaust a thread's stack. Not a HAL constant: a limit of this driver.
+inline constexpr uint32_t kMaxSubgraphNesting = 64;
+
 /// Size of a compilation cache token in bytes (types.hal 1.2 Constant).
 inline constexpr size_t kByteSizeOfCacheToken = 32;
 /// Maximum number of model cache files and of data cache files (types.hal 1.2 Constant).

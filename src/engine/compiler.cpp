@@ -192,6 +192,11 @@ Result<SubgraphPlan> compileSubgraph(ExecutionPlan& plan, size_t index, Prepared
     planned.type = operand.type;
     planned.dimensions = compiler.dims(i);
     planned.shapeKnown = compiler.known(i);
+    if (planned.shapeKnown && hal::isTensorType(operand.type) &&
+        !hal::byteSize(operand.type, planned.dimensions)) {
+      return invalidArgument("operand " + std::to_string(i) +
+                             ": its shape holds more than 2^32 - 1 bytes");
+    }
     planned.byteSize =
         planned.shapeKnown ? hal::byteSize(operand.type, planned.dimensions).value_or(0) : 0;
     switch (operand.lifetime) {

@@ -38,6 +38,13 @@ Result<void> PrepareContext::setOutputShape(size_t i, std::vector<uint32_t> dime
       }
     }
   }
+  // Inferred shapes are checked like declared ones: an operand holds at most 2^32 - 1 bytes,
+  // so every later size computation fits (a broadcast of [65536, 1] and [1, 65536] floats
+  // would otherwise wrap to a small buffer).
+  if (hal::isTensorType(out.type) && !hal::byteSize(out.type, dimensions)) {
+    return invalidArgument(std::string(toString(type_)) + " output " + std::to_string(i) +
+                           ": the inferred shape holds more than 2^32 - 1 bytes");
+  }
   out.dimensions = std::move(dimensions);
   return {};
 }

@@ -1,6 +1,7 @@
 // Graph-level ValidateHal rules: subgraph inputs and outputs, operations (signatures,
 // execution order, single writer), numberOfConsumers, IF/WHILE branch signatures, and the
 // reference structure of Model::referenced.
+#include <algorithm>
 #include <deque>
 #include <vector>
 
@@ -277,16 +278,25 @@ Result<void> validateSubgraphReferences(const Model& model) {
     }
   }
   // Kahn's algorithm: every node is removed iff the reference graph has no cycle.
+  // Nodes leave in topological order, so depth[s] (the longest chain of calls from main)
+  // is final when s leaves.
   std::deque<size_t> ready;
   for (size_t s = 0; s < nodes; ++s) {
     if (indegree[s] == 0) ready.push_back(s);
   }
+  std::vector<uint32_t> depth(nodes, 0);
   size_t removed = 0;
   while (!ready.empty()) {
     const size_t s = ready.front();
     ready.pop_front();
     ++removed;
+    if (depth[s] > kMaxSubgraphNesting) {
+      return invalidArgument(fmt::format(
+          "{}: control flow nested {} deep; this driver runs at most {} levels of IF/WHILE",
+          subgraphName(s), depth[s], kMaxSubgraphNesting));
+    }
     for (size_t t : edges[s]) {
+      depth[t] = std::max(depth[t], depth[s] + 1);
       if (--indegree[t] == 0) ready.push_back(t);
     }
   }

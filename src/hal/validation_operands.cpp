@@ -1,6 +1,8 @@
 // Operand-level ValidateHal rules: types, dimensions, quantization parameters, extraParams,
 // lifetimes and data locations.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include <fmt/format.h>
@@ -62,6 +64,16 @@ Result<void> validateDimensions(const Operand& operand, const std::string& field
         "{}.dimensions: a {} operand must have a fully specified shape (known rank, no 0 "
         "dimension)",
         field, toString(operand.lifetime)));
+  }
+  // The known dimensions alone must leave room for an operand of at most 2^32 - 1 bytes
+  // (the HAL's DataLocation limit); sizes are computed in 64 bits so nothing wraps.
+  uint64_t bytes = sizeOfElement(operand.type);
+  for (uint32_t d : operand.dimensions) {
+    bytes *= std::max<uint32_t>(d, 1);
+    if (bytes > std::numeric_limits<uint32_t>::max()) {
+      return invalidArgument(
+          fmt::format("{}.dimensions: the operand size overflows 32 bits", field));
+    }
   }
   return {};
 }

@@ -1,0 +1,144 @@
+// The embedded driver given what a hostile client sends: control flow nested past the
+// limit, shapes whose size overflows 32 bits, outputs in read-only pools, and index
+// tensors rewritten in shared memory while an execution runs.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <thread>
+
+#include "common/hostile_models.h"
+#include "nnhal/device.h"
+
+namespace nnhal {
+namespace {
+
+using namespace nnhal::testing;
+
+std::shared_ptr<Device> device() {
+  DeviceOptions options;
+  options.runtimeThreads = 2;
+  options.kernelThreads = 1;
+  auto created = createDevice(options);
+  EXPECT_TRUE(created);
+  return *created;
+}
+
+void expectInvalidEverywhere(Device& dev, const Model& model, const std::string& words) {
+  auto supported = dev.getSupportedOperations(model);
+  ASSERT_FALSE(supported);
+  EXPECT_EQ(supported.error().status, ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_NE(supported.error().message.find(words), std::string::npos) << supported.error().message;
+  ErrorStatus delivered = ErrorStatus::NONE;
+  EXPECT_EQ(dev.prepareModel(model, {},
+                             [&](Result<std::shared_ptr<PreparedModel>> result) {
+                               delivered = result ? ErrorStatus::NONE : result.error().status;
+                             }),
+            ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_EQ(delivered, ErrorStatus::INVALID_ARGUMENT);
+}
+
+TEST(HostileModel, ControlFlowNestedAtTheLimitRuns) {
+  auto dev = device();
+  auto prepared = dev->prepareModel(nestedIfModel(kMaxSubgraphNesting));
+  ASSERT_TRUE(prepared) << prepared.error().message;
+  Memory pool = *Memory::create(64);
+  pool.data()[0] = 1;  // condition true
+  float x[2] = {-2.0f, 3.0f};
+  std::memcpy(pool.data() + 16, x, sizeof(x));
+  Request request;
+  request.pools = {pool};
+  request.inputs = {{false, {0, 0, 1}, {}}, {false, {0, 16, 8}, {}}};
+  request.outputs = {{false, {0, 32, 8}, {}}};
+  auto result = (*prepared)->executeSynchronously(request);
+  ASSERT_TRUE(result) << result.error().message;
+  float y[2];
+  std::memcpy(y, pool.data() + 32, sizeof(y));
+  EXPECT_EQ(y[0], 0.0f);
+  EXPECT_EQ(y[1], 3.0f);
+}
+
+TEST(HostileModel, ControlFlowNestedDeeperIsInvalid) {
+  auto dev = device();
+  expectInvalidEverywhere(*dev, nestedIfModel(kMaxSubgraphNesting + 1), "nested");
+  // Tens of thousands of levels: rejected without recursion.
+  expectInvalidEverywhere(*dev, nestedIfModel(50000), "nested");
+}
+
+TEST(HostileModel, ShapesWhoseSizeOverflows32BitsAreInvalid) {
+  auto dev = device();
+  // Declared: 65536 x 65536 floats.
+  expectInvalidEverywhere(*dev, broadcastAddModel(65536, 65536, {65536, 65536}), "32 bits");
+  // Inferred by broadcasting [65536, 1] and [1, 65536].
+  auto inferred = dev->prepareModel(broadcastAddModel());
+  ASSERT_FALSE(inferred);
+  EXPECT_EQ(inferred.error().status, ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_NE(inferred.error().message.find("2^32"), std::string::npos) << inferred.error().message;
+  // The same broadcast with small sizes works.
+  EXPECT_TRUE(dev->prepareModel(broadcastAddModel(4, 3)));
+}
+
+TEST(HostileModel, OutputsInReadOnlyPoolsAreInvalid) {
+  auto dev = device();
+  auto prepared = dev->prepareModel(gatherModel());
+  ASSERT_TRUE(prepared);
+  Memory writable = *Memory::create(64);
+  auto readOnly = Memory::fromFd(writable.fd(), 64, 0, MemoryKind::MMAP_FD, false);
+  ASSERT_TRUE(readOnly);
+  Request request;
+  request.pools = {writable, *readOnly};
+  request.inputs = {{false, {0, 0, 16}, {}}};
+  request.outputs = {{false, {1, 16, 16}, {}}};
+  auto result = (*prepared)->executeSynchronously(request);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().status, ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_NE(result.error().message.find("read-only"), std::string::npos);
+  // An input may be in a read-only pool.
+  request.inputs = {{false, {1, 0, 16}, {}}};
+  request.outputs = {{false, {0, 16, 16}, {}}};
+  EXPECT_TRUE((*prepared)->executeSynchronously(request));
+}
+
+TEST(HostileModel, IndicesRewrittenDuringExecutionNeverReadOtherMemory) {
+  auto dev = device();
+  auto prepared = dev->prepareModel(gatherModel(256));
+  ASSERT_TRUE(prepared);
+  Memory pool = *Memory::create(2048);
+  auto* indices = reinterpret_cast<int32_t*>(pool.data());
+  for (int i = 0; i < 256; ++i) indices[i] = i % 16;
+  Request request;
+  request.pools = {pool};
+  request.inputs = {{false, {0, 0, 1024}, {}}};
+  request.outputs = {{false, {0, 1024, 1024}, {}}};
+  std::atomic<bool> stop{false};
+  std::thread flipper([&] {
+    // Alternates every index between valid and far out of range, as fast as it can.
+    for (uint32_t round = 0; !stop.load(std::memory_order_relaxed); ++round) {
+      const int32_t value = round % 2 == 0 ? (1 << 28) : static_cast<int32_t>(round % 16);
+      for (int i = 0; i < 256; ++i) {
+        std::atomic_ref<int32_t>(indices[i]).store(value, std::memory_order_relaxed);
+      }
+    }
+  });
+  int succeeded = 0, rejected = 0;
+  for (int run = 0; run < 2000; ++run) {
+    auto result = (*prepared)->executeSynchronously(request);
+    if (!result) {
+      ASSERT_EQ(result.error().status, ErrorStatus::GENERAL_FAILURE) << result.error().message;
+      ++rejected;
+      continue;
+    }
+    ++succeeded;
+    const auto* out = reinterpret_cast<const float*>(pool.data() + 1024);
+    for (int i = 0; i < 256; ++i) {
+      ASSERT_GE(out[i], 100.0f);
+      ASSERT_LE(out[i], 115.0f);
+    }
+  }
+  stop = true;
+  flipper.join();
+  EXPECT_EQ(succeeded + rejected, 2000);
+}
+
+}  // namespace
+}  // namespace nnhal
