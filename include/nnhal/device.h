@@ -139,6 +139,9 @@ struct DeviceOptions {
   /// results (never memory safety); with it, loading costs one SHA-256 pass over the data
   /// cache. Caches saved without it do not load with it.
   bool authenticateDataCache = false;
+  /// Largest data cache file prepareModelFromCache reads, in bytes; a larger one fails the
+  /// preparation (GENERAL_FAILURE) before anything is read. nnhald lowers it (1 GiB).
+  uint64_t maxDataCacheBytes = uint64_t{16} << 30;
   /// Replaces the driver version string (getVersionString, cache headers, token map) when
   /// not empty. For tests of version changes; a different version invalidates every cache.
   std::string versionOverride;

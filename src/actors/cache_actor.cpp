@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
+#include <boost/asio/steady_timer.hpp>
 #include <chrono>
 
 #include "cache/cache_format.h"
@@ -28,22 +29,86 @@ bool sameFile(int a, int b) {
 
 }  // namespace
 
-CacheActor::CacheActor(std::shared_ptr<Runtime> runtime, std::unique_ptr<cache::TokenMap> tokens)
-    : runtime_(std::move(runtime)), tokens_(std::move(tokens)), strand_(runtime_->makeStrand()) {}
+CacheActor::CacheActor(std::shared_ptr<Runtime> runtime, std::unique_ptr<cache::TokenMap> tokens,
+                       size_t maxDataCacheBytes)
+    : runtime_(std::move(runtime)),
+      tokens_(std::move(tokens)),
+      maxDataCacheBytes_(maxDataCacheBytes),
+      strand_(runtime_->makeStrand()) {}
 
 CacheActor::~CacheActor() { stop(); }
 
 void CacheActor::stop() { gate_.closeAndDrain(); }
+
+Result<CacheActor::Locks> CacheActor::tryLock(const CacheFds& files, bool exclusive,
+                                              bool& busy) const {
+  busy = false;
+  Locks locks;
+  auto model = cache::FileLock::tryAcquire(files.model.get(), exclusive, busy);
+  if (!model) return std::unexpected(model.error());
+  auto data = cache::FileLock::tryAcquire(files.data.get(), exclusive, busy);
+  if (!data) return std::unexpected(data.error());
+  locks.model = std::move(*model);
+  locks.data = std::move(*data);
+  return locks;
+}
+
+void CacheActor::withRetry(std::function<bool()> attempt, std::function<void()> timedOut) {
+  struct Retry : std::enable_shared_from_this<Retry> {
+    Retry(CacheActor& actor, std::function<bool()> a, std::function<void()> t)
+        : actor(actor),
+          timer(actor.strand_),
+          attempt(std::move(a)),
+          timedOut(std::move(t)),
+          deadline(std::chrono::steady_clock::now() + kLockTimeout) {}
+    void run() {
+      if (!attempt()) return;
+      if (std::chrono::steady_clock::now() >= deadline) {
+        timedOut();
+        return;
+      }
+      timer.expires_after(pause);
+      pause = std::min(pause * 2, std::chrono::microseconds(20000));
+      timer.async_wait([self = shared_from_this()](boost::system::error_code) { self->run(); });
+    }
+    CacheActor& actor;
+    boost::asio::steady_timer timer;
+    std::function<bool()> attempt;
+    std::function<void()> timedOut;
+    std::chrono::steady_clock::time_point deadline;
+    std::chrono::microseconds pause{100};
+  };
+  std::make_shared<Retry>(*this, std::move(attempt), std::move(timedOut))->run();
+}
 
 void CacheActor::post(Save message) {
   if (!gate_.enter()) {
     message.reply(fail(ErrorStatus::DEVICE_UNAVAILABLE, "the driver is shutting down"));
     return;
   }
-  boost::asio::post(strand_, [this, m = std::move(message)]() mutable {
-    Result<void> outcome = save(m);
-    m.reply(std::move(outcome));
-    gate_.leave();
+  auto m = std::make_shared<Save>(std::move(message));
+  boost::asio::post(strand_, [this, m] {
+    withRetry(
+        [this, m] {
+          bool busy = false;
+          Result<void> outcome;
+          try {
+            auto locks = tryLock(*m->files, true, busy);
+            if (!locks && busy) return true;
+            outcome = locks ? save(*m, *locks) : std::unexpected(locks.error());
+          } catch (const std::exception& e) {
+            outcome = failure(std::string("saving the compilation cache failed: ") + e.what());
+          }
+          m->reply(std::move(outcome));
+          gate_.leave();
+          return false;
+        },
+        [this, m] {
+          m->reply(
+              failure("timed out waiting for the lock of a cache file (another reader or "
+                      "writer)"));
+          gate_.leave();
+        });
   });
 }
 
@@ -52,13 +117,31 @@ void CacheActor::post(Load message) {
     message.reply(fail(ErrorStatus::DEVICE_UNAVAILABLE, "the driver is shutting down"));
     return;
   }
-  boost::asio::post(strand_, [this, m = std::move(message)]() mutable {
-    load(m);
-    gate_.leave();
+  auto m = std::make_shared<Load>(std::move(message));
+  boost::asio::post(strand_, [this, m] {
+    withRetry(
+        [this, m] {
+          bool busy = false;
+          auto locks = tryLock(*m->files, false, busy);
+          if (!locks && busy) return true;
+          if (!locks) {
+            m->reply(std::unexpected(locks.error()));
+          } else {
+            load(*m, *locks);
+          }
+          gate_.leave();
+          return false;
+        },
+        [this, m] {
+          m->reply(
+              failure("timed out waiting for the lock of a cache file (another reader or "
+                      "writer)"));
+          gate_.leave();
+        });
   });
 }
 
-Result<void> CacheActor::save(const Save& m) {
+Result<void> CacheActor::save(const Save& m, Locks& /*locks: held while writing*/) {
   if (!enabled()) return failure("compilation caching is disabled (no state directory)");
   const int modelFd = m.files->model.get(), dataFd = m.files->data.get();
   NNHAL_ASSIGN_OR_RETURN(const cache::FdAccess modelAccess, cache::accessOf(modelFd));
@@ -70,16 +153,12 @@ Result<void> CacheActor::save(const Save& m) {
   // The digest is durable before any byte of the files changes: a crash in between leaves a
   // mapping that rejects whatever the files then hold.
   NNHAL_TRY(tokens_->put(m.token, m.image.modelDigest));
-  NNHAL_ASSIGN_OR_RETURN(cache::FileLock modelLock,
-                         cache::FileLock::acquire(modelFd, true, kLockTimeout));
-  NNHAL_ASSIGN_OR_RETURN(cache::FileLock dataLock,
-                         cache::FileLock::acquire(dataFd, true, kLockTimeout));
   NNHAL_TRY(cache::rewriteWhole(dataFd, m.image.data));
   NNHAL_TRY(cache::rewriteWhole(modelFd, m.image.model));
   return {};
 }
 
-void CacheActor::load(Load& m) {
+void CacheActor::load(Load& m, Locks& /*locks: held while reading*/) {
   const auto reject = [&m](const std::string& message) { m.reply(failure(message)); };
   if (!enabled()) return reject("compilation caching is disabled (no state directory)");
   const int modelFd = m.files->model.get(), dataFd = m.files->data.get();
@@ -90,21 +169,17 @@ void CacheActor::load(Load& m) {
   if (!modelAccess->readable) return reject("the model cache descriptor is not readable");
   if (!dataAccess->readable) return reject("the data cache descriptor is not readable");
   if (sameFile(modelFd, dataFd)) return reject("the model and data cache are the same file");
-
-  auto modelLock = cache::FileLock::acquire(modelFd, false, kLockTimeout);
-  if (!modelLock) return m.reply(std::unexpected(modelLock.error()));
-  auto dataLock = cache::FileLock::acquire(dataFd, false, kLockTimeout);
-  if (!dataLock) return m.reply(std::unexpected(dataLock.error()));
   auto model = cache::readWhole(modelFd, cache::kMaxModelCacheBytes);
   if (!model) return reject("model cache: " + model.error().message);
   // From here on only the in-memory copy of the model cache is used.
   const cache::Digest digest = cache::sha256(model->bytes());
+  // One answer whether the token is unknown or names another model's cache: a client learns
+  // nothing about the tokens other clients saved.
   const std::optional<cache::Digest> expected = tokens_->find(m.token);
-  if (!expected) return reject("no compilation cache was saved under this token");
-  if (!cache::digestsEqual(*expected, digest)) {
-    return reject("the model cache is not the one saved under this token");
+  if (!expected || !cache::digestsEqual(*expected, digest)) {
+    return reject("the cache files are not a compilation saved under this token");
   }
-  const auto size = cache::sizeWithin(dataFd, cache::kMaxDataCacheBytes);
+  const auto size = cache::sizeWithin(dataFd, maxDataCacheBytes_);
   if (!size) return reject("data cache: " + size.error().message);
   auto bytes = buffers_->allocate(*size);
   if (!bytes) return m.reply(std::unexpected(bytes.error()));

@@ -2,6 +2,9 @@
 //
 // Messages (handled one at a time on the actor's strand, so saves and loads of this driver
 // never interleave; flock() locks keep other processes and other drivers out):
+// A message whose files are locked by another process does not hold the strand: it retries
+// on a timer (up to 5 s, then GENERAL_FAILURE) while the other messages go on, so a client
+// that keeps its own cache file locked delays only its own preparations.
 //   Save{token, files, image, reply}: records token -> SHA-256(model cache) in the token map
 //     (durably) and only then rewrites both files (exclusive locks, truncate, write from
 //     byte 0). Replies once: success, or why nothing (or not everything) was saved.
@@ -21,9 +24,11 @@
 #pragma once
 
 #include <functional>
+
 #include <memory>
 #include <span>
 #include <vector>
+#include "cache/cache_format.h"
 
 #include "actors/drain_gate.h"
 #include "actors/runtime.h"
@@ -74,7 +79,9 @@ class CacheActor {
   };
 
   /// `tokens` null: caching disabled (every message replies GENERAL_FAILURE).
-  CacheActor(std::shared_ptr<Runtime> runtime, std::unique_ptr<cache::TokenMap> tokens);
+  /// `maxDataCacheBytes`: a larger data cache fails the load before anything is read.
+  CacheActor(std::shared_ptr<Runtime> runtime, std::unique_ptr<cache::TokenMap> tokens,
+             size_t maxDataCacheBytes = cache::kMaxDataCacheBytes);
   ~CacheActor();
 
   bool enabled() const { return tokens_ != nullptr; }
@@ -84,14 +91,23 @@ class CacheActor {
   void stop();
 
  private:
-  Result<void> save(const Save& message);
+  /// Both files locked, or why not; `busy` when another process holds a lock.
+  struct Locks {
+    cache::FileLock model, data;
+  };
+  Result<Locks> tryLock(const CacheFds& files, bool exclusive, bool& busy) const;
+  /// Runs `attempt` on the strand until it stops asking for a retry (it returns true when
+  /// the files were busy), pausing with backoff; after kLockTimeout it calls `timedOut`.
+  void withRetry(std::function<bool()> attempt, std::function<void()> timedOut);
+  Result<void> save(const Save& message, Locks& locks);
   /// Replies, then reads the data cache.
-  void load(Load& message);
+  void load(Load& message, Locks& locks);
 
   std::shared_ptr<Runtime> runtime_;
   std::unique_ptr<cache::TokenMap> tokens_;
   /// Data cache buffers of released prepared models, reused by later loads (warm pages).
   std::shared_ptr<cache::BufferRecycler> buffers_ = cache::BufferRecycler::create();
+  size_t maxDataCacheBytes_;
   Strand strand_;
   DrainGate gate_;
 };

@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <new>
+#include <string>
 
 #include "engine/compiler.h"
 
@@ -37,7 +39,14 @@ void CompilationActor::handle(Compile m) {
                    "the preparation deadline passed before compilation started");
   } else {
     const auto start = std::chrono::steady_clock::now();
-    auto plan = m.job();
+    Result<Plan> plan;
+    try {
+      plan = m.job();
+    } catch (const std::bad_alloc&) {
+      plan = fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "out of memory while compiling");
+    } catch (const std::exception& e) {
+      plan = fail(ErrorStatus::GENERAL_FAILURE, std::string("compilation failed: ") + e.what());
+    }
     if (!plan) {
       outcome = std::unexpected(std::move(plan).error());
     } else if (m.deadline && std::chrono::steady_clock::now() > *m.deadline) {

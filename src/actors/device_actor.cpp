@@ -54,10 +54,15 @@ Result<void> checkCacheShape(const CacheFiles& files) {
   return {};
 }
 
-/// Duplicates the descriptor of one cache handle after checking its access.
+/// Duplicates the descriptor of one cache handle after checking its access. Only regular
+/// files outside FUSE are accepted: reading a pipe, a device or a file system run by the
+/// client could block the cache actor forever.
 Result<cache::UniqueFd> keepDescriptor(int fd, bool needRead, bool needWrite, const char* name) {
   auto access = cache::accessOf(fd);
   if (!access) return fail(ErrorStatus::GENERAL_FAILURE, std::string(name) + ": bad descriptor");
+  if (auto regular = cache::checkRegularFile(fd); !regular) {
+    return fail(ErrorStatus::GENERAL_FAILURE, std::string(name) + ": " + regular.error().message);
+  }
   if (needRead && !access->readable) {
     return fail(ErrorStatus::GENERAL_FAILURE, std::string(name) + ": descriptor is not readable");
   }
@@ -119,7 +124,8 @@ DeviceActor::DeviceActor(const DeviceOptions& options)
       cacheOptions_{options.authenticateDataCache},
       runtime_(std::make_shared<Runtime>(options.runtimeThreads, options.kernelThreads)),
       compiler_(std::make_shared<CompilationActor>(runtime_)),
-      cache_(std::make_shared<CacheActor>(runtime_, openTokenMap(options, cacheVersion_))) {}
+      cache_(std::make_shared<CacheActor>(runtime_, openTokenMap(options, cacheVersion_),
+                                          static_cast<size_t>(options.maxDataCacheBytes))) {}
 
 DeviceActor::~DeviceActor() {
   // Fenced executions still waiting for fences that may never signal end now (their
@@ -182,6 +188,28 @@ std::shared_ptr<const CacheFds> DeviceActor::filesForSave(const CacheFiles& file
   return std::move(*fds);
 }
 
+Result<void> DeviceActor::checkPreparation(const Model& model,
+                                           const PrepareOptions& options) const {
+  if (!validPreference(options.preference)) {
+    return invalidArgument("preference: invalid ExecutionPreference " +
+                           std::to_string(static_cast<int32_t>(options.preference)));
+  }
+  if (!validPriority(options.priority)) {
+    return invalidArgument("priority: invalid Priority " +
+                           std::to_string(static_cast<int32_t>(options.priority)));
+  }
+  return hal::validateModel(model);
+}
+
+Result<void> DeviceActor::checkPreparationFromCache(const CacheFiles& files) const {
+  NNHAL_TRY(checkCacheShape(files));
+  if (!cache_->enabled()) {
+    return fail(ErrorStatus::GENERAL_FAILURE,
+                "compilation caching is disabled: the driver has no state directory");
+  }
+  return {};
+}
+
 ErrorStatus DeviceActor::prepareModel(Model model, const PrepareOptions& options,
                                       PrepareCallback callback) {
   auto reject = [&](Error error) {
@@ -190,19 +218,9 @@ ErrorStatus DeviceActor::prepareModel(Model model, const PrepareOptions& options
     callback(std::unexpected(std::move(error)));
     return status;
   };
-  if (!validPreference(options.preference)) {
-    return reject({ErrorStatus::INVALID_ARGUMENT,
-                   "preference: invalid ExecutionPreference " +
-                       std::to_string(static_cast<int32_t>(options.preference)),
-                   {}});
+  if (auto valid = checkPreparation(model, options); !valid) {
+    return reject(std::move(valid).error());
   }
-  if (!validPriority(options.priority)) {
-    return reject(
-        {ErrorStatus::INVALID_ARGUMENT,
-         "priority: invalid Priority " + std::to_string(static_cast<int32_t>(options.priority)),
-         {}});
-  }
-  if (auto valid = hal::validateModel(model); !valid) return reject(std::move(valid).error());
 
   std::shared_ptr<const CacheFds> files = options.cache ? filesForSave(*options.cache) : nullptr;
   if (files == nullptr) {
@@ -275,11 +293,8 @@ ErrorStatus DeviceActor::prepareModelFromCache(const CacheFiles& files, Optional
     callback(std::unexpected(std::move(error)));
     return status;
   };
-  if (auto shape = checkCacheShape(files); !shape) return reject(std::move(shape).error());
-  if (!cache_->enabled()) {
-    return reject({ErrorStatus::GENERAL_FAILURE,
-                   "compilation caching is disabled: the driver has no state directory",
-                   {}});
+  if (auto valid = checkPreparationFromCache(files); !valid) {
+    return reject(std::move(valid).error());
   }
   auto fds = keepDescriptors(files, true, false);
   if (!fds) return reject(std::move(fds).error());

@@ -46,6 +46,13 @@ class DeviceActor final : public Device {
   using Device::prepareModel;
   using Device::prepareModelFromCache;
 
+  /// The argument checks prepareModel starts with (preference, priority, validateModel):
+  /// INVALID_ARGUMENT naming the field. nnhald runs them before queueing a preparation.
+  Result<void> checkPreparation(const Model& model, const PrepareOptions& options) const;
+  /// The argument checks prepareModelFromCache starts with: INVALID_ARGUMENT for the handle
+  /// counts, GENERAL_FAILURE when caching is disabled.
+  Result<void> checkPreparationFromCache(const CacheFiles& files) const;
+
  private:
   /// The duplicated descriptors to save to, or null (with the reason logged at debug level)
   /// when `files` cannot be saved to.

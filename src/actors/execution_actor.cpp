@@ -1,6 +1,7 @@
 #include "actors/execution_actor.h"
 
 #include <chrono>
+#include <new>
 #include <string>
 
 #include "actors/fenced_execution.h"
@@ -35,16 +36,37 @@ Result<void> ExecutionActor::validate(const Request& request, const ExecuteOptio
   return hal::validateRequest(request, plan_->model);
 }
 
+bool ExecutionActor::runsQuickly() const {
+  constexpr uint32_t kQuickRunsNeeded = 4;
+  return plan_->main().fullyStatic &&
+         quickRuns_.load(std::memory_order_relaxed) >= kQuickRunsNeeded;
+}
+
 Result<ExecutionResult> ExecutionActor::runAdmitted(const Request& request,
                                                     const ExecuteOptions& options,
-                                                    Clock::time_point start) {
+                                                    Clock::time_point start,
+                                                    const std::atomic<bool>* cancelled) {
   if (options.deadline && Clock::now() > *options.deadline) {
     return fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT, "the execution deadline has passed");
   }
   const auto deviceStart = Clock::now();
-  auto shapes = engine::execute(*plan_, request, arenas_, runtime_->parallel(),
-                                engine::RunOptions{options.deadline, options.loopTimeout});
+  Result<std::vector<OutputShape>> shapes;
+  try {
+    shapes = engine::execute(*plan_, request, arenas_, runtime_->parallel(),
+                             engine::RunOptions{options.deadline, options.loopTimeout, cancelled});
+  } catch (const std::bad_alloc&) {
+    shapes = fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "out of memory during the execution");
+  } catch (const std::exception& e) {
+    shapes = fail(ErrorStatus::GENERAL_FAILURE, std::string("execution failed: ") + e.what());
+  }
   const auto deviceEnd = Clock::now();
+  if (deviceEnd - deviceStart < kQuickRun) {
+    if (quickRuns_.load(std::memory_order_relaxed) < 1000) {
+      quickRuns_.fetch_add(1, std::memory_order_relaxed);
+    }
+  } else {
+    quickRuns_.store(0, std::memory_order_relaxed);
+  }
   if (!shapes) return std::unexpected(std::move(shapes).error());
   ExecutionResult result;
   result.outputShapes = std::move(*shapes);
@@ -78,7 +100,7 @@ ErrorStatus ExecutionActor::post(Execute message) {
     return ErrorStatus::DEVICE_UNAVAILABLE;
   }
   boost::asio::post(runtime_->executor(), [this, start, m = std::move(message)]() mutable {
-    auto result = runAdmitted(m.request, m.options, start);
+    auto result = runAdmitted(m.request, m.options, start, m.cancelled.get());
     gate_.leave();
     m.reply(std::move(result));
   });

@@ -11,6 +11,8 @@
 // arenas, so none allocates model-sized memory after the first few.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 
@@ -29,7 +31,12 @@ class ExecutionActor {
     Request request;
     ExecuteOptions options;
     ExecutionCallback reply;
+    /// When set and true, the execution stops before its next step (DEVICE_UNAVAILABLE).
+    std::shared_ptr<const std::atomic<bool>> cancelled;
   };
+
+  /// Executions that took less than this count as quick (runsQuickly).
+  static constexpr std::chrono::microseconds kQuickRun{200};
 
   ExecutionActor(std::shared_ptr<Runtime> runtime,
                  std::shared_ptr<const engine::ExecutionPlan> plan);
@@ -51,12 +58,21 @@ class ExecutionActor {
   /// their fences with DEVICE_UNAVAILABLE, and waits for in-flight ones.
   void stop();
 
+  /// The argument checks of every execution path: MeasureTiming, loop timeout, and
+  /// hal::validateRequest. Errors: INVALID_ARGUMENT naming the field.
+  Result<void> validate(const Request& request, const ExecuteOptions& options) const;
+
+  /// True when an execution is bound to be short: the plan is fully static without control
+  /// flow (its work does not depend on the data) and its last executions each took less
+  /// than kQuickRun. nnhald runs such synchronous executions on its io thread.
+  bool runsQuickly() const;
+
  private:
   friend class FencedExecution;
 
-  Result<void> validate(const Request& request, const ExecuteOptions& options) const;
   Result<ExecutionResult> runAdmitted(const Request& request, const ExecuteOptions& options,
-                                      std::chrono::steady_clock::time_point start);
+                                      std::chrono::steady_clock::time_point start,
+                                      const std::atomic<bool>* cancelled = nullptr);
 
   std::shared_ptr<Runtime> runtime_;
   std::shared_ptr<const engine::ExecutionPlan> plan_;
@@ -64,6 +80,8 @@ class ExecutionActor {
   DrainGate gate_;
   /// This model's fenced executions that are waiting for fences (cancelled by stop()).
   CancelRegistry fenceWaits_;
+  /// Consecutive executions shorter than kQuickRun (saturates).
+  std::atomic<uint32_t> quickRuns_{0};
 };
 
 }  // namespace nnhal::actors

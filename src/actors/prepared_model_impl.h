@@ -37,7 +37,8 @@ class PreparedModelImpl final : public PreparedModel {
   }
   ErrorStatus execute(Request request, const ExecuteOptions& options,
                       ExecutionCallback callback) override {
-    return actor_.post(ExecutionActor::Execute{std::move(request), options, std::move(callback)});
+    return actor_.post(
+        ExecutionActor::Execute{std::move(request), options, std::move(callback), nullptr});
   }
   Result<FencedExecutionResult> executeFenced(const Request& request,
                                               const std::vector<SyncFence>& waitFor,
@@ -46,6 +47,21 @@ class PreparedModelImpl final : public PreparedModel {
     return actor_.executeFenced(request, waitFor, options, timeoutAfterFence);
   }
   using PreparedModel::executeSynchronously;
+
+  /// execute() that stops before its next step once `*cancelled` is true (the callback then
+  /// gets DEVICE_UNAVAILABLE): nnhald cancels the work of a client that left.
+  ErrorStatus executeCancellable(Request request, const ExecuteOptions& options,
+                                 ExecutionCallback callback,
+                                 std::shared_ptr<const std::atomic<bool>> cancelled) {
+    return actor_.post(ExecutionActor::Execute{std::move(request), options, std::move(callback),
+                                               std::move(cancelled)});
+  }
+  /// The argument checks every execution path starts with (INVALID_ARGUMENT).
+  Result<void> validate(const Request& request, const ExecuteOptions& options) const {
+    return actor_.validate(request, options);
+  }
+  /// See ExecutionActor::runsQuickly.
+  bool runsQuickly() const { return actor_.runsQuickly(); }
 
   /// True when this model keeps cache file descriptors (it was saved to or loaded from a
   /// compilation cache).

@@ -1,5 +1,9 @@
 #include "cache/file_io.h"
 
+#include <sys/statfs.h>
+
+#include "hal/pool_io.h"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/mman.h>
@@ -127,6 +131,36 @@ Result<FileLock> FileLock::acquire(int fd, bool exclusive, std::chrono::millisec
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::microseconds(5000));
   }
+}
+
+Result<FileLock> FileLock::tryAcquire(int fd, bool exclusive, bool& busy) {
+  busy = false;
+  for (;;) {
+    if (flock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0) {
+      FileLock lock;
+      lock.fd_ = fd;
+      return lock;
+    }
+    if (errno == EINTR) continue;
+    if (errno != EWOULDBLOCK) return failure("flock");
+    busy = true;
+    return fail(ErrorStatus::GENERAL_FAILURE, "locked by another reader or writer");
+  }
+}
+
+Result<void> checkRegularFile(int fd) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0) return failure("fstat");
+  if (!S_ISREG(st.st_mode)) {
+    return fail(ErrorStatus::GENERAL_FAILURE,
+                "the descriptor is a " + hal::fileTypeName(st.st_mode) + ", not a regular file");
+  }
+  constexpr long kFuseSuperMagic = 0x65735546;
+  struct statfs fs {};
+  if (fstatfs(fd, &fs) == 0 && static_cast<long>(fs.f_type) == kFuseSuperMagic) {
+    return fail(ErrorStatus::GENERAL_FAILURE, "files on FUSE file systems are not accepted");
+  }
+  return {};
 }
 
 Result<size_t> sizeWithin(int fd, size_t limit) {

@@ -103,10 +103,17 @@ class FileLock {
   /// Locks `fd` (shared or exclusive), retrying for at most `timeout`.
   /// Errors: GENERAL_FAILURE on timeout or a bad descriptor.
   static Result<FileLock> acquire(int fd, bool exclusive, std::chrono::milliseconds timeout);
+  /// One non-blocking attempt; `busy` is set when another holder has the lock (the error
+  /// is then GENERAL_FAILURE "locked by another reader or writer").
+  static Result<FileLock> tryAcquire(int fd, bool exclusive, bool& busy);
 
  private:
   int fd_ = -1;
 };
+
+/// Succeeds when `fd` is a regular file on a file system other than FUSE. Errors:
+/// GENERAL_FAILURE naming the file type ("the descriptor is a pipe, not a regular file").
+Result<void> checkRegularFile(int fd);
 
 /// The size of the file behind `fd`. Errors: GENERAL_FAILURE when it cannot be measured or
 /// is larger than `limit` bytes.

@@ -87,6 +87,7 @@ Result<std::vector<OutputShape>> executeStatic(const ExecutionPlan& plan, const 
   std::vector<const void*> stepInputs;
   std::vector<void*> stepOutputs;
   for (const PlannedStep& step : main.steps) {
+    NNHAL_TRY(checkCancelled(options.cancelled));
     if (options.deadline && std::chrono::steady_clock::now() > *options.deadline) {
       return fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT,
                   "the execution deadline passed before " + std::string(toString(step.type)));
@@ -135,7 +136,7 @@ Result<std::vector<OutputShape>> executeDynamic(const ExecutionPlan& plan, const
     outputs[k].data = outputPtrs[k];
     outputs[k].capacity = request.outputs[k].location.length;
   }
-  InterpreterOptions interpreterOptions{options.deadline, options.loopTimeout};
+  InterpreterOptions interpreterOptions{options.deadline, options.loopTimeout, options.cancelled};
   NNHAL_TRY(runSubgraph(plan, 0, inputs, outputs, parallel, interpreterOptions));
 
   std::vector<OutputShape> shapes(outputs.size());

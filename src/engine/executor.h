@@ -1,6 +1,7 @@
 // engine/executor.h — run an ExecutionPlan on one Request.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <memory>
@@ -42,6 +43,8 @@ struct RunOptions {
   OptionalTimePoint deadline;
   /// Longest time one WHILE loop may run; clamped to kMaxLoopTimeout.
   std::chrono::nanoseconds loopTimeout = kDefaultLoopTimeout;
+  /// When set and true, the run stops before its next step (DEVICE_UNAVAILABLE).
+  const std::atomic<bool>* cancelled = nullptr;
 };
 
 /// Executes `plan` with the buffers of `request` (already checked by hal::validateRequest

@@ -48,6 +48,7 @@ class Frame {
   Result<void> run(const std::vector<Value>& inputs, std::vector<Value>& outputs) {
     NNHAL_TRY(bindOperands(inputs, outputs));
     for (const PlannedStep& step : sp_.steps) {
+      NNHAL_TRY(checkCancelled(options_.cancelled));
       if (options_.deadline && Clock::now() > *options_.deadline) {
         return fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT,
                     "the execution deadline passed before " + std::string(toString(step.type)));
@@ -301,6 +302,7 @@ class Frame {
       if (options_.deadline && Clock::now() > *options_.deadline) {
         return fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT, "the execution deadline passed");
       }
+      NNHAL_TRY(checkCancelled(options_.cancelled));
       std::vector<Value> condOut;
       NNHAL_TRY(runSubgraph(plan_, condGraph, state, condOut, parallel_, options_));
       if (condOut.empty())

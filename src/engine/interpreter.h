@@ -8,6 +8,7 @@
 // false or the loop timeout expires (MISSED_DEADLINE_TRANSIENT).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -33,7 +34,18 @@ struct Value {
 struct InterpreterOptions {
   OptionalTimePoint deadline;
   std::chrono::nanoseconds loopTimeout{2'000'000'000};
+  /// When set and true (checked between steps and loop iterations), the run ends with
+  /// DEVICE_UNAVAILABLE: whoever asked for it is gone.
+  const std::atomic<bool>* cancelled = nullptr;
 };
+
+/// The error of a cancelled run (DEVICE_UNAVAILABLE), or none.
+inline Result<void> checkCancelled(const std::atomic<bool>* cancelled) {
+  if (cancelled != nullptr && cancelled->load(std::memory_order_relaxed)) {
+    return fail(ErrorStatus::DEVICE_UNAVAILABLE, "the execution was cancelled");
+  }
+  return {};
+}
 
 /// Runs subgraph `index` of `plan`. `inputs` are bound to its inputs in order. On return,
 /// `outputs` holds one Value per subgraph output. For the main subgraph the caller may

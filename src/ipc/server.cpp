@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "actors/device_actor.h"
+
 namespace nnhal::ipc {
 namespace {
 
@@ -23,18 +25,40 @@ bool someoneListens(const std::filesystem::path& path) {
   return ::connect(probe.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
 }
 
+/// The process at the other end of a Unix socket, or -1.
+pid_t peerProcess(int socket) {
+  ucred credentials{};
+  socklen_t length = sizeof(credentials);
+  if (::getsockopt(socket, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+  return credentials.pid;
+}
+
+constexpr auto kAcceptPause = std::chrono::milliseconds(100);
+
 }  // namespace
 
 Server::Server(boost::asio::io_context& io, std::shared_ptr<Device> device, ServerOptions options)
-    : io_(io), acceptor_(io), device_(std::move(device)), options_(std::move(options)) {}
+    : io_(io),
+      acceptor_(io),
+      adminAcceptor_(io),
+      acceptPause_(io),
+      adminAcceptPause_(io),
+      options_(std::move(options)),
+      config_(std::make_shared<SessionConfig>()) {
+  config_->driver = dynamic_cast<actors::DeviceActor*>(device.get());
+  config_->device = std::move(device);
+  config_->counters = std::make_shared<ServerCounters>();
+  config_->limits = options_.limits;
+  config_->maxPayloadBytes = options_.maxPayloadBytes;
+}
 
 Server::~Server() {
   boost::system::error_code ec;
   acceptor_.close(ec);
+  adminAcceptor_.close(ec);
 }
 
-Result<void> Server::listen() {
-  const std::filesystem::path& path = options_.socketPath;
+Result<void> Server::listenOn(Acceptor& acceptor, const std::filesystem::path& path) {
   if (path.native().size() >= sizeof(sockaddr_un{}.sun_path)) {
     return fail(ErrorStatus::GENERAL_FAILURE,
                 "socket path '" + path.string() + "' is longer than " +
@@ -54,39 +78,102 @@ Result<void> Server::listen() {
   }
   boost::system::error_code ec;
   const boost::asio::local::stream_protocol::endpoint endpoint(path.string());
-  acceptor_.open(endpoint.protocol(), ec);
-  if (!ec) acceptor_.bind(endpoint, ec);
-  if (!ec) acceptor_.listen(boost::asio::socket_base::max_listen_connections, ec);
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(boost::asio::socket_base::max_listen_connections, ec);
   if (ec) {
     return fail(ErrorStatus::GENERAL_FAILURE,
                 "cannot listen on '" + path.string() + "': " + ec.message());
   }
-  accept();
   return {};
 }
 
-void Server::accept() {
-  acceptor_.async_accept(
-      [this](boost::system::error_code ec, boost::asio::local::stream_protocol::socket socket) {
-        if (ec) {
-          if (ec != boost::asio::error::operation_aborted) {
-            spdlog::warn("accept failed: {}", ec.message());
-          }
-          std::lock_guard<std::mutex> lock(mutex_);
-          if (stopped_ || !acceptor_.is_open()) return;
-        } else {
-          std::lock_guard<std::mutex> lock(mutex_);
-          if (stopped_) return;
-          const uint64_t id = nextSessionId_++;
-          auto session = std::make_shared<Session>(std::move(socket), device_, counters_,
-                                                   options_.maxPayloadBytes, id);
-          std::erase_if(sessions_, [](const std::weak_ptr<Session>& s) { return s.expired(); });
-          sessions_.push_back(session);
-          spdlog::debug("session {}: connected", id);
-          session->start();
-        }
-        accept();
+Result<void> Server::listen() {
+  // The admin socket first: once clients can connect, so can their observers.
+  if (!options_.adminSocketPath.empty()) {
+    NNHAL_TRY(listenOn(adminAcceptor_, options_.adminSocketPath));
+  }
+  NNHAL_TRY(listenOn(acceptor_, options_.socketPath));
+  if (!options_.adminSocketPath.empty()) accept(adminAcceptor_, true);
+  accept(acceptor_, false);
+  return {};
+}
+
+void Server::logRefusal(const std::string& why) {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - lastRefusalLog_ < std::chrono::seconds(1)) {
+    ++refusalsNotLogged_;
+    return;
+  }
+  if (refusalsNotLogged_ > 0) {
+    spdlog::warn("{} ({} more refusals in the last second)", why, refusalsNotLogged_);
+  } else {
+    spdlog::warn("{}", why);
+  }
+  lastRefusalLog_ = now;
+  refusalsNotLogged_ = 0;
+}
+
+void Server::admit(Socket socket, bool admin) {
+  const pid_t peer = peerProcess(socket.native_handle());
+  const ClientLimits& limits = options_.limits;
+  {
+    std::lock_guard<std::mutex> lock(connections_->mutex);
+    std::string refusal;
+    if (connections_->total >= limits.maxConnections) {
+      refusal = "connection refused: " + std::to_string(connections_->total) +
+                " connections open, the most allowed";
+    } else if (!admin && connections_->byProcess[peer] >= limits.maxConnectionsPerProcess) {
+      refusal = "connection refused: process " + std::to_string(peer) + " has " +
+                std::to_string(connections_->byProcess[peer]) +
+                " connections open, the most allowed";
+    }
+    if (!refusal.empty()) {
+      if (connections_->byProcess[peer] == 0) connections_->byProcess.erase(peer);
+      logRefusal(refusal);
+      boost::system::error_code ec;
+      socket.close(ec);
+      return;
+    }
+    ++connections_->total;
+    ++connections_->byProcess[peer];
+  }
+  const uint64_t id = nextSessionId_++;
+  auto session = std::make_shared<Session>(std::move(socket), config_, id, admin);
+  std::erase_if(sessions_, [](const std::weak_ptr<Session>& s) { return s.expired(); });
+  sessions_.push_back(session);
+  spdlog::debug("session {}: connected (process {})", id, peer);
+  session->onClosed([connections = connections_, peer] {
+    std::lock_guard<std::mutex> lock(connections->mutex);
+    --connections->total;
+    auto found = connections->byProcess.find(peer);
+    if (found != connections->byProcess.end() && --found->second == 0) {
+      connections->byProcess.erase(found);
+    }
+  });
+  session->start();
+}
+
+void Server::accept(Acceptor& acceptor, bool admin) {
+  acceptor.async_accept([this, &acceptor, admin](boost::system::error_code ec, Socket socket) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopped_ || !acceptor.is_open()) return;
+    if (ec) {
+      if (ec == boost::asio::error::operation_aborted) return;
+      // Typically EMFILE/ENFILE: the pending connection stays in the backlog. Pause instead
+      // of retrying at once, which would spin and flood the log.
+      logRefusal("accept failed: " + ec.message() + "; pausing for 100 ms");
+      auto& pause = admin ? adminAcceptPause_ : acceptPause_;
+      pause.expires_after(kAcceptPause);
+      pause.async_wait([this, &acceptor, admin](boost::system::error_code waited) {
+        if (waited) return;
+        accept(acceptor, admin);
       });
+      return;
+    }
+    admit(std::move(socket), admin);
+    accept(acceptor, admin);
+  });
 }
 
 void Server::stop() {
@@ -103,7 +190,11 @@ void Server::stop() {
     }
     boost::system::error_code ec;
     acceptor_.close(ec);
+    adminAcceptor_.close(ec);
+    acceptPause_.cancel();
+    adminAcceptPause_.cancel();
     ::unlink(options_.socketPath.c_str());
+    if (!options_.adminSocketPath.empty()) ::unlink(options_.adminSocketPath.c_str());
     spdlog::info("shutting down: {} sessions finish their work", live.size());
     for (const auto& session : live) session->drain();
   });

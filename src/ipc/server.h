@@ -1,19 +1,33 @@
 // ipc/server.h — the nnhald service: accepts clients on a Unix domain socket and gives each
 // its own Session over the daemon's embedded Device (docs/IPC_PROTOCOL.md).
 //
+// Connections are bounded (ClientLimits::maxConnections in all, maxConnectionsPerProcess
+// from one peer process, identified by SO_PEERCRED): a connection beyond a limit is closed
+// at once, with the reason logged (at most once a second). When accept() fails (e.g. the
+// process ran out of descriptors), accepting pauses for 100 ms instead of spinning.
+//
+// An optional admin socket serves the same protocol; its sessions' GetStats report the whole
+// daemon (every client's objects), where a client's socket reports only that client's own.
+//
 // Thread safety: listen() and stop() may be called from any thread; the io_context may be
 // run by any number of threads.
 #pragma once
 
 #include <utility>  // before Asio (Boost 1.74 + g++ 12 needs std::exchange declared)
 
+#include <sys/types.h>
+
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
 
+#include "ipc/client_limits.h"
 #include "ipc/session.h"
 #include "nnhal/device.h"
 
@@ -21,8 +35,11 @@ namespace nnhal::ipc {
 
 struct ServerOptions {
   std::filesystem::path socketPath;
+  /// When not empty, a second socket whose clients see the daemon-wide statistics.
+  std::filesystem::path adminSocketPath;
   /// Largest frame payload accepted from a client; bigger frames close its session.
   uint32_t maxPayloadBytes = kDefaultMaxPayloadBytes;
+  ClientLimits limits;
 };
 
 class Server {
@@ -30,28 +47,48 @@ class Server {
   Server(boost::asio::io_context& io, std::shared_ptr<Device> device, ServerOptions options);
   ~Server();
 
-  /// Binds and listens on the socket path (replacing a stale socket file nobody listens on)
-  /// and starts accepting. Errors: GENERAL_FAILURE naming the path and the reason.
+  /// Binds and listens on the socket path(s) (replacing a stale socket file nobody listens
+  /// on) and starts accepting. Errors: GENERAL_FAILURE naming the path and the reason.
   Result<void> listen();
 
   /// Graceful shutdown: stops accepting, lets every session finish its in-flight work and
   /// write the replies, then closes them. The io_context runs out of work afterwards.
   void stop();
 
-  Stats stats() const { return counters_->snapshot(); }
+  /// Daemon-wide object counts.
+  Stats stats() const { return config_->counters->snapshot(); }
 
  private:
-  void accept();
+  using Acceptor = boost::asio::local::stream_protocol::acceptor;
+  using Socket = boost::asio::local::stream_protocol::socket;
+
+  Result<void> listenOn(Acceptor& acceptor, const std::filesystem::path& path);
+  void accept(Acceptor& acceptor, bool admin);
+  /// Starts a session for `socket`, or closes it when a connection limit is reached.
+  void admit(Socket socket, bool admin);
+  /// Logs a refusal at most once a second (a flood must not flood the log).
+  void logRefusal(const std::string& why);
 
   boost::asio::io_context& io_;
-  boost::asio::local::stream_protocol::acceptor acceptor_;
-  std::shared_ptr<Device> device_;
+  Acceptor acceptor_;
+  Acceptor adminAcceptor_;
+  boost::asio::steady_timer acceptPause_;
+  boost::asio::steady_timer adminAcceptPause_;
   ServerOptions options_;
-  std::shared_ptr<ServerCounters> counters_ = std::make_shared<ServerCounters>();
+  std::shared_ptr<SessionConfig> config_;
+  /// Open connections, shared with the sessions' close callbacks (which may outlive us).
+  struct Connections {
+    std::mutex mutex;
+    uint32_t total = 0;
+    std::map<pid_t, uint32_t> byProcess;
+  };
+  std::shared_ptr<Connections> connections_ = std::make_shared<Connections>();
   std::mutex mutex_;
   std::vector<std::weak_ptr<Session>> sessions_;
   uint64_t nextSessionId_ = 1;
   bool stopped_ = false;
+  std::chrono::steady_clock::time_point lastRefusalLog_{};
+  uint64_t refusalsNotLogged_ = 0;
 };
 
 }  // namespace nnhal::ipc

@@ -2,20 +2,36 @@
 //
 // A Session reads frames from its socket, decodes them, calls the daemon's embedded Device
 // and writes the replies (docs/IPC_PROTOCOL.md). It owns the client's objects: a table
-// {handle -> prepared model} and a table {pool id -> mapped Memory}; handles and pool ids
-// are per session, so a client can only ever name its own objects (an unknown handle is
-// INVALID_ARGUMENT). Everything a session holds is released when it closes.
+// {handle -> prepared model}, a table {pool id -> pool}, its fenced executions; handles and
+// pool ids are per session, so a client can only ever name its own objects (an unknown
+// handle gets the same error whether or not another client uses that number). Everything a
+// session holds is released when it closes, and its work still queued is dropped; its
+// running executions are cancelled before their next step.
 //
-// Threading: every handler runs on the session's strand. A small synchronous execution runs
-// right on the strand (no thread hop; the fast path); when more frames are already waiting,
-// it is handed to the driver's pool instead so that the session keeps reading. Replies of
-// asynchronous work (preparations, executions) are posted back to the strand to be written.
-// Writes are non-blocking: what the socket does not take at once is queued and flushed when
-// it becomes writable.
+// The client is untrusted (docs/ARCHITECTURE.md, "Trust boundary"):
+//  - its pools go through hal::adoptClientPool, model constants are copied
+//    (hal::copyModelPoolsPrivately), request arguments are staged by the engine;
+//  - ClientLimits bound what it holds (prepared models, constant bytes, pools, fenced
+//    executions), what it runs at once (maxRunning preparations and executions on the
+//    driver's threads, the rest queued in order, at most maxQueued) and how it may pace its
+//    traffic (frames must finish within frameTimeout; replies it does not read stop its
+//    requests from being read, then close the connection);
+//  - exceptions of a handler become an error reply for that request.
+//
+// Threading: every handler runs on the session's strand, on one of the io threads, and
+// never waits there: preparations and executions run on the driver's threads and post
+// their replies back to the strand. The one exception is a synchronous execution the
+// driver knows to be short (actors::ExecutionActor::runsQuickly: a fully static plan whose
+// recent runs each took < 200 µs), which runs right on the strand when nothing else of this
+// session is queued: that fast path keeps a tiny round trip in the tens of microseconds and
+// delays other clients on that io thread by at most about that long. Writes are
+// non-blocking: what the socket does not take at once is queued and flushed when it becomes
+// writable.
 //
 // Fenced executions: the waitFor fences arrive as descriptors; the driver's returned fence
 // goes back as a descriptor; GetFencedInfo is answered once that fence signalled, waiting for
-// it asynchronously (never blocking the strand).
+// it asynchronously. Fenced executions are not queued (a queue could deadlock a chain of
+// fences the client signals later); ClientLimits::maxFencedExecutions bounds them instead.
 //
 // A malformed or oversized frame, a bad magic or version, descriptors that do not match the
 // header, or an unknown message type close this session only, with the reason logged.
@@ -27,6 +43,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <cstdint>
 #include <deque>
@@ -35,14 +52,20 @@
 #include <string>
 #include <unordered_map>
 
+#include "ipc/client_limits.h"
 #include "ipc/frame.h"
 #include "ipc/messages.h"
 #include "nnhal/device.h"
 #include "nnhal/sync_fence.h"
 
+namespace nnhal::actors {
+class DeviceActor;
+}  // namespace nnhal::actors
+
 namespace nnhal::ipc {
 
-/// Object counts shared by the server and its sessions (Stats).
+/// Object counts of the whole daemon, shared by the server and its sessions; only
+/// administrators (the admin socket) see them.
 struct ServerCounters {
   std::atomic<uint64_t> sessions{0};
   std::atomic<uint64_t> preparedModels{0};
@@ -53,18 +76,31 @@ struct ServerCounters {
   }
 };
 
+/// What every session of a server shares.
+struct SessionConfig {
+  std::shared_ptr<Device> device;
+  /// The embedded driver behind `device` when it is one (for its internal checks and
+  /// cancellation), else null.
+  actors::DeviceActor* driver = nullptr;
+  std::shared_ptr<ServerCounters> counters;
+  ClientLimits limits;
+  uint32_t maxPayloadBytes = kDefaultMaxPayloadBytes;
+};
+
 class Session : public std::enable_shared_from_this<Session> {
  public:
   using Socket = boost::asio::local::stream_protocol::socket;
 
-  Session(Socket socket, std::shared_ptr<Device> device, std::shared_ptr<ServerCounters> counters,
-          uint32_t maxPayloadBytes, uint64_t id);
+  /// `admin`: a connection of the admin socket, whose GetStats reports the whole daemon.
+  Session(Socket socket, std::shared_ptr<const SessionConfig> config, uint64_t id, bool admin);
   ~Session();
 
   /// Starts reading (posts to the strand).
   void start();
-  /// Graceful stop: read no more requests, let in-flight work reply, then close.
+  /// Graceful stop: read no more requests, let in-flight and queued work reply, then close.
   void drain();
+  /// Calls `done` once, on the strand, when the session closed (for the server's tables).
+  void onClosed(std::function<void()> done);
 
  private:
   struct TrackedModel;
@@ -75,36 +111,61 @@ class Session : public std::enable_shared_from_this<Session> {
     std::vector<int> fds;  // sent with the first byte; borrowed from `keep`
     std::shared_ptr<void> keep;
   };
+  using Job = std::move_only_function<void()>;
 
+  // --- reading and dispatch (session.cpp)
   void waitReadable();
   void onReadable();
+  /// Handles the frames already buffered, unless reading is paused.
+  void handleBuffered();
   /// Handles one decoded frame; `moreWaiting` when further complete frames are buffered.
   /// Returns false when the session must close (the reason is logged).
   bool handleFrame(Frame frame, bool moreWaiting);
+  bool dispatch(Frame& frame, bool moreWaiting);
+  /// The error reply a request gets when its handler failed unexpectedly.
+  void replyFailure(MessageType type, uint64_t callId, const Error& error);
   bool handleHello(const Frame& frame);
+  void armFrameTimer();
+  Stats ownStats() const;
+
+  // --- preparations (session_prepare.cpp)
   bool handleSupportedOperations(const Frame& frame);
-  bool handlePrepareModel(Frame frame);
-  /// Calls `start` (a Device preparation given its callback) and replies Launched with the
-  /// status it returned, then PrepareReply with the outcome. `fds` stay open until then.
-  void launchPreparation(uint64_t callId, std::shared_ptr<std::vector<UniqueFd>> fds,
+  bool handlePrepareModel(Frame& frame);
+  bool handlePrepareFromCache(Frame& frame);
+  /// Calls `start` (a Device preparation given its callback) and, unless `launchedSent`,
+  /// replies Launched with the status it returned; then PrepareReply with the outcome.
+  /// `constantBytes` are released if the preparation fails.
+  void launchPreparation(uint64_t callId, uint64_t constantBytes, bool launchedSent,
                          const std::function<ErrorStatus(PrepareCallback)>& start);
   /// Registers a prepared model under a new handle (or carries the error) and replies.
-  void replyPrepared(uint64_t callId, Result<std::shared_ptr<PreparedModel>> result);
+  void replyPrepared(uint64_t callId, uint64_t constantBytes,
+                     Result<std::shared_ptr<PreparedModel>> result);
   void sendLaunched(uint64_t callId, const WireStatus& status);
-  bool handlePrepareFromCache(Frame frame);
-  bool handleExecute(Frame frame, bool async, bool moreWaiting);
-  bool handleExecuteFenced(Frame frame);
-  bool handleGetFencedInfo(const Frame& frame);
-
-  /// Gives `model` its pools (kFd only), replaced by private copies of the constants they
-  /// hold (hal::copyModelPoolsPrivately). Returns the model's constant bytes (operandValues
-  /// and the copies). Errors: GENERAL_FAILURE for an unknown kind or a pool that cannot be
-  /// used safely or read (hal/pool_io.h).
+  /// Gives `model` its pools, replaced by private copies of their constants. Returns the
+  /// model's constant bytes. Errors: GENERAL_FAILURE (hal/pool_io.h).
   Result<uint64_t> attachModelPools(Model& model, const std::vector<WirePool>& pools,
                                     const std::vector<UniqueFd>& fds);
+  /// Why a new preparation of `constantBytes` would exceed a quota, or none.
+  Result<void> admitPreparation(uint64_t constantBytes) const;
+  void releaseModel(uint64_t handle);
+
+  // --- executions (session_execute.cpp)
+  bool handleExecute(Frame& frame, bool async, bool moreWaiting);
+  bool handleExecuteFenced(Frame& frame);
+  bool handleGetFencedInfo(const Frame& frame);
   /// Builds a Request, mapping new pools into the session's table.
   Result<Request> requestFrom(WireRequest wire, const std::vector<UniqueFd>& fds);
+  ExecuteOptions executeOptions(const Execute& m) const;
 
+  // --- the queue of work that runs on the driver's threads (session_execute.cpp)
+  /// Whether one more request may wait in the queue; otherwise the error to reply.
+  Result<void> admitWork() const;
+  /// Runs `job` now if fewer than maxRunning jobs run, else queues it. The job must call
+  /// jobDone() on the strand when its work ended.
+  void schedule(Job job);
+  void jobDone();
+
+  // --- writing and closing (session.cpp)
   void send(MessageType type, uint64_t callId, OutMessage& message,
             std::shared_ptr<void> keep = nullptr);
   void flush();
@@ -114,22 +175,45 @@ class Session : public std::enable_shared_from_this<Session> {
   /// Runs `handler` on the strand, keeping the session alive.
   template <typename Handler>
   void onStrand(Handler&& handler);
+  bool readPausedByReplies() const;
 
   Socket socket_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
-  std::shared_ptr<Device> device_;
-  std::shared_ptr<ServerCounters> counters_;
+  std::shared_ptr<const SessionConfig> config_;
+  const ClientLimits& limits_;
+  Device& device_;
+  ServerCounters& counters_;
   FrameParser parser_;
   const uint64_t id_;
+  const bool admin_;
   bool helloDone_ = false;
   bool closed_ = false;
   bool draining_ = false;
   bool writeWaiting_ = false;
-  size_t inFlight_ = 0;  // asynchronous operations whose reply is not sent yet
+  bool readWaiting_ = false;
+  std::function<void()> onClosed_;
+  /// Requests accepted whose reply is not sent yet (preparations and executions).
+  size_t inFlight_ = 0;
   size_t queuedBytes_ = 0;
   std::deque<OutFrame> writeQueue_;
+
+  // Frame pace: the timer closes the session when the frame started before it was armed
+  // is still incomplete when it fires.
+  boost::asio::steady_timer frameTimer_;
+  bool frameTimerArmed_ = false;
+  uint64_t framesHandled_ = 0;
+
+  // Work on the driver's threads.
+  uint32_t running_ = 0;
+  std::deque<Job> waiting_;
+  /// Set when the session closes: running executions stop before their next step.
+  std::shared_ptr<std::atomic<bool>> cancelled_ = std::make_shared<std::atomic<bool>>(false);
+
+  // Objects of this client.
   uint64_t nextHandle_ = 1;
   std::unordered_map<uint64_t, std::shared_ptr<TrackedModel>> models_;
+  uint32_t preparing_ = 0;      ///< preparations accepted and not finished
+  uint64_t constantBytes_ = 0;  ///< of the models held and being prepared
   std::unordered_map<uint64_t, std::shared_ptr<TrackedPool>> pools_;
   /// Fenced executions by handle: their callback and the fence the driver returned.
   struct Fenced {
@@ -138,9 +222,12 @@ class Session : public std::enable_shared_from_this<Session> {
   };
   uint64_t nextFenced_ = 1;
   std::unordered_map<uint64_t, Fenced> fenced_;
-  /// GetFencedInfo calls waiting (asynchronously) for a fence; cancelled on close.
+  /// Asynchronous waits for fences (GetFencedInfo, running fenced executions); cancelled on
+  /// close.
   uint64_t nextFenceWait_ = 1;
   std::unordered_map<uint64_t, std::shared_ptr<boost::asio::posix::stream_descriptor>> fenceWaits_;
+  /// Calls `then` on the strand once `fence` signalled (at once when it is not active).
+  void whenSignalled(const SyncFence& fence, std::function<void()> then);
 };
 
 }  // namespace nnhal::ipc

@@ -59,9 +59,18 @@ class Daemon {
  public:
   explicit Daemon(std::vector<std::string> extraArgs = {}) {
     socket_ = dir_.path() / "nnhald.sock";
-    std::vector<std::string> args = {NNHALD_PATH, "--socket",    socket_.string(),
-                                     "--threads", "2",           "--kernel-threads",
-                                     "1",         "--log-level", "error"};
+    adminSocket_ = dir_.path() / "admin.sock";
+    std::vector<std::string> args = {NNHALD_PATH,
+                                     "--admin-socket",
+                                     adminSocket_.string(),
+                                     "--socket",
+                                     socket_.string(),
+                                     "--threads",
+                                     "2",
+                                     "--kernel-threads",
+                                     "1",
+                                     "--log-level",
+                                     "error"};
     args.insert(args.end(), extraArgs.begin(), extraArgs.end());
     pid_ = ::fork();
     if (pid_ == 0) {
@@ -90,6 +99,8 @@ class Daemon {
   }
   bool running() const { return pid_ > 0; }
   const fs::path& socket() const { return socket_; }
+  /// The admin socket: its connections' GetStats report the whole daemon.
+  const fs::path& adminSocket() const { return adminSocket_; }
   pid_t pid() const { return pid_; }
 
   /// Sends `signal` and waits for the exit; returns the exit status (or -signal).
@@ -106,6 +117,7 @@ class Daemon {
  private:
   TempDir dir_;
   fs::path socket_;
+  fs::path adminSocket_;
   pid_t pid_ = -1;
 };
 

@@ -1,15 +1,19 @@
 // nnhald — the nnhal driver as a daemon: serves the embedded CPU driver to client processes
 // on a Unix domain socket (docs/IPC_PROTOCOL.md; clients use nnhal::connect, nnhal/client.h).
 //
-//   nnhald --socket PATH [--cache-dir DIR] [--threads N] [--kernel-threads N]
-//          [--log-level LEVEL] [--max-frame-bytes N]
+//   nnhald --socket PATH [--admin-socket PATH] [--cache-dir DIR] [--threads N]
+//          [--driver-threads N] [--kernel-threads N] [--log-level LEVEL]
+//          [--max-frame-bytes N] [quota options: nnhald --help]
 //
+// Every client is untrusted: its quotas (ipc/client_limits.h) have an option each.
 // SIGTERM / SIGINT: stop accepting, let in-flight work finish and reply, exit 0.
 #include <spdlog/spdlog.h>
 
+#include <sys/resource.h>
 #include <CLI/CLI.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
+
 #include <csignal>
 #include <cstdio>
 #include <string>
@@ -21,8 +25,15 @@
 
 int main(int argc, char** argv) {
   std::string socketPath;
+  std::string adminSocketPath;
   std::string cacheDir;
   unsigned threads = 2;
+  unsigned driverThreads = 8;
+  nnhal::ipc::ClientLimits limits;
+  uint64_t frameTimeoutMs = static_cast<uint64_t>(limits.frameTimeout.count());
+  uint64_t maxLoopTimeoutMs = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(limits.maxLoopTimeout).count());
+  uint64_t maxDataCacheBytes = uint64_t{1} << 30;
   unsigned kernelThreads = 0;
   std::string logLevel = "info";
   uint32_t maxFrameBytes = nnhal::ipc::kDefaultMaxPayloadBytes;
@@ -35,11 +46,19 @@ int main(int argc, char** argv) {
   app.add_option("--cache-dir", cacheDir,
                  "State directory for compilation caching (token map; created if missing). "
                  "Without it, caching is disabled");
+  app.add_option("--admin-socket", adminSocketPath,
+                 "A second socket whose clients see the statistics of the whole daemon "
+                 "(protect it with file permissions); other clients see only their own");
   app.add_option("--threads", threads,
-                 "Threads serving clients (socket I/O and small synchronous executions); the "
-                 "driver runtime gets as many")
+                 "Threads serving clients' sockets (and synchronous executions known to take "
+                 "under 200 us)")
       ->capture_default_str()
       ->check(CLI::Range(1u, 256u));
+  app.add_option("--driver-threads", driverThreads,
+                 "Threads running preparations, executions and cache I/O; each client uses at "
+                 "most --max-running of them")
+      ->capture_default_str()
+      ->check(CLI::Range(2u, 256u));
   app.add_option("--kernel-threads", kernelThreads, "Threads inside kernels (0 = all cores)")
       ->capture_default_str();
   app.add_option("--log-level", logLevel, "trace, debug, info, warn, error, critical or off")
@@ -50,13 +69,71 @@ int main(int argc, char** argv) {
                  "connection")
       ->capture_default_str()
       ->check(CLI::Range(uint32_t{1024}, nnhal::ipc::kDefaultMaxPayloadBytes));
+  auto* quotas = app.add_option_group("Quotas", "What one client (connection) may hold and do");
+  quotas->add_option("--max-connections", limits.maxConnections, "Connections of all clients")
+      ->capture_default_str();
+  quotas
+      ->add_option("--max-connections-per-process", limits.maxConnectionsPerProcess,
+                   "Connections from one client process")
+      ->capture_default_str();
+  quotas
+      ->add_option("--max-prepared-models", limits.maxPreparedModels,
+                   "Prepared models of a client, preparations in progress included")
+      ->capture_default_str();
+  quotas
+      ->add_option("--max-constant-bytes", limits.maxConstantBytes,
+                   "Bytes of constants of a client's models")
+      ->capture_default_str();
+  quotas->add_option("--max-pools", limits.maxPools, "Request pools a client keeps mapped")
+      ->capture_default_str();
+  quotas
+      ->add_option("--max-running", limits.maxRunning,
+                   "Preparations and executions of a client running at once")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1024u));
+  quotas
+      ->add_option("--max-queued", limits.maxQueued,
+                   "Requests of a client waiting for --max-running; more get "
+                   "RESOURCE_EXHAUSTED_TRANSIENT")
+      ->capture_default_str();
+  quotas
+      ->add_option("--max-fenced-executions", limits.maxFencedExecutions,
+                   "Fenced executions of a client not yet released")
+      ->capture_default_str();
+  quotas
+      ->add_option("--max-unread-reply-bytes", limits.maxUnreadReplyBytes,
+                   "Replies queued for a client that does not read them before its "
+                   "connection is closed (its requests stop being read at a quarter)")
+      ->capture_default_str();
+  quotas
+      ->add_option("--frame-timeout-ms", frameTimeoutMs,
+                   "Time a started frame may take to arrive whole")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{3'600'000}));
+  quotas
+      ->add_option("--max-loop-timeout-ms", maxLoopTimeoutMs,
+                   "Longest WHILE loop timeout granted to an execution (HAL maximum 15000)")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{15'000}));
+  quotas
+      ->add_option("--max-data-cache-bytes", maxDataCacheBytes,
+                   "Largest compilation data cache file the driver loads")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  limits.frameTimeout = std::chrono::milliseconds(frameTimeoutMs);
+  limits.maxLoopTimeout = std::chrono::milliseconds(maxLoopTimeoutMs);
 
   spdlog::set_level(spdlog::level::from_str(logLevel));
   std::signal(SIGPIPE, SIG_IGN);
+  // Every client pool and connection holds a descriptor: use all the process may have.
+  if (rlimit files{}; ::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &files);
+  }
 
   nnhal::DeviceOptions deviceOptions;
-  deviceOptions.runtimeThreads = threads;
+  deviceOptions.runtimeThreads = driverThreads;
+  deviceOptions.maxDataCacheBytes = maxDataCacheBytes;
   deviceOptions.kernelThreads = kernelThreads;
   deviceOptions.stateDirectory = cacheDir;
   auto device = nnhal::createDevice(deviceOptions);
@@ -68,7 +145,9 @@ int main(int argc, char** argv) {
   boost::asio::io_context io;
   nnhal::ipc::ServerOptions serverOptions;
   serverOptions.socketPath = socketPath;
+  serverOptions.adminSocketPath = adminSocketPath;
   serverOptions.maxPayloadBytes = maxFrameBytes;
+  serverOptions.limits = limits;
   {
     nnhal::ipc::Server server(io, *device, serverOptions);
     if (auto listening = server.listen(); !listening) {

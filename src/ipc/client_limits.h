@@ -1,0 +1,49 @@
+// ipc/client_limits.h — what one client of nnhald may hold and do at once
+// (docs/IPC_PROTOCOL.md, "Quotas").
+//
+// A client is one connection. Beyond a quota, a request gets RESOURCE_EXHAUSTED_TRANSIENT
+// (the client may retry once it released something or its work finished) with a message
+// naming the quota; traffic that breaks the protocol's pace (a frame that never finishes,
+// replies never read) closes the connection with a logged reason. nnhald sets each from a
+// command-line option of the same name (nnhald --help).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+namespace nnhal::ipc {
+
+struct ClientLimits {
+  /// Connections open at once, all clients together; more are closed at once.
+  uint32_t maxConnections = 256;
+  /// Connections open at once from one process (by the peer's pid, SO_PEERCRED).
+  uint32_t maxConnectionsPerProcess = 32;
+  /// Prepared models a connection holds, counting preparations not finished yet.
+  uint32_t maxPreparedModels = 64;
+  /// Bytes of constants (CONSTANT_COPY values and the CONSTANT_REFERENCE bytes copied from
+  /// its pools) of the models a connection holds or is preparing.
+  uint64_t maxConstantBytes = uint64_t{1} << 30;
+  /// Request pools a connection keeps mapped (each holds a descriptor in the daemon).
+  uint32_t maxPools = 256;
+  /// Preparations and executions of a connection that run at once on the driver's threads;
+  /// the rest wait in the connection's queue, in order. With the driver's 8 threads by
+  /// default (nnhald --driver-threads), one connection never occupies them all.
+  uint32_t maxRunning = 2;
+  /// Requests (preparations and executions) waiting in a connection's queue.
+  uint32_t maxQueued = 64;
+  /// Fenced executions a connection has started and not released. They are not queued (a
+  /// queue could deadlock a chain of fences the client signals later), so this also bounds
+  /// how many of them run at once.
+  uint32_t maxFencedExecutions = 16;
+  /// Bytes of replies queued for a client that does not read them. Above a quarter of it the
+  /// daemon stops reading that client's requests until the replies drain; above it, the
+  /// connection is closed.
+  uint64_t maxUnreadReplyBytes = uint64_t{64} << 20;
+  /// Time a started frame may take to arrive whole; then the connection is closed.
+  std::chrono::milliseconds frameTimeout{10'000};
+  /// Longest WHILE loop timeout granted to a client's execution (a larger
+  /// loopTimeoutDuration is lowered to it); by default the HAL's maximum, 15 s.
+  std::chrono::nanoseconds maxLoopTimeout{15'000'000'000};
+};
+
+}  // namespace nnhal::ipc

@@ -1,0 +1,80 @@
+// ipc/internal/session_detail.h — what the three parts of Session (session.cpp,
+// session_prepare.cpp, session_execute.cpp) share.
+#pragma once
+
+#include <mutex>
+#include <optional>
+
+#include "ipc/session.h"
+
+namespace nnhal::ipc {
+
+/// Result of an asynchronous driver call (prepareModel, execute) that may call its callback
+/// before it returns: such an early result is kept here and handled after the return status
+/// is known.
+template <typename T>
+struct LaunchState {
+  std::mutex mutex;
+  bool returned = false;
+  std::optional<Result<T>> early;
+
+  /// From the callback: true when the result was kept (the launch call has not returned).
+  bool keepIfEarly(Result<T>& result) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (returned) return false;
+    early = std::move(result);
+    return true;
+  }
+  /// After the launch call returned: the early result, if any.
+  std::optional<Result<T>> markReturned() {
+    std::lock_guard<std::mutex> lock(mutex);
+    returned = true;
+    return std::move(early);
+  }
+};
+
+/// A prepared model held by a session or an execution; counted while alive.
+struct Session::TrackedModel {
+  TrackedModel(std::shared_ptr<PreparedModel> m, std::shared_ptr<ServerCounters> c, uint64_t bytes)
+      : model(std::move(m)), counters(std::move(c)), constantBytes(bytes) {
+    ++counters->preparedModels;
+  }
+  ~TrackedModel() {
+    model.reset();
+    --counters->preparedModels;
+  }
+  std::shared_ptr<PreparedModel> model;
+  std::shared_ptr<ServerCounters> counters;
+  uint64_t constantBytes = 0;  ///< counted against ClientLimits::maxConstantBytes
+};
+
+/// A request pool of a session: its mapping, or why it cannot be used; counted while alive.
+struct Session::TrackedPool {
+  TrackedPool(Result<Memory> m, std::shared_ptr<ServerCounters> c)
+      : memory(std::move(m)), counters(std::move(c)) {
+    ++counters->pools;
+  }
+  ~TrackedPool() {
+    memory = Memory();
+    --counters->pools;
+  }
+  Result<Memory> memory;
+  std::shared_ptr<ServerCounters> counters;
+};
+
+template <typename Handler>
+void Session::onStrand(Handler&& handler) {
+  boost::asio::post(strand_, std::forward<Handler>(handler));
+}
+
+/// Adopts a pool a client sent (hal::adoptClientPool) after checking its kind and metadata.
+/// `name` prefixes errors. Errors: GENERAL_FAILURE.
+Result<Memory> mapClientPool(const WirePool& pool, const std::vector<UniqueFd>& fds,
+                             const std::string& name);
+
+/// The status to reply when a quota is exceeded.
+inline std::unexpected<Error> quotaExceeded(const std::string& what) {
+  return fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "quota exceeded: " + what);
+}
+
+}  // namespace nnhal::ipc

@@ -1,0 +1,329 @@
+// Session: executions, fenced executions, and the queue of work that runs on the driver's
+// threads (ipc/session.h).
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+
+#include "actors/prepared_model_impl.h"
+#include "ipc/internal/session_detail.h"
+
+namespace nnhal::ipc {
+namespace {
+
+ExecutionReply executionReply(const Result<ExecutionResult>& result) {
+  ExecutionReply reply;
+  if (result) {
+    reply.outputShapes = result->outputShapes;
+    reply.timing = result->timing;
+  } else {
+    reply.status = toWireStatus(result.error());
+    reply.outputShapes = result.error().outputShapes;
+  }
+  return reply;
+}
+
+}  // namespace
+
+ExecuteOptions Session::executeOptions(const Execute& m) const {
+  ExecuteOptions options;
+  options.measure = static_cast<MeasureTiming>(m.measure);
+  options.deadline = m.deadline;
+  // Negative values stay negative: the driver rejects them (INVALID_ARGUMENT).
+  options.loopTimeout = std::min(std::chrono::nanoseconds(m.loopTimeoutNs), limits_.maxLoopTimeout);
+  return options;
+}
+
+Result<void> Session::admitWork() const {
+  if (running_ >= limits_.maxRunning && waiting_.size() >= limits_.maxQueued) {
+    return quotaExceeded(std::to_string(running_) + " requests of this client are running and " +
+                         std::to_string(waiting_.size()) + " waiting, the most allowed");
+  }
+  return {};
+}
+
+void Session::schedule(Job job) {
+  if (running_ < limits_.maxRunning) {
+    ++running_;
+    job();
+    return;
+  }
+  waiting_.push_back(std::move(job));
+}
+
+void Session::jobDone() {
+  --running_;
+  while (!closed_ && running_ < limits_.maxRunning && !waiting_.empty()) {
+    Job next = std::move(waiting_.front());
+    waiting_.pop_front();
+    ++running_;
+    next();
+  }
+}
+
+Result<Request> Session::requestFrom(WireRequest wire, const std::vector<UniqueFd>& fds) {
+  Request request;
+  request.inputs = std::move(wire.inputs);
+  request.outputs = std::move(wire.outputs);
+  request.pools.reserve(wire.pools.size());
+  for (size_t i = 0; i < wire.pools.size(); ++i) {
+    const WirePool& pool = wire.pools[i];
+    switch (pool.source) {
+      case WirePool::Source::kFd: {
+        if (pools_.size() >= limits_.maxPools && !pools_.contains(pool.id)) {
+          return quotaExceeded("a client keeps at most " + std::to_string(limits_.maxPools) +
+                               " request pools (release some Memory objects first)");
+        }
+        // A pool that cannot be used is remembered too: the client names it by id from now on
+        // and must keep getting the same error.
+        auto memory = mapClientPool(pool, fds, "request.pools[" + std::to_string(i) + "]");
+        pools_[pool.id] = std::make_shared<TrackedPool>(memory, config_->counters);
+        if (!memory) return std::unexpected(memory.error());
+        request.pools.emplace_back(*memory);
+        break;
+      }
+      case WirePool::Source::kCached: {
+        auto found = pools_.find(pool.id);
+        if (found == pools_.end()) {
+          return invalidArgument("request.pools[" + std::to_string(i) + "]: pool id " +
+                                 std::to_string(pool.id) + " is unknown to this connection");
+        }
+        if (!found->second->memory) return std::unexpected(found->second->memory.error());
+        request.pools.emplace_back(*found->second->memory);
+        break;
+      }
+      case WirePool::Source::kToken:
+        request.pools.emplace_back(MemoryDomainToken{pool.token});
+        break;
+      case WirePool::Source::kEmpty:
+        request.pools.emplace_back(Memory());
+        break;
+    }
+  }
+  return request;
+}
+
+bool Session::handleExecute(Frame& frame, bool async, bool moreWaiting) {
+  const uint64_t callId = frame.header.callId;
+  const MessageType type = async ? MessageType::kExecute : MessageType::kExecuteSynchronously;
+  auto m = decodePayload(frame.payload, type,
+                         [&](ByteReader& in) { return decodeExecute(in, frame.fds.size()); });
+  if (!m) {
+    close(m.error().message);
+    return false;
+  }
+  auto reply = [this, callId](const Result<ExecutionResult>& result) {
+    OutMessage out;
+    encode(executionReply(result), out);
+    send(MessageType::kExecutionReply, callId, out);
+  };
+  auto launched = [this, callId](const WireStatus& status) { sendLaunched(callId, status); };
+  // Faults found here are reported as the driver would report them: INVALID_ARGUMENT (and a
+  // quota) as the launch status, GENERAL_FAILURE (a pool it cannot use) as the outcome.
+  auto refuse = [&](const Error& error) {
+    if (!async) {
+      reply(std::unexpected(error));
+    } else if (error.status == ErrorStatus::GENERAL_FAILURE) {
+      launched({});
+      reply(std::unexpected(error));
+    } else {
+      launched(toWireStatus(error));
+    }
+    return true;
+  };
+  auto found = models_.find(m->handle);
+  if (found == models_.end()) {
+    return refuse(Error{ErrorStatus::INVALID_ARGUMENT,
+                        "unknown prepared model handle " + std::to_string(m->handle),
+                        {}});
+  }
+  std::shared_ptr<TrackedModel> tracked = found->second;
+  auto request = requestFrom(std::move(m->request), frame.fds);
+  if (!request) return refuse(request.error());
+  const ExecuteOptions options = executeOptions(*m);
+  auto* embedded = dynamic_cast<actors::PreparedModelImpl*>(tracked->model.get());
+  if (embedded != nullptr) {
+    // The driver's argument checks now, so that Launched carries their status even when the
+    // execution waits in the queue.
+    if (auto valid = embedded->validate(*request, options); !valid) return refuse(valid.error());
+  }
+
+  if (!async && !moreWaiting && running_ == 0 && waiting_.empty() && embedded != nullptr &&
+      embedded->runsQuickly()) {
+    // The fast path: short by construction (ipc/session.h), so it may run on this thread.
+    ++counters_.callsInFlight;
+    auto result = embedded->executeSynchronously(*request, options);
+    --counters_.callsInFlight;
+    reply(result);
+    return true;
+  }
+  if (auto admitted = admitWork(); !admitted) return refuse(admitted.error());
+
+  ++inFlight_;
+  if (async) launched({});
+  auto deliver = [this, reply, tracked](Result<ExecutionResult> result) {
+    --inFlight_;
+    --counters_.callsInFlight;
+    if (closed_) return;
+    reply(result);
+    finishIfDrained();
+  };
+  schedule([this, self = shared_from_this(), tracked, embedded, deliver,
+            request = std::move(*request), options]() mutable {
+    ++counters_.callsInFlight;  // counted from its start: queued work of a departed client
+                                // is dropped without running
+    auto state = std::make_shared<LaunchState<ExecutionResult>>();
+    ExecutionCallback callback =
+        [self, state, deliver,
+         work = boost::asio::make_work_guard(strand_)](Result<ExecutionResult> result) mutable {
+          if (state->keepIfEarly(result)) return;
+          // The work guard keeps the io_context running until the reply is written.
+          self->onStrand([self, deliver = std::move(deliver), result = std::move(result),
+                          work = std::move(work)]() mutable {
+            deliver(std::move(result));
+            self->jobDone();
+          });
+        };
+    const ErrorStatus status =
+        embedded != nullptr
+            ? embedded->executeCancellable(std::move(request), options, std::move(callback),
+                                           cancelled_)
+            : tracked->model->execute(std::move(request), options, std::move(callback));
+    auto early = state->markReturned();
+    if (status != ErrorStatus::NONE || early) {
+      deliver(early ? std::move(*early) : fail(status, "the execution could not start"));
+      jobDone();
+    }
+  });
+  return true;
+}
+
+void Session::whenSignalled(const SyncFence& fence, std::function<void()> then) {
+  if (!fence.valid() || fence.state() != SyncFence::State::kActive) {
+    then();
+    return;
+  }
+  const int fd = ::fcntl(fence.fd(), F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) {
+    then();
+    return;
+  }
+  auto descriptor =
+      std::make_shared<boost::asio::posix::stream_descriptor>(socket_.get_executor(), fd);
+  const uint64_t waitId = nextFenceWait_++;
+  fenceWaits_[waitId] = descriptor;
+  descriptor->async_wait(
+      boost::asio::posix::stream_descriptor::wait_read,
+      boost::asio::bind_executor(strand_, [self = shared_from_this(), waitId, descriptor,
+                                           then = std::move(then)](boost::system::error_code ec) {
+        self->fenceWaits_.erase(waitId);
+        if (ec || self->closed_) return;
+        then();
+      }));
+}
+
+bool Session::handleExecuteFenced(Frame& frame) {
+  const uint64_t callId = frame.header.callId;
+  auto m = decodePayload(frame.payload, MessageType::kExecuteFenced,
+                         [&](ByteReader& in) { return decodeExecuteFenced(in, frame.fds.size()); });
+  if (!m) {
+    close(m.error().message);
+    return false;
+  }
+  auto refuse = [&](const Error& error) {
+    FencedReply reply;
+    reply.status = toWireStatus(error);
+    OutMessage out;
+    encode(reply, out);
+    send(MessageType::kFencedReply, callId, out);
+    return true;
+  };
+  auto found = models_.find(m->execute.handle);
+  if (found == models_.end()) {
+    return refuse(Error{ErrorStatus::INVALID_ARGUMENT,
+                        "unknown prepared model handle " + std::to_string(m->execute.handle),
+                        {}});
+  }
+  if (fenced_.size() >= limits_.maxFencedExecutions) {
+    return refuse(quotaExceeded("a client holds at most " +
+                                std::to_string(limits_.maxFencedExecutions) +
+                                " fenced executions (release their callbacks first)")
+                      .error());
+  }
+  std::shared_ptr<TrackedModel> tracked = found->second;
+  auto request = requestFrom(std::move(m->execute.request), frame.fds);
+  if (!request) return refuse(request.error());
+  std::vector<SyncFence> waitFor;
+  waitFor.reserve(m->waitFor.size());
+  for (size_t i = 0; i < m->waitFor.size(); ++i) {
+    if (!m->waitFor[i].valid) {
+      waitFor.emplace_back();
+      continue;
+    }
+    auto fence = SyncFence::fromFd(frame.fds[m->waitFor[i].fdIndex].get());
+    if (!fence) {
+      return refuse(Error{fence.error().status,
+                          "waitFor[" + std::to_string(i) + "]: " + fence.error().message,
+                          {}});
+    }
+    waitFor.push_back(std::move(*fence));
+  }
+  OptionalDuration timeoutAfterFence;
+  if (m->timeoutAfterFenceNs) timeoutAfterFence = std::chrono::nanoseconds(*m->timeoutAfterFenceNs);
+  // Not queued like the other work: a fenced execution may wait for a fence the client
+  // signals only after a later executeFenced returned, so a queue could deadlock a chain.
+  // Their number is bounded instead (maxFencedExecutions).
+  auto launched = tracked->model->executeFenced(*request, waitFor, executeOptions(m->execute),
+                                                timeoutAfterFence);
+  if (!launched) return refuse(launched.error());
+  FencedReply reply;
+  reply.handle = nextFenced_++;
+  fenced_[reply.handle] = Fenced{launched->callback, launched->syncFence};
+  OutMessage out;
+  if (launched->syncFence.valid()) {
+    reply.hasFence = true;
+    reply.fenceFdIndex = out.addFd(launched->syncFence.fd());
+  }
+  encode(reply, out);
+  // The fence's descriptor stays open until the frame is written.
+  send(MessageType::kFencedReply, callId, out, std::make_shared<SyncFence>(launched->syncFence));
+  return true;
+}
+
+bool Session::handleGetFencedInfo(const Frame& frame) {
+  const uint64_t callId = frame.header.callId;
+  auto m = decodePayload(frame.payload, MessageType::kGetFencedInfo, decodeFencedHandle);
+  if (!m) {
+    close(m.error().message);
+    return false;
+  }
+  auto reply = [this, callId](const Result<FencedExecutionInfo>& info) {
+    FencedInfoReply r;
+    if (info) {
+      r.executionStatus = info->status;
+      r.timingLaunched = info->timingLaunched;
+      r.timingFenced = info->timingFenced;
+    } else {
+      r.status = toWireStatus(info.error());
+    }
+    OutMessage out;
+    encode(r, out);
+    send(MessageType::kFencedInfoReply, callId, out);
+  };
+  auto found = fenced_.find(m->handle);
+  if (found == fenced_.end()) {
+    reply(fail(ErrorStatus::INVALID_ARGUMENT,
+               "unknown fenced execution handle " + std::to_string(m->handle)));
+    return true;
+  }
+  // getExecutionInfo blocks until the fence signals: ask only once it has (the driver
+  // completes the callback before it signals the fence).
+  whenSignalled(found->second.fence, [reply, callback = found->second.callback] {
+    reply(callback->getExecutionInfo());
+  });
+  return true;
+}
+
+}  // namespace nnhal::ipc

@@ -1,0 +1,280 @@
+// Session: supported operations and preparations (ipc/session.h).
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/executor_work_guard.hpp>
+
+#include "actors/device_actor.h"
+#include "hal/pool_io.h"
+#include "ipc/internal/session_detail.h"
+
+namespace nnhal::ipc {
+namespace {
+
+/// Checks the kind and metadata of a pool described on the wire. Errors: GENERAL_FAILURE.
+Result<MemoryKind> checkKind(const WirePool& pool, const std::string& name) {
+  switch (pool.kind) {
+    case static_cast<int32_t>(MemoryKind::ASHMEM):
+    case static_cast<int32_t>(MemoryKind::MMAP_FD):
+      return static_cast<MemoryKind>(pool.kind);
+    case static_cast<int32_t>(MemoryKind::HARDWARE_BUFFER_BLOB):
+      if (pool.desc.width != pool.size || pool.desc.height != 1 || pool.desc.layers != 1) {
+        return fail(ErrorStatus::GENERAL_FAILURE,
+                    name + ": hardware_buffer_blob of " + std::to_string(pool.desc.width) + "x" +
+                        std::to_string(pool.desc.height) + "x" + std::to_string(pool.desc.layers) +
+                        " does not describe a BLOB buffer of " + std::to_string(pool.size) +
+                        " bytes");
+      }
+      return MemoryKind::HARDWARE_BUFFER_BLOB;
+    default:
+      return fail(ErrorStatus::GENERAL_FAILURE,
+                  name + ": unknown memory kind " + std::to_string(pool.kind));
+  }
+}
+
+CacheFiles cacheFiles(const WireCacheFiles& wire, const std::vector<UniqueFd>& fds) {
+  CacheFiles files;
+  files.token = wire.token;
+  for (const auto& handle : wire.modelCache) {
+    CacheHandle& out = files.modelCache.emplace_back();
+    for (uint32_t index : handle) out.push_back(fds[index].get());
+  }
+  for (const auto& handle : wire.dataCache) {
+    CacheHandle& out = files.dataCache.emplace_back();
+    for (uint32_t index : handle) out.push_back(fds[index].get());
+  }
+  return files;
+}
+
+}  // namespace
+
+Result<Memory> mapClientPool(const WirePool& pool, const std::vector<UniqueFd>& fds,
+                             const std::string& name) {
+  NNHAL_ASSIGN_OR_RETURN(MemoryKind kind, checkKind(pool, name));
+  return hal::adoptClientPool(fds[pool.fdIndex].get(), kind, pool.size, pool.offset, pool.writable,
+                              name);
+}
+
+Result<uint64_t> Session::attachModelPools(Model& model, const std::vector<WirePool>& pools,
+                                           const std::vector<UniqueFd>& fds) {
+  std::vector<Memory> memories;
+  memories.reserve(pools.size());
+  for (size_t i = 0; i < pools.size(); ++i) {
+    const WirePool& pool = pools[i];
+    if (pool.source == WirePool::Source::kEmpty) {
+      memories.emplace_back();
+      continue;
+    }
+    if (pool.source != WirePool::Source::kFd) {
+      return invalidArgument("model.pools[" + std::to_string(i) +
+                             "]: a model pool must be shared memory");
+    }
+    NNHAL_ASSIGN_OR_RETURN(Memory memory,
+                           mapClientPool(pool, fds, "model.pools[" + std::to_string(i) + "]"));
+    memories.push_back(std::move(memory));
+  }
+  model.pools = std::move(memories);
+  // The client can rewrite or shrink its pools at any time: the driver compiles and runs
+  // with its own copy of the constants they hold.
+  NNHAL_ASSIGN_OR_RETURN(const uint64_t copied, hal::copyModelPoolsPrivately(model));
+  return copied + model.operandValues.size();
+}
+
+Result<void> Session::admitPreparation(uint64_t constantBytes) const {
+  if (models_.size() + preparing_ >= limits_.maxPreparedModels) {
+    return quotaExceeded("a client holds at most " + std::to_string(limits_.maxPreparedModels) +
+                         " prepared models (release some first)");
+  }
+  if (constantBytes > limits_.maxConstantBytes ||
+      constantBytes_ > limits_.maxConstantBytes - constantBytes) {
+    return quotaExceeded("the constants of a client's models total at most " +
+                         std::to_string(limits_.maxConstantBytes) + " bytes; this model has " +
+                         std::to_string(constantBytes) + " and the client holds " +
+                         std::to_string(constantBytes_));
+  }
+  return admitWork();
+}
+
+void Session::releaseModel(uint64_t handle) {
+  auto found = models_.find(handle);
+  if (found == models_.end()) {
+    spdlog::debug("session {}: release of unknown prepared model {}", id_, handle);
+    return;
+  }
+  constantBytes_ -= found->second->constantBytes;
+  models_.erase(found);
+}
+
+bool Session::handleSupportedOperations(const Frame& frame) {
+  auto m = decodePayload(frame.payload, MessageType::kSupportedOperations,
+                         [&](ByteReader& in) { return decodeWireModel(in, frame.fds.size()); });
+  if (!m) {
+    close(m.error().message);
+    return false;
+  }
+  SupportedOperationsReply reply;
+  auto constants = attachModelPools(m->model, m->pools, frame.fds);
+  if (!constants) {
+    reply.status = toWireStatus(constants.error());
+  } else if (*constants > limits_.maxConstantBytes) {
+    reply.status = toWireStatus(quotaExceeded("a model's constants total at most " +
+                                              std::to_string(limits_.maxConstantBytes) + " bytes")
+                                    .error());
+  } else {
+    auto reasons = device_.explainSupportedOperations(m->model);
+    if (reasons) {
+      reply.reasons = std::move(*reasons);
+    } else {
+      reply.status = toWireStatus(reasons.error());
+    }
+  }
+  OutMessage out;
+  encode(reply, out);
+  send(MessageType::kSupportedOperationsReply, frame.header.callId, out);
+  return true;
+}
+
+void Session::replyPrepared(uint64_t callId, uint64_t constantBytes,
+                            Result<std::shared_ptr<PreparedModel>> result) {
+  --inFlight_;
+  --counters_.callsInFlight;
+  --preparing_;
+  if (closed_) return;
+  PrepareReply reply;
+  if (result) {
+    reply.handle = nextHandle_++;
+    models_[reply.handle] =
+        std::make_shared<TrackedModel>(std::move(*result), config_->counters, constantBytes);
+  } else {
+    constantBytes_ -= constantBytes;
+    reply.status = toWireStatus(result.error());
+  }
+  OutMessage out;
+  encode(reply, out);
+  send(MessageType::kPrepareReply, callId, out);
+  finishIfDrained();
+}
+
+void Session::launchPreparation(uint64_t callId, uint64_t constantBytes, bool launchedSent,
+                                const std::function<ErrorStatus(PrepareCallback)>& start) {
+  using PreparedResult = Result<std::shared_ptr<PreparedModel>>;
+  ++counters_.callsInFlight;  // from its start: queued work of a departed client never runs
+  auto state = std::make_shared<LaunchState<std::shared_ptr<PreparedModel>>>();
+  const ErrorStatus status =
+      start([self = shared_from_this(), state, callId, constantBytes,
+             work = boost::asio::make_work_guard(strand_)](PreparedResult result) mutable {
+        if (state->keepIfEarly(result)) return;
+        self->onStrand([self, callId, constantBytes, result = std::move(result),
+                        work = std::move(work)]() mutable {
+          self->replyPrepared(callId, constantBytes, std::move(result));
+          self->jobDone();
+        });
+      });
+  auto early = state->markReturned();
+  if (status != ErrorStatus::NONE) {
+    const Error error = early && !*early ? early->error() : Error{status, "", {}};
+    if (launchedSent) {
+      replyPrepared(callId, constantBytes, std::unexpected(error));
+    } else {
+      sendLaunched(callId, toWireStatus(error));
+      --inFlight_;
+      --counters_.callsInFlight;
+      --preparing_;
+      constantBytes_ -= constantBytes;
+      finishIfDrained();
+    }
+    jobDone();
+    return;
+  }
+  if (!launchedSent) sendLaunched(callId, {});
+  if (early) {
+    replyPrepared(callId, constantBytes, std::move(*early));
+    jobDone();
+  }
+}
+
+bool Session::handlePrepareModel(Frame& frame) {
+  const uint64_t callId = frame.header.callId;
+  auto m = decodePayload(frame.payload, MessageType::kPrepareModel,
+                         [&](ByteReader& in) { return decodePrepareModel(in, frame.fds.size()); });
+  if (!m) {
+    close(m.error().message);
+    return false;
+  }
+  auto fds = std::make_shared<std::vector<UniqueFd>>(std::move(frame.fds));
+  auto constants = attachModelPools(m->model.model, m->model.pools, *fds);
+  if (!constants) {
+    // Like a pool the driver cannot use: the preparation itself fails.
+    sendLaunched(callId, {});
+    PrepareReply reply;
+    reply.status = toWireStatus(constants.error());
+    OutMessage out;
+    encode(reply, out);
+    send(MessageType::kPrepareReply, callId, out);
+    return true;
+  }
+  PrepareOptions options;
+  options.preference = static_cast<ExecutionPreference>(m->preference);
+  options.priority = static_cast<Priority>(m->priority);
+  options.deadline = m->deadline;
+  // The driver's own argument checks first, so that Launched carries its status even when
+  // the preparation waits in the queue.
+  if (config_->driver != nullptr) {
+    if (auto valid = config_->driver->checkPreparation(m->model.model, options); !valid) {
+      sendLaunched(callId, toWireStatus(valid.error()));
+      return true;
+    }
+  }
+  if (auto admitted = admitPreparation(*constants); !admitted) {
+    sendLaunched(callId, toWireStatus(admitted.error()));
+    return true;
+  }
+  if (m->cache) options.cache = cacheFiles(*m->cache, *fds);
+  ++inFlight_;
+  ++preparing_;
+  constantBytes_ += *constants;
+  const bool launchedSent = config_->driver != nullptr;
+  if (launchedSent) sendLaunched(callId, {});
+  schedule([this, self = shared_from_this(), callId, fds, launchedSent, constants = *constants,
+            options = std::move(options), model = std::move(m->model.model)]() mutable {
+    launchPreparation(callId, constants, launchedSent, [&](PrepareCallback callback) {
+      return device_.prepareModel(std::move(model), options, std::move(callback));
+    });
+  });
+  return true;
+}
+
+bool Session::handlePrepareFromCache(Frame& frame) {
+  const uint64_t callId = frame.header.callId;
+  auto m = decodePayload(frame.payload, MessageType::kPrepareModelFromCache, [&](ByteReader& in) {
+    return decodePrepareFromCache(in, frame.fds.size());
+  });
+  if (!m) {
+    close(m.error().message);
+    return false;
+  }
+  auto fds = std::make_shared<std::vector<UniqueFd>>(std::move(frame.fds));
+  CacheFiles files = cacheFiles(m->cache, *fds);
+  if (config_->driver != nullptr) {
+    if (auto valid = config_->driver->checkPreparationFromCache(files); !valid) {
+      sendLaunched(callId, toWireStatus(valid.error()));
+      return true;
+    }
+  }
+  if (auto admitted = admitPreparation(0); !admitted) {
+    sendLaunched(callId, toWireStatus(admitted.error()));
+    return true;
+  }
+  ++inFlight_;
+  ++preparing_;
+  const bool launchedSent = config_->driver != nullptr;
+  if (launchedSent) sendLaunched(callId, {});
+  schedule([this, self = shared_from_this(), callId, fds, launchedSent, files = std::move(files),
+            deadline = m->deadline]() mutable {
+    launchPreparation(callId, 0, launchedSent, [&](PrepareCallback callback) {
+      return device_.prepareModelFromCache(files, deadline, std::move(callback));
+    });
+  });
+  return true;
+}
+
+}  // namespace nnhal::ipc
