@@ -22,11 +22,12 @@
 #include "actors/compilation_actor.h"
 #include "actors/runtime.h"
 #include "cache/cache_format.h"
+#include "hal/driver_control.h"
 #include "nnhal/device.h"
 
 namespace nnhal::actors {
 
-class DeviceActor final : public Device {
+class DeviceActor final : public Device, public hal::DeviceControl {
  public:
   explicit DeviceActor(const DeviceOptions& options);
   ~DeviceActor() override;
@@ -48,10 +49,10 @@ class DeviceActor final : public Device {
 
   /// The argument checks prepareModel starts with (preference, priority, validateModel):
   /// INVALID_ARGUMENT naming the field. nnhald runs them before queueing a preparation.
-  Result<void> checkPreparation(const Model& model, const PrepareOptions& options) const;
+  Result<void> checkPreparation(const Model& model, const PrepareOptions& options) const override;
   /// The argument checks prepareModelFromCache starts with: INVALID_ARGUMENT for the handle
   /// counts, GENERAL_FAILURE when caching is disabled.
-  Result<void> checkPreparationFromCache(const CacheFiles& files) const;
+  Result<void> checkPreparationFromCache(const CacheFiles& files) const override;
 
  private:
   /// The duplicated descriptors to save to, or null (with the reason logged at debug level)

@@ -9,6 +9,7 @@
 #include "actors/cache_actor.h"
 #include "actors/execution_actor.h"
 #include "cache/cache_format.h"
+#include "hal/driver_control.h"
 #include "nnhal/prepared_model.h"
 
 namespace nnhal::actors {
@@ -24,7 +25,7 @@ struct CacheBinding {
   std::shared_ptr<const CacheImage> loadedFrom;
 };
 
-class PreparedModelImpl final : public PreparedModel {
+class PreparedModelImpl final : public PreparedModel, public hal::PreparedModelControl {
  public:
   PreparedModelImpl(std::shared_ptr<Runtime> runtime,
                     std::shared_ptr<const engine::ExecutionPlan> plan,
@@ -52,16 +53,16 @@ class PreparedModelImpl final : public PreparedModel {
   /// gets DEVICE_UNAVAILABLE): nnhald cancels the work of a client that left.
   ErrorStatus executeCancellable(Request request, const ExecuteOptions& options,
                                  ExecutionCallback callback,
-                                 std::shared_ptr<const std::atomic<bool>> cancelled) {
+                                 std::shared_ptr<const std::atomic<bool>> cancelled) override {
     return actor_.post(ExecutionActor::Execute{std::move(request), options, std::move(callback),
                                                std::move(cancelled)});
   }
   /// The argument checks every execution path starts with (INVALID_ARGUMENT).
-  Result<void> validate(const Request& request, const ExecuteOptions& options) const {
+  Result<void> validate(const Request& request, const ExecuteOptions& options) const override {
     return actor_.validate(request, options);
   }
   /// See ExecutionActor::runsQuickly.
-  bool runsQuickly() const { return actor_.runsQuickly(); }
+  bool runsQuickly() const override { return actor_.runsQuickly(); }
 
   /// True when this model keeps cache file descriptors (it was saved to or loaded from a
   /// compilation cache).

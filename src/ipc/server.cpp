@@ -10,7 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "actors/device_actor.h"
+#include "hal/driver_control.h"
 
 namespace nnhal::ipc {
 namespace {
@@ -45,7 +45,7 @@ Server::Server(boost::asio::io_context& io, std::shared_ptr<Device> device, Serv
       adminAcceptPause_(io),
       options_(std::move(options)),
       config_(std::make_shared<SessionConfig>()) {
-  config_->driver = dynamic_cast<actors::DeviceActor*>(device.get());
+  config_->driver = dynamic_cast<hal::DeviceControl*>(device.get());
   config_->device = std::move(device);
   config_->counters = std::make_shared<ServerCounters>();
   config_->limits = options_.limits;

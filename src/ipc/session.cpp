@@ -8,7 +8,7 @@
 #include <boost/asio/post.hpp>
 #include <new>
 
-#include "actors/device_actor.h"
+#include "hal/driver_control.h"
 #include "ipc/internal/session_detail.h"
 
 namespace nnhal::ipc {

@@ -21,7 +21,7 @@
 // Threading: every handler runs on the session's strand, on one of the io threads, and
 // never waits there: preparations and executions run on the driver's threads and post
 // their replies back to the strand. The one exception is a synchronous execution the
-// driver knows to be short (actors::ExecutionActor::runsQuickly: a fully static plan whose
+// driver knows to be short (hal::PreparedModelControl::runsQuickly: a fully static plan whose
 // recent runs each took < 200 µs), which runs right on the strand when nothing else of this
 // session is queued: that fast path keeps a tiny round trip in the tens of microseconds and
 // delays other clients on that io thread by at most about that long. Writes are
@@ -58,9 +58,9 @@
 #include "nnhal/device.h"
 #include "nnhal/sync_fence.h"
 
-namespace nnhal::actors {
-class DeviceActor;
-}  // namespace nnhal::actors
+namespace nnhal::hal {
+class DeviceControl;
+}  // namespace nnhal::hal
 
 namespace nnhal::ipc {
 
@@ -81,7 +81,7 @@ struct SessionConfig {
   std::shared_ptr<Device> device;
   /// The embedded driver behind `device` when it is one (for its internal checks and
   /// cancellation), else null.
-  actors::DeviceActor* driver = nullptr;
+  hal::DeviceControl* driver = nullptr;
   std::shared_ptr<ServerCounters> counters;
   ClientLimits limits;
   uint32_t maxPayloadBytes = kDefaultMaxPayloadBytes;

@@ -7,7 +7,7 @@
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 
-#include "actors/prepared_model_impl.h"
+#include "hal/driver_control.h"
 #include "ipc/internal/session_detail.h"
 
 namespace nnhal::ipc {
@@ -143,7 +143,7 @@ bool Session::handleExecute(Frame& frame, bool async, bool moreWaiting) {
   auto request = requestFrom(std::move(m->request), frame.fds);
   if (!request) return refuse(request.error());
   const ExecuteOptions options = executeOptions(*m);
-  auto* embedded = dynamic_cast<actors::PreparedModelImpl*>(tracked->model.get());
+  auto* embedded = dynamic_cast<hal::PreparedModelControl*>(tracked->model.get());
   if (embedded != nullptr) {
     // The driver's argument checks now, so that Launched carries their status even when the
     // execution waits in the queue.
@@ -154,7 +154,7 @@ bool Session::handleExecute(Frame& frame, bool async, bool moreWaiting) {
       embedded->runsQuickly()) {
     // The fast path: short by construction (ipc/session.h), so it may run on this thread.
     ++counters_.callsInFlight;
-    auto result = embedded->executeSynchronously(*request, options);
+    auto result = tracked->model->executeSynchronously(*request, options);
     --counters_.callsInFlight;
     reply(result);
     return true;

@@ -3,7 +3,7 @@
 
 #include <boost/asio/executor_work_guard.hpp>
 
-#include "actors/device_actor.h"
+#include "hal/driver_control.h"
 #include "hal/pool_io.h"
 #include "ipc/internal/session_detail.h"
 

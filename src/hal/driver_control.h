@@ -1,0 +1,48 @@
+// hal/driver_control.h — what nnhald asks of the embedded driver beyond the public Device
+// and PreparedModel interfaces.
+//
+// The daemon (src/ipc) knows the driver only through nnhal/device.h; the embedded driver's
+// objects also implement these interfaces, which the daemon finds with dynamic_cast. They
+// let it run the driver's argument checks before it queues a request (so that the launch
+// status a client receives is the driver's own even when the work waits), learn which
+// synchronous executions are short enough for an io thread, and cancel the executions of a
+// client that left.
+//
+// Thread safety: as for Device and PreparedModel: any thread, concurrently.
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+#include "nnhal/device.h"
+#include "nnhal/prepared_model.h"
+
+namespace nnhal::hal {
+
+class DeviceControl {
+ public:
+  virtual ~DeviceControl() = default;
+  /// The checks prepareModel starts with (INVALID_ARGUMENT naming the field).
+  virtual Result<void> checkPreparation(const Model& model,
+                                        const PrepareOptions& options) const = 0;
+  /// The checks prepareModelFromCache starts with (INVALID_ARGUMENT for handle counts,
+  /// GENERAL_FAILURE when caching is disabled).
+  virtual Result<void> checkPreparationFromCache(const CacheFiles& files) const = 0;
+};
+
+class PreparedModelControl {
+ public:
+  virtual ~PreparedModelControl() = default;
+  /// The checks every execution path starts with (INVALID_ARGUMENT naming the field).
+  virtual Result<void> validate(const Request& request, const ExecuteOptions& options) const = 0;
+  /// True when a synchronous execution is bound to be short: the plan is fully static
+  /// without control flow and its recent executions each took under 200 µs.
+  virtual bool runsQuickly() const = 0;
+  /// PreparedModel::execute that stops before its next step once `*cancelled` is true (the
+  /// callback then gets DEVICE_UNAVAILABLE).
+  virtual ErrorStatus executeCancellable(Request request, const ExecuteOptions& options,
+                                         ExecutionCallback callback,
+                                         std::shared_ptr<const std::atomic<bool>> cancelled) = 0;
+};
+
+}  // namespace nnhal::hal
