@@ -12,6 +12,7 @@
 #include "ipc/remote_device.h"
 #include "ipc_test_util.h"
 #include "nnhal/sync_fence.h"
+#include "raw_client.h"
 
 namespace nnhal::ipc {
 namespace {
@@ -40,74 +41,6 @@ bool statsReach(const std::shared_ptr<Device>& observer, const Stats& want) {
   }
   return false;
 }
-
-/// A raw socket to the daemon, for traffic no client library would send.
-class RawClient {
- public:
-  explicit RawClient(const fs::path& path) {
-    fd_.reset(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    sockaddr_un address{};
-    address.sun_family = AF_UNIX;
-    std::strncpy(address.sun_path, path.c_str(), sizeof(address.sun_path) - 1);
-    connected_ = ::connect(fd_.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
-  }
-  bool connected() const { return connected_; }
-  void sendBytes(std::span<const uint8_t> bytes) {
-    (void)::send(fd_.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL);
-  }
-  void sendFrame(uint16_t type, std::span<const uint8_t> payload,
-                 uint16_t version = kProtocolVersion, uint32_t fdCount = 0, uint64_t callId = 1) {
-    FrameHeader header;
-    header.version = version;
-    header.type = type;
-    header.callId = callId;
-    header.payloadBytes = static_cast<uint32_t>(payload.size());
-    header.fdCount = fdCount;
-    std::vector<uint8_t> bytes(kFrameHeaderBytes);
-    encodeHeader(header, std::span<uint8_t, kFrameHeaderBytes>(bytes.data(), kFrameHeaderBytes));
-    bytes.insert(bytes.end(), payload.begin(), payload.end());
-    sendBytes(bytes);
-  }
-  void hello() {
-    OutMessage out;
-    encode(Hello{kProtocolVersion, "raw"}, out);
-    sendFrame(static_cast<uint16_t>(MessageType::kHello), out.payload.buffer());
-    (void)readFrame(2s);
-  }
-  /// The next frame, or nullopt when the daemon closed the connection or nothing came.
-  std::optional<Frame> readFrame(std::chrono::milliseconds timeout) {
-    const auto until = std::chrono::steady_clock::now() + timeout;
-    while (true) {
-      auto next = parser_.next();
-      if (!next || next->has_value()) return next ? std::move(*next) : std::nullopt;
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          until - std::chrono::steady_clock::now());
-      if (left.count() <= 0) return std::nullopt;
-      pollfd pfd{fd_.get(), POLLIN, 0};
-      if (::poll(&pfd, 1, static_cast<int>(left.count())) <= 0) return std::nullopt;
-      auto got = receiveSome(fd_.get(), parser_, true);
-      if (!got || *got == ReceiveStatus::kClosed) return std::nullopt;
-    }
-  }
-  /// Whether the daemon closed the connection within `timeout`.
-  bool closedByPeer(std::chrono::milliseconds timeout) {
-    pollfd pfd{fd_.get(), POLLIN, 0};
-    const auto until = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < until) {
-      if (::poll(&pfd, 1, 50) > 0) {
-        char buffer[4096];
-        const ssize_t got = ::recv(fd_.get(), buffer, sizeof(buffer), MSG_DONTWAIT);
-        if (got == 0 || (got < 0 && errno == ECONNRESET)) return true;
-      }
-    }
-    return false;
-  }
-
- private:
-  UniqueFd fd_;
-  bool connected_ = false;
-  FrameParser parser_;
-};
 
 TEST(Daemon, PrintsHelpWithItsOptions) {
   TempDir dir;
