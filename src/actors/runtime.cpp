@@ -2,6 +2,8 @@
 
 #include <thread>
 
+#include "hal/thread_reaper.h"
+
 namespace nnhal::actors {
 
 Runtime::Runtime(unsigned threads, unsigned kernelThreads)
@@ -11,8 +13,9 @@ Runtime::Runtime(unsigned threads, unsigned kernelThreads)
 Runtime::~Runtime() {
   if (pool_->get_executor().running_in_this_thread()) {
     // Released from inside one of our own handlers: joining here would join this thread.
-    // Work still queued runs; the reaper owns the pool until its threads have exited.
-    std::thread([pool = std::move(pool_)] { pool->join(); }).detach();
+    // Work still queued runs; a joiner thread owns the pool until its threads have exited,
+    // and the process's thread reaper joins the joiner (hal/thread_reaper.h).
+    hal::adoptThread(std::thread([pool = std::move(pool_)] { pool->join(); }));
     return;
   }
   pool_->join();

@@ -1,5 +1,7 @@
 #include "ipc/connection.h"
 
+#include "hal/thread_reaper.h"
+
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -54,7 +56,8 @@ struct Waiter {
 class Connection::CallbackQueue : public std::enable_shared_from_this<CallbackQueue> {
  public:
   ~CallbackQueue() {
-    if (worker_.joinable()) worker_.detach();  // only when the worker itself dropped it
+    // Only when the worker itself dropped the last reference: it cannot join itself.
+    hal::adoptThread(std::move(worker_));
   }
   void post(std::move_only_function<void()> callback) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -107,7 +110,9 @@ Connection::Connection(UniqueFd socket, uint32_t maxPayloadBytes)
 Connection::~Connection() {
   if (reader_.joinable()) {
     if (reader_.get_id() == std::this_thread::get_id()) {
-      reader_.detach();  // the reader is releasing the last reference on its way out
+      // The reader is releasing the last reference on its way out: it cannot join itself.
+      ::shutdown(socket_.get(), SHUT_RDWR);
+      hal::adoptThread(std::move(reader_));
     } else {
       ::shutdown(socket_.get(), SHUT_RDWR);
       reader_.join();
