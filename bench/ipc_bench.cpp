@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -33,14 +34,17 @@ using Clock = std::chrono::steady_clock;
 
 const std::string kModels = std::string(NNHAL_SHARED_DIR) + "/models/";
 
-/// nnhald on a temporary socket for the whole run.
+/// nnhald on a temporary socket for the whole run: the one built with this benchmark, or
+/// the binary named by $NNHALD (to compare two builds of the daemon on the same machine).
 class Daemon {
  public:
   Daemon() {
     socket_ = "/tmp/nnhal-ipc-bench-" + std::to_string(::getpid()) + ".sock";
+    const char* override = std::getenv("NNHALD");
+    const std::string binary = override != nullptr ? override : NNHALD_PATH;
     pid_ = ::fork();
     if (pid_ == 0) {
-      ::execl(NNHALD_PATH, NNHALD_PATH, "--socket", socket_.c_str(), "--threads", "2",
+      ::execl(binary.c_str(), binary.c_str(), "--socket", socket_.c_str(), "--threads", "2",
               "--kernel-threads", "1", "--log-level", "warn", static_cast<char*>(nullptr));
       ::_exit(127);
     }

@@ -39,6 +39,7 @@ constexpr auto kAcceptPause = std::chrono::milliseconds(100);
 
 Server::Server(boost::asio::io_context& io, std::shared_ptr<Device> device, ServerOptions options)
     : io_(io),
+      intake_(options.intakeThreads != 0 ? options.intakeThreads : 2),
       acceptor_(io),
       adminAcceptor_(io),
       acceptPause_(io),
@@ -50,6 +51,9 @@ Server::Server(boost::asio::io_context& io, std::shared_ptr<Device> device, Serv
   config_->counters = std::make_shared<ServerCounters>();
   config_->limits = options_.limits;
   config_->maxPayloadBytes = options_.maxPayloadBytes;
+  config_->runIntake = [executor = intake_.get_executor()](std::move_only_function<void()> job) {
+    boost::asio::post(executor, std::move(job));
+  };
 }
 
 Server::~Server() {

@@ -20,6 +20,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -40,6 +41,8 @@ struct ServerOptions {
   /// Largest frame payload accepted from a client; bigger frames close its session.
   uint32_t maxPayloadBytes = kDefaultMaxPayloadBytes;
   ClientLimits limits;
+  /// Threads reading models off the io threads (pools, constants, validation).
+  unsigned intakeThreads = 2;
 };
 
 class Server {
@@ -70,6 +73,8 @@ class Server {
   void logRefusal(const std::string& why);
 
   boost::asio::io_context& io_;
+  /// Model intake off the io threads (SessionConfig::runIntake); joined last.
+  boost::asio::thread_pool intake_;
   Acceptor acceptor_;
   Acceptor adminAcceptor_;
   boost::asio::steady_timer acceptPause_;

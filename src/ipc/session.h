@@ -85,6 +85,9 @@ struct SessionConfig {
   std::shared_ptr<ServerCounters> counters;
   ClientLimits limits;
   uint32_t maxPayloadBytes = kDefaultMaxPayloadBytes;
+  /// Runs model intake (adopting model pools, copying their constants, validating, the
+  /// supported-operations check) off the io threads. Owned by the server.
+  std::function<void(std::move_only_function<void()>)> runIntake;
 };
 
 class Session : public std::enable_shared_from_this<Session> {
@@ -129,7 +132,7 @@ class Session : public std::enable_shared_from_this<Session> {
   Stats ownStats() const;
 
   // --- preparations (session_prepare.cpp)
-  bool handleSupportedOperations(const Frame& frame);
+  bool handleSupportedOperations(Frame& frame);
   bool handlePrepareModel(Frame& frame);
   bool handlePrepareFromCache(Frame& frame);
   /// Calls `start` (a Device preparation given its callback) and, unless `launchedSent`,
@@ -141,12 +144,14 @@ class Session : public std::enable_shared_from_this<Session> {
   void replyPrepared(uint64_t callId, uint64_t constantBytes,
                      Result<std::shared_ptr<PreparedModel>> result);
   void sendLaunched(uint64_t callId, const WireStatus& status);
-  /// Gives `model` its pools, replaced by private copies of their constants. Returns the
-  /// model's constant bytes. Errors: GENERAL_FAILURE (hal/pool_io.h).
-  Result<uint64_t> attachModelPools(Model& model, const std::vector<WirePool>& pools,
-                                    const std::vector<UniqueFd>& fds);
-  /// Why a new preparation of `constantBytes` would exceed a quota, or none.
-  Result<void> admitPreparation(uint64_t constantBytes) const;
+  /// Why a new preparation would exceed the prepared-model or queue quota, or none.
+  Result<void> admitPreparation() const;
+  /// Why `constantBytes` more would exceed the constant-bytes quota, or none.
+  Result<void> admitConstants(uint64_t constantBytes) const;
+  /// Runs `intake` on the intake threads, then `then` on the strand (within the calling
+  /// job's running slot).
+  template <typename Intake, typename Then>
+  void offIoThread(Intake intake, Then then);
   void releaseModel(uint64_t handle);
 
   // --- executions (session_execute.cpp)

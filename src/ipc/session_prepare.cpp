@@ -2,6 +2,7 @@
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/executor_work_guard.hpp>
+#include <new>
 
 #include "hal/driver_control.h"
 #include "hal/pool_io.h"
@@ -54,8 +55,8 @@ Result<Memory> mapClientPool(const WirePool& pool, const std::vector<UniqueFd>& 
                               name);
 }
 
-Result<uint64_t> Session::attachModelPools(Model& model, const std::vector<WirePool>& pools,
-                                           const std::vector<UniqueFd>& fds) {
+Result<uint64_t> attachModelPools(Model& model, const std::vector<WirePool>& pools,
+                                  const std::vector<UniqueFd>& fds) {
   std::vector<Memory> memories;
   memories.reserve(pools.size());
   for (size_t i = 0; i < pools.size(); ++i) {
@@ -79,11 +80,37 @@ Result<uint64_t> Session::attachModelPools(Model& model, const std::vector<WireP
   return copied + model.operandValues.size();
 }
 
-Result<void> Session::admitPreparation(uint64_t constantBytes) const {
+template <typename Intake, typename Then>
+void Session::offIoThread(Intake intake, Then then) {
+  config_->runIntake([self = shared_from_this(), intake = std::move(intake), then = std::move(then),
+                      work = boost::asio::make_work_guard(strand_)]() mutable {
+    auto outcome = [&] {
+      // Allocation failures and library exceptions end this request only.
+      using Outcome = decltype(intake());
+      try {
+        return intake();
+      } catch (const std::bad_alloc&) {
+        return Outcome(fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT,
+                            "the daemon ran out of memory reading the model"));
+      } catch (const std::exception& e) {
+        return Outcome(fail(ErrorStatus::GENERAL_FAILURE,
+                            std::string("reading the model failed: ") + e.what()));
+      }
+    }();
+    self->onStrand([self, then = std::move(then), outcome = std::move(outcome),
+                    work = std::move(work)]() mutable { then(std::move(outcome)); });
+  });
+}
+
+Result<void> Session::admitPreparation() const {
   if (models_.size() + preparing_ >= limits_.maxPreparedModels) {
     return quotaExceeded("a client holds at most " + std::to_string(limits_.maxPreparedModels) +
                          " prepared models (release some first)");
   }
+  return admitWork();
+}
+
+Result<void> Session::admitConstants(uint64_t constantBytes) const {
   if (constantBytes > limits_.maxConstantBytes ||
       constantBytes_ > limits_.maxConstantBytes - constantBytes) {
     return quotaExceeded("the constants of a client's models total at most " +
@@ -91,7 +118,7 @@ Result<void> Session::admitPreparation(uint64_t constantBytes) const {
                          std::to_string(constantBytes) + " and the client holds " +
                          std::to_string(constantBytes_));
   }
-  return admitWork();
+  return {};
 }
 
 void Session::releaseModel(uint64_t handle) {
@@ -104,32 +131,49 @@ void Session::releaseModel(uint64_t handle) {
   models_.erase(found);
 }
 
-bool Session::handleSupportedOperations(const Frame& frame) {
+bool Session::handleSupportedOperations(Frame& frame) {
+  const uint64_t callId = frame.header.callId;
   auto m = decodePayload(frame.payload, MessageType::kSupportedOperations,
                          [&](ByteReader& in) { return decodeWireModel(in, frame.fds.size()); });
   if (!m) {
     close(m.error().message);
     return false;
   }
-  SupportedOperationsReply reply;
-  auto constants = attachModelPools(m->model, m->pools, frame.fds);
-  if (!constants) {
-    reply.status = toWireStatus(constants.error());
-  } else if (*constants > limits_.maxConstantBytes) {
-    reply.status = toWireStatus(quotaExceeded("a model's constants total at most " +
-                                              std::to_string(limits_.maxConstantBytes) + " bytes")
-                                    .error());
-  } else {
-    auto reasons = device_.explainSupportedOperations(m->model);
-    if (reasons) {
-      reply.reasons = std::move(*reasons);
-    } else {
-      reply.status = toWireStatus(reasons.error());
-    }
+  auto reply = [this, callId](const SupportedOperationsReply& r) {
+    OutMessage out;
+    encode(r, out);
+    send(MessageType::kSupportedOperationsReply, callId, out);
+  };
+  if (auto admitted = admitWork(); !admitted) {
+    reply({toWireStatus(admitted.error()), {}});
+    return true;
   }
-  OutMessage out;
-  encode(reply, out);
-  send(MessageType::kSupportedOperationsReply, frame.header.callId, out);
+  ++inFlight_;
+  auto fds = std::make_shared<std::vector<UniqueFd>>(std::move(frame.fds));
+  schedule([this, fds, reply, wire = std::make_shared<WireModel>(std::move(*m))]() mutable {
+    offIoThread(
+        [this, fds, wire]() -> Result<std::vector<std::string>> {
+          NNHAL_ASSIGN_OR_RETURN(const uint64_t constants,
+                                 attachModelPools(wire->model, wire->pools, *fds));
+          if (constants > limits_.maxConstantBytes) {
+            return quotaExceeded("a model's constants total at most " +
+                                 std::to_string(limits_.maxConstantBytes) + " bytes");
+          }
+          return device_.explainSupportedOperations(wire->model);
+        },
+        [this, reply](Result<std::vector<std::string>> reasons) {
+          --inFlight_;
+          SupportedOperationsReply r;
+          if (reasons) {
+            r.reasons = std::move(*reasons);
+          } else {
+            r.status = toWireStatus(reasons.error());
+          }
+          reply(r);
+          jobDone();
+          finishIfDrained();
+        });
+  });
   return true;
 }
 
@@ -200,45 +244,72 @@ bool Session::handlePrepareModel(Frame& frame) {
     close(m.error().message);
     return false;
   }
-  auto fds = std::make_shared<std::vector<UniqueFd>>(std::move(frame.fds));
-  auto constants = attachModelPools(m->model.model, m->model.pools, *fds);
-  if (!constants) {
-    // Like a pool the driver cannot use: the preparation itself fails.
-    sendLaunched(callId, {});
-    PrepareReply reply;
-    reply.status = toWireStatus(constants.error());
-    OutMessage out;
-    encode(reply, out);
-    send(MessageType::kPrepareReply, callId, out);
-    return true;
-  }
-  PrepareOptions options;
-  options.preference = static_cast<ExecutionPreference>(m->preference);
-  options.priority = static_cast<Priority>(m->priority);
-  options.deadline = m->deadline;
-  // The driver's own argument checks first, so that Launched carries its status even when
-  // the preparation waits in the queue.
-  if (config_->driver != nullptr) {
-    if (auto valid = config_->driver->checkPreparation(m->model.model, options); !valid) {
-      sendLaunched(callId, toWireStatus(valid.error()));
-      return true;
-    }
-  }
-  if (auto admitted = admitPreparation(*constants); !admitted) {
+  if (auto admitted = admitPreparation(); !admitted) {
     sendLaunched(callId, toWireStatus(admitted.error()));
     return true;
   }
-  if (m->cache) options.cache = cacheFiles(*m->cache, *fds);
   ++inFlight_;
   ++preparing_;
-  constantBytes_ += *constants;
-  const bool launchedSent = config_->driver != nullptr;
-  if (launchedSent) sendLaunched(callId, {});
-  schedule([this, self = shared_from_this(), callId, fds, launchedSent, constants = *constants,
-            options = std::move(options), model = std::move(m->model.model)]() mutable {
-    launchPreparation(callId, constants, launchedSent, [&](PrepareCallback callback) {
-      return device_.prepareModel(std::move(model), options, std::move(callback));
-    });
+  auto fds = std::make_shared<std::vector<UniqueFd>>(std::move(frame.fds));
+  auto message = std::make_shared<PrepareModel>(std::move(*m));
+  PrepareOptions options;
+  options.preference = static_cast<ExecutionPreference>(message->preference);
+  options.priority = static_cast<Priority>(message->priority);
+  options.deadline = message->deadline;
+  if (message->cache) options.cache = cacheFiles(*message->cache, *fds);
+  // The model's pools, its constants and the driver's own argument checks are read off the
+  // io threads; then Launched carries the driver's status, and the compilation starts.
+  schedule([this, callId, fds, message, options = std::move(options)]() mutable {
+    offIoThread(
+        [this, fds, message, options]() -> Result<uint64_t> {
+          NNHAL_ASSIGN_OR_RETURN(
+              const uint64_t constants,
+              attachModelPools(message->model.model, message->model.pools, *fds));
+          if (config_->driver != nullptr) {
+            NNHAL_TRY(config_->driver->checkPreparation(message->model.model, options));
+          }
+          return constants;
+        },
+        [this, callId, fds, message, options](Result<uint64_t> constants) mutable {
+          if (closed_) {  // the client left while its model was read: nothing to compile
+            --inFlight_;
+            --preparing_;
+            jobDone();
+            return;
+          }
+          auto refuse = [&](const Error& error, bool asOutcome) {
+            --inFlight_;
+            --preparing_;
+            if (asOutcome) {
+              // Like a pool the driver cannot use: the preparation itself fails.
+              sendLaunched(callId, {});
+              PrepareReply reply;
+              reply.status = toWireStatus(error);
+              OutMessage out;
+              encode(reply, out);
+              send(MessageType::kPrepareReply, callId, out);
+            } else {
+              sendLaunched(callId, toWireStatus(error));
+            }
+            jobDone();
+            finishIfDrained();
+          };
+          if (!constants) {
+            refuse(constants.error(), constants.error().status == ErrorStatus::GENERAL_FAILURE);
+            return;
+          }
+          if (auto admitted = admitConstants(*constants); !admitted) {
+            refuse(admitted.error(), false);
+            return;
+          }
+          constantBytes_ += *constants;
+          const bool launchedSent = config_->driver != nullptr;
+          if (launchedSent) sendLaunched(callId, {});
+          launchPreparation(callId, *constants, launchedSent, [&](PrepareCallback callback) {
+            return device_.prepareModel(std::move(message->model.model), options,
+                                        std::move(callback));
+          });
+        });
   });
   return true;
 }
@@ -260,7 +331,7 @@ bool Session::handlePrepareFromCache(Frame& frame) {
       return true;
     }
   }
-  if (auto admitted = admitPreparation(0); !admitted) {
+  if (auto admitted = admitPreparation(); !admitted) {
     sendLaunched(callId, toWireStatus(admitted.error()));
     return true;
   }

@@ -72,6 +72,13 @@ void Session::onStrand(Handler&& handler) {
 Result<Memory> mapClientPool(const WirePool& pool, const std::vector<UniqueFd>& fds,
                              const std::string& name);
 
+/// Gives `model` its pools, replaced by private copies of the constants they hold
+/// (hal::copyModelPoolsPrivately). Returns the model's constant bytes (operandValues and the
+/// copies). Errors: GENERAL_FAILURE for an unknown kind or a pool that cannot be used safely
+/// or read (hal/pool_io.h).
+Result<uint64_t> attachModelPools(Model& model, const std::vector<WirePool>& pools,
+                                  const std::vector<UniqueFd>& fds);
+
 /// The status to reply when a quota is exceeded.
 inline std::unexpected<Error> quotaExceeded(const std::string& what) {
   return fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "quota exceeded: " + what);
