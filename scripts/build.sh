@@ -4,5 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
+# ccache (when installed) hits across checkouts in different folders, e.g. CI's fresh clone.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR=1
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNNHAL_WERROR=ON "$@" >/dev/null
 cmake --build "$BUILD_DIR" -j"$(nproc)"
