@@ -221,7 +221,11 @@ ErrorStatus DeviceActor::prepareModel(Model model, const PrepareOptions& options
   if (auto valid = checkPreparation(model, options); !valid) {
     return reject(std::move(valid).error());
   }
+  return prepareChecked(std::move(model), options, std::move(callback));
+}
 
+ErrorStatus DeviceActor::prepareChecked(Model model, const PrepareOptions& options,
+                                        PrepareCallback callback) {
   std::shared_ptr<const CacheFds> files = options.cache ? filesForSave(*options.cache) : nullptr;
   if (files == nullptr) {
     compiler_->post(CompilationActor::Compile{

@@ -53,6 +53,9 @@ class DeviceActor final : public Device, public hal::DeviceControl {
   /// The argument checks prepareModelFromCache starts with: INVALID_ARGUMENT for the handle
   /// counts, GENERAL_FAILURE when caching is disabled.
   Result<void> checkPreparationFromCache(const CacheFiles& files) const override;
+  /// prepareModel without its checks: `model` and `options` passed checkPreparation.
+  ErrorStatus prepareChecked(Model model, const PrepareOptions& options,
+                             PrepareCallback callback) override;
 
  private:
   /// The duplicated descriptors to save to, or null (with the reason logged at debug level)

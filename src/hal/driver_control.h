@@ -28,6 +28,10 @@ class DeviceControl {
   /// The checks prepareModelFromCache starts with (INVALID_ARGUMENT for handle counts,
   /// GENERAL_FAILURE when caching is disabled).
   virtual Result<void> checkPreparationFromCache(const CacheFiles& files) const = 0;
+  /// prepareModel for a model and options that already passed checkPreparation (the
+  /// checks are not run again: the daemon ran them off its io threads).
+  virtual ErrorStatus prepareChecked(Model model, const PrepareOptions& options,
+                                     PrepareCallback callback) = 0;
 };
 
 class PreparedModelControl {

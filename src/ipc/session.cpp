@@ -83,7 +83,9 @@ bool Session::readPausedByReplies() const { return queuedBytes_ > limits_.maxUnr
 
 void Session::onReadable() {
   bool peerClosed = false;
-  for (int reads = 0; reads < 16; ++reads) {
+  // A few reads per wake-up, so that a client flooding small requests takes turns with the
+  // other clients of this io thread.
+  for (int reads = 0; reads < 4; ++reads) {
     auto got = receiveSome(socket_.native_handle(), parser_, true);
     if (!got) {
       close(got.error().message);

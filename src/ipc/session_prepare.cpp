@@ -306,6 +306,11 @@ bool Session::handlePrepareModel(Frame& frame) {
           const bool launchedSent = config_->driver != nullptr;
           if (launchedSent) sendLaunched(callId, {});
           launchPreparation(callId, *constants, launchedSent, [&](PrepareCallback callback) {
+            // Checked off the io thread already: not validated again here.
+            if (config_->driver != nullptr) {
+              return config_->driver->prepareChecked(std::move(message->model.model), options,
+                                                     std::move(callback));
+            }
             return device_.prepareModel(std::move(message->model.model), options,
                                         std::move(callback));
           });
