@@ -142,6 +142,11 @@ struct DeviceOptions {
   /// Largest data cache file prepareModelFromCache reads, in bytes; a larger one fails the
   /// preparation (GENERAL_FAILURE) before anything is read. nnhald lowers it (1 GiB).
   uint64_t maxDataCacheBytes = uint64_t{16} << 30;
+  /// Memory one execution may use, in bytes: a model whose temporaries need a larger arena
+  /// fails its preparation (RESOURCE_EXHAUSTED_PERSISTENT), and an execution that would
+  /// allocate more as it runs (dynamic shapes, control flow, staged shared memory) fails with
+  /// RESOURCE_EXHAUSTED_TRANSIENT. 0 = no limit. nnhald sets 2 GiB.
+  uint64_t maxExecutionBytes = 0;
   /// Replaces the driver version string (getVersionString, cache headers, token map) when
   /// not empty. For tests of version changes; a different version invalidates every cache.
   std::string versionOverride;

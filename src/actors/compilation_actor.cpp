@@ -47,6 +47,18 @@ void CompilationActor::handle(Compile m) {
     } catch (const std::exception& e) {
       plan = fail(ErrorStatus::GENERAL_FAILURE, std::string("compilation failed: ") + e.what());
     }
+    const uint64_t limit = runtime_->maxExecutionBytes();
+    if (plan && *plan != nullptr && limit != 0) {
+      for (const engine::SubgraphPlan& subgraph : (*plan)->subgraphs) {
+        if (subgraph.arenaBytes > limit) {
+          plan = fail(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
+                      "the model's temporaries need " + std::to_string(subgraph.arenaBytes) +
+                          " bytes, more than the " + std::to_string(limit) +
+                          " bytes this driver lets an execution use");
+          break;
+        }
+      }
+    }
     if (!plan) {
       outcome = std::unexpected(std::move(plan).error());
     } else if (m.deadline && std::chrono::steady_clock::now() > *m.deadline) {

@@ -5,6 +5,8 @@
 //   Compile{job, deadline, reply}: run `job` (compile a Model, or parse and compile a loaded
 //   compilation cache) into an ExecutionPlan; reply once with the plan or an error
 //   (DEVICE_UNAVAILABLE once stopped, MISSED_DEADLINE_TRANSIENT when the deadline passed,
+//   RESOURCE_EXHAUSTED_PERSISTENT for a plan whose arena exceeds the runtime's
+//   maxExecutionBytes, RESOURCE_EXHAUSTED_TRANSIENT when memory ran out while compiling,
 //   the job's error otherwise).
 // Compilations of different models run in parallel on the runtime's pool. The actor owns
 // no state a compilation touches, so a message goes straight to the pool (no strand hop:

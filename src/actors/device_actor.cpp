@@ -122,7 +122,8 @@ DeviceActor::DeviceActor(const DeviceOptions& options)
     : version_(options.versionOverride.empty() ? kDriverVersion : options.versionOverride),
       cacheVersion_(cache::cacheVersion(version_)),
       cacheOptions_{options.authenticateDataCache},
-      runtime_(std::make_shared<Runtime>(options.runtimeThreads, options.kernelThreads)),
+      runtime_(std::make_shared<Runtime>(options.runtimeThreads, options.kernelThreads,
+                                         options.maxExecutionBytes)),
       compiler_(std::make_shared<CompilationActor>(runtime_)),
       cache_(std::make_shared<CacheActor>(runtime_, openTokenMap(options, cacheVersion_),
                                           static_cast<size_t>(options.maxDataCacheBytes))) {}

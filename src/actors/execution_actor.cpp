@@ -53,7 +53,8 @@ Result<ExecutionResult> ExecutionActor::runAdmitted(const Request& request,
   Result<std::vector<OutputShape>> shapes;
   try {
     shapes = engine::execute(*plan_, request, arenas_, runtime_->parallel(),
-                             engine::RunOptions{options.deadline, options.loopTimeout, cancelled});
+                             engine::RunOptions{options.deadline, options.loopTimeout, cancelled,
+                                                runtime_->maxExecutionBytes()});
   } catch (const std::bad_alloc&) {
     shapes = fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "out of memory during the execution");
   } catch (const std::exception& e) {

@@ -6,9 +6,10 @@
 
 namespace nnhal::actors {
 
-Runtime::Runtime(unsigned threads, unsigned kernelThreads)
+Runtime::Runtime(unsigned threads, unsigned kernelThreads, uint64_t maxExecutionBytes)
     : pool_(std::make_unique<boost::asio::thread_pool>(threads != 0 ? threads : 2)),
-      parallel_(kernelThreads) {}
+      parallel_(kernelThreads),
+      maxExecutionBytes_(maxExecutionBytes) {}
 
 Runtime::~Runtime() {
   if (pool_->get_executor().running_in_this_thread()) {

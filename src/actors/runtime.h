@@ -31,8 +31,8 @@ using Strand = boost::asio::strand<Executor>;
 class Runtime {
  public:
   /// `threads`: message/dispatch threads (0 = 2); `kernelThreads`: TBB threads inside
-  /// kernels (0 = all hardware threads).
-  Runtime(unsigned threads, unsigned kernelThreads);
+  /// kernels (0 = all hardware threads); `maxExecutionBytes`: DeviceOptions::maxExecutionBytes.
+  Runtime(unsigned threads, unsigned kernelThreads, uint64_t maxExecutionBytes = 0);
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -43,11 +43,14 @@ class Runtime {
   /// Fenced executions of every prepared model of the device that are still waiting for
   /// their fences; the device cancels them all when it is released.
   CancelRegistry& fenceWaits() { return fenceWaits_; }
+  /// Memory one execution may use (0 = no limit): the arena of a plan and what it allocates.
+  uint64_t maxExecutionBytes() const { return maxExecutionBytes_; }
 
  private:
   std::unique_ptr<boost::asio::thread_pool> pool_;
   engine::Parallel parallel_;
   CancelRegistry fenceWaits_;
+  uint64_t maxExecutionBytes_;
 };
 
 }  // namespace nnhal::actors

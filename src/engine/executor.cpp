@@ -63,7 +63,8 @@ Result<std::vector<OutputShape>> executeStatic(const ExecutionPlan& plan, const 
                 "an output buffer is smaller than the output", std::move(shapes)};
     return std::unexpected(std::move(error));
   }
-  NNHAL_ASSIGN_OR_RETURN(const StagedRequest staged, StagedRequest::stage(request));
+  NNHAL_ASSIGN_OR_RETURN(const StagedRequest staged,
+                         StagedRequest::stage(request, options.maxBytes));
   const std::vector<uint8_t*>& inputs = staged.inputs();
   const std::vector<uint8_t*>& outputs = staged.outputs();
   NNHAL_ASSIGN_OR_RETURN(ArenaPool::Lease arena, arenas.acquire());
@@ -115,7 +116,10 @@ Result<std::vector<OutputShape>> executeDynamic(const ExecutionPlan& plan, const
                                                 const Parallel& parallel,
                                                 const RunOptions& options) {
   const SubgraphPlan& main = plan.main();
-  NNHAL_ASSIGN_OR_RETURN(const StagedRequest staged, StagedRequest::stage(request));
+  auto budget = options.maxBytes != 0 ? std::make_shared<MemoryBudget>(options.maxBytes) : nullptr;
+  NNHAL_ASSIGN_OR_RETURN(const StagedRequest staged,
+                         StagedRequest::stage(request, options.maxBytes));
+  if (budget != nullptr) NNHAL_TRY(budget->take(staged.stagedBytes(), "staged request memory"));
   const std::vector<uint8_t*>& inputPtrs = staged.inputs();
   const std::vector<uint8_t*>& outputPtrs = staged.outputs();
   std::vector<Value> inputs(main.inputOperands.size());
@@ -136,7 +140,8 @@ Result<std::vector<OutputShape>> executeDynamic(const ExecutionPlan& plan, const
     outputs[k].data = outputPtrs[k];
     outputs[k].capacity = request.outputs[k].location.length;
   }
-  InterpreterOptions interpreterOptions{options.deadline, options.loopTimeout, options.cancelled};
+  InterpreterOptions interpreterOptions{options.deadline, options.loopTimeout, options.cancelled,
+                                        budget};
   NNHAL_TRY(runSubgraph(plan, 0, inputs, outputs, parallel, interpreterOptions));
 
   std::vector<OutputShape> shapes(outputs.size());

@@ -45,6 +45,9 @@ struct RunOptions {
   std::chrono::nanoseconds loopTimeout = kDefaultLoopTimeout;
   /// When set and true, the run stops before its next step (DEVICE_UNAVAILABLE).
   const std::atomic<bool>* cancelled = nullptr;
+  /// Bytes the execution may allocate at once besides the plan's arena (staged request
+  /// memory, the interpreter's operands); 0 = no limit. Beyond it: RESOURCE_EXHAUSTED_TRANSIENT.
+  uint64_t maxBytes = 0;
 };
 
 /// Executes `plan` with the buffers of `request` (already checked by hal::validateRequest

@@ -14,17 +14,23 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// 64-byte aligned bytes (at least one, so that empty tensors still have an address).
-Result<std::shared_ptr<uint8_t[]>> allocate(size_t bytes) {
+/// 64-byte aligned bytes (at least one, so that empty tensors still have an address),
+/// taken from `budget` (when not null) until freed.
+Result<std::shared_ptr<uint8_t[]>> allocate(size_t bytes,
+                                            const std::shared_ptr<MemoryBudget>& budget) {
   const size_t rounded = std::max<size_t>((bytes + 63) / 64 * 64, 64);
+  if (budget != nullptr) NNHAL_TRY(budget->take(rounded, "an operand"));
   void* memory = std::aligned_alloc(64, rounded);
   if (memory == nullptr) {
+    if (budget != nullptr) budget->give(rounded);
     return fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT,
                 "cannot allocate " + std::to_string(bytes) + " bytes for an operand");
   }
   std::memset(memory, 0, std::min<size_t>(rounded, 64));
-  return std::shared_ptr<uint8_t[]>(static_cast<uint8_t*>(memory),
-                                    [](uint8_t* p) { std::free(p); });
+  return std::shared_ptr<uint8_t[]>(static_cast<uint8_t*>(memory), [budget, rounded](uint8_t* p) {
+    std::free(p);
+    if (budget != nullptr) budget->give(rounded);
+  });
 }
 
 std::string dimsText(const std::vector<uint32_t>& dims) {
@@ -92,7 +98,7 @@ class Frame {
                                                     std::to_string(inputs.size()));
     }
     if (sp_.arenaBytes > 0) {
-      NNHAL_ASSIGN_OR_RETURN(arena_, allocate(sp_.arenaBytes));
+      NNHAL_ASSIGN_OR_RETURN(arena_, allocate(sp_.arenaBytes, options_.budget));
     }
     for (size_t i = 0; i < sp_.operands.size(); ++i) {
       const PlannedOperand& p = sp_.operands[i];
@@ -152,7 +158,7 @@ class Frame {
         v.storage == nullptr) {
       return v.data;
     }
-    NNHAL_ASSIGN_OR_RETURN(v.storage, allocate(v.bytes));
+    NNHAL_ASSIGN_OR_RETURN(v.storage, allocate(v.bytes, options_.budget));
     v.data = v.storage.get();
     v.capacity = v.bytes;
     return v.data;
@@ -250,7 +256,7 @@ class Frame {
     }
     std::shared_ptr<uint8_t[]> scratch;
     if (ctx.scratchBytes() > 0) {
-      NNHAL_ASSIGN_OR_RETURN(scratch, allocate(ctx.scratchBytes()));
+      NNHAL_ASSIGN_OR_RETURN(scratch, allocate(ctx.scratchBytes(), options_.budget));
     }
     const auto inputPtrs = inputPointers(step);
     return kernel->run(RunContext(inputPtrs, outputPointers, scratch.get(), parallel_));

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/execution_plan.h"
+#include "engine/memory_budget.h"
 #include "engine/parallel.h"
 #include "nnhal/status.h"
 #include "nnhal/types.h"
@@ -37,6 +38,8 @@ struct InterpreterOptions {
   /// When set and true (checked between steps and loop iterations), the run ends with
   /// DEVICE_UNAVAILABLE: whoever asked for it is gone.
   const std::atomic<bool>* cancelled = nullptr;
+  /// What the run may allocate at once (null: no limit).
+  std::shared_ptr<MemoryBudget> budget;
 };
 
 /// The error of a cancelled run (DEVICE_UNAVAILABLE), or none.

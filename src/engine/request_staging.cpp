@@ -19,7 +19,7 @@ size_t alignUp(size_t bytes) {
 
 void StagedRequest::Free::operator()(uint8_t* bytes) const { std::free(bytes); }
 
-Result<StagedRequest> StagedRequest::stage(const Request& request) {
+Result<StagedRequest> StagedRequest::stage(const Request& request, uint64_t maxBytes) {
   StagedRequest staged;
   staged.request_ = &request;
   // First pass: which arguments are staged, and how many bytes they need.
@@ -43,6 +43,12 @@ Result<StagedRequest> StagedRequest::stage(const Request& request) {
   };
   NNHAL_TRY(measure(request.inputs, "inputs"));
   NNHAL_TRY(measure(request.outputs, "outputs"));
+  if (maxBytes != 0 && storageBytes > maxBytes) {
+    return fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT,
+                "staging the request's shared memory needs " + std::to_string(storageBytes) +
+                    " bytes, more than the " + std::to_string(maxBytes) + " an execution may use");
+  }
+  staged.stagedBytes_ = storageBytes;
   if (storageBytes > 0) {
     staged.storage_.reset(static_cast<uint8_t*>(std::aligned_alloc(kArenaAlignment, storageBytes)));
     if (!staged.storage_) {

@@ -29,7 +29,11 @@ class StagedRequest {
   /// the staged inputs. Errors: INVALID_ARGUMENT for an argument in a memory domain token
   /// pool; GENERAL_FAILURE when a shared pool cannot be read (its file shrank);
   /// RESOURCE_EXHAUSTED_TRANSIENT when the staging memory cannot be allocated.
-  static Result<StagedRequest> stage(const Request& request);
+  /// `maxBytes` (0 = no limit) bounds the staging memory: RESOURCE_EXHAUSTED_TRANSIENT beyond.
+  static Result<StagedRequest> stage(const Request& request, uint64_t maxBytes = 0);
+
+  /// Bytes of driver memory holding staged arguments.
+  size_t stagedBytes() const { return stagedBytes_; }
 
   /// Where the kernels read input `k` / write output `k` (null for omitted arguments).
   const std::vector<uint8_t*>& inputs() const { return inputs_; }
@@ -53,6 +57,7 @@ class StagedRequest {
     void operator()(uint8_t* bytes) const;
   };
   std::unique_ptr<uint8_t, Free> storage_;
+  size_t stagedBytes_ = 0;
 };
 
 }  // namespace nnhal::engine

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "common/hostile_models.h"
+#include "hal/process_memory.h"
 #include "nnhal/device.h"
 
 namespace nnhal {
@@ -15,8 +16,9 @@ namespace {
 
 using namespace nnhal::testing;
 
-std::shared_ptr<Device> device() {
+std::shared_ptr<Device> device(uint64_t maxExecutionBytes = 0) {
   DeviceOptions options;
+  options.maxExecutionBytes = maxExecutionBytes;
   options.runtimeThreads = 2;
   options.kernelThreads = 1;
   auto created = createDevice(options);
@@ -138,6 +140,46 @@ TEST(HostileModel, IndicesRewrittenDuringExecutionNeverReadOtherMemory) {
   stop = true;
   flipper.join();
   EXPECT_EQ(succeeded + rejected, 2000);
+}
+
+TEST(HostileModel, ExecutionsStayWithinTheirMemoryLimit) {
+  constexpr uint64_t kLimit = 1 << 20;
+  auto dev = device(kLimit);
+  // A static temporary of 4 MiB: the preparation is refused.
+  auto tooBig = dev->prepareModel(bigTemporaryModel(1024, 1024));
+  ASSERT_FALSE(tooBig);
+  EXPECT_EQ(tooBig.error().status, ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT);
+  EXPECT_NE(tooBig.error().message.find("temporaries"), std::string::npos);
+  // The same with sizes known only at execution: small requests run, a large one fails.
+  auto dynamic = dev->prepareModel(bigTemporaryModel(0, 0, false));
+  ASSERT_TRUE(dynamic) << dynamic.error().message;
+  auto run = [&](uint32_t rows, uint32_t cols, bool shared) {
+    const uint32_t bytes = rows * cols * 4;
+    Memory pool = shared ? *Memory::create(3 * bytes) : Memory();
+    std::vector<uint8_t> local;
+    if (!shared) {
+      // A process-local pool is not staged: only the temporary counts.
+      auto lazy = hal::lazyZeroPool(3 * bytes);
+      pool = *lazy;
+    }
+    Request request;
+    request.pools = {pool};
+    request.inputs = {{false, {0, 0, bytes}, {rows, cols}},
+                      {false, {0, bytes, bytes}, {rows, cols}}};
+    request.outputs = {{false, {0, 2 * bytes, bytes}, {rows, cols}}};
+    return (*dynamic)->executeSynchronously(request);
+  };
+  EXPECT_TRUE(run(64, 64, true));
+  auto large = run(1024, 512, false);  // a 2 MiB temporary
+  ASSERT_FALSE(large);
+  EXPECT_EQ(large.error().status, ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT);
+  auto staged = run(512, 512, true);  // 3 MiB of shared request memory to stage
+  ASSERT_FALSE(staged);
+  EXPECT_EQ(staged.error().status, ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT);
+  // Without a limit, the same executions run.
+  auto unlimited = device();
+  auto prepared = unlimited->prepareModel(bigTemporaryModel(1024, 1024));
+  EXPECT_TRUE(prepared);
 }
 
 }  // namespace

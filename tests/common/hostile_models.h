@@ -156,4 +156,28 @@ inline Model gatherModel(uint32_t count = 4) {
   return model;
 }
 
+/// out = RELU(a + b) over float32 [rows, cols] with a temporary (the sum) of
+/// rows * cols * 4 bytes; `known` false declares every shape [0, 0] (sizes come with the
+/// request, and the temporary is allocated while executing).
+inline Model bigTemporaryModel(uint32_t rows, uint32_t cols, bool known = true) {
+  Model model;
+  Subgraph& g = model.main;
+  const std::vector<uint32_t> dims =
+      known ? std::vector<uint32_t>{rows, cols} : std::vector<uint32_t>{0, 0};
+  g.operands.push_back(
+      hostileOperand(OperandType::TENSOR_FLOAT32, dims, OperandLifeTime::SUBGRAPH_INPUT, 1));
+  g.operands.push_back(
+      hostileOperand(OperandType::TENSOR_FLOAT32, dims, OperandLifeTime::SUBGRAPH_INPUT, 1));
+  int32Scalar(model, g, 0);
+  g.operands.push_back(
+      hostileOperand(OperandType::TENSOR_FLOAT32, dims, OperandLifeTime::TEMPORARY_VARIABLE, 1));
+  g.operands.push_back(
+      hostileOperand(OperandType::TENSOR_FLOAT32, dims, OperandLifeTime::SUBGRAPH_OUTPUT));
+  g.operations.push_back({OperationType::ADD, {0, 1, 2}, {3}});
+  g.operations.push_back({OperationType::RELU, {3}, {4}});
+  g.inputIndexes = {0, 1};
+  g.outputIndexes = {4};
+  return model;
+}
+
 }  // namespace nnhal::testing

@@ -601,13 +601,37 @@ TEST(HostileClient, PreparedModelsConstantsAndPoolsAreBounded) {
   }
   EXPECT_EQ(status, ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT);
   EXPECT_EQ(requests.size(), 5u);
-  EXPECT_LE(openDescriptors(daemon.pid()), fdsBefore + 4);
+  EXPECT_LE(openDescriptors(daemon.pid()),
+            fdsBefore + 4 + 2);  // 2: timers, sockets coming and going
   // Constants: a second client, fresh quotas, one model too large for them.
   auto other = connectTo(daemon);
   auto big = other->prepareModel(slowModel(1, 1, 512));  // 1 MiB of weights
   ASSERT_FALSE(big);
   EXPECT_EQ(big.error().status, ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT);
   EXPECT_NE(big.error().message.find("constants"), std::string::npos);
+  watchdog.stop();
+  EXPECT_TRUE(alive(daemon));
+}
+
+TEST(HostileClient, ModelsTooLargeForAnExecutionAreRefused) {
+  Daemon daemon({"--max-execution-bytes", "1048576"});
+  ASSERT_TRUE(daemon.running());
+  Watchdog watchdog(daemon);
+  auto attacker = connectTo(daemon);
+  auto prepared = attacker->prepareModel(bigTemporaryModel(16384, 16384));  // 1 GiB temporary
+  ASSERT_FALSE(prepared);
+  EXPECT_EQ(prepared.error().status, ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT);
+  auto dynamic = attacker->prepareModel(bigTemporaryModel(0, 0, false));
+  ASSERT_TRUE(dynamic);
+  const uint32_t rows = 1024, cols = 1024, bytes = rows * cols * 4;
+  Memory pool = *Memory::create(3 * bytes);
+  Request request;
+  request.pools = {pool};
+  request.inputs = {{false, {0, 0, bytes}, {rows, cols}}, {false, {0, bytes, bytes}, {rows, cols}}};
+  request.outputs = {{false, {0, 2 * bytes, bytes}, {rows, cols}}};
+  auto result = (*dynamic)->executeSynchronously(request);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().status, ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT);
   watchdog.stop();
   EXPECT_TRUE(alive(daemon));
 }

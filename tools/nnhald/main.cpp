@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   uint64_t maxLoopTimeoutMs = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::milliseconds>(limits.maxLoopTimeout).count());
   uint64_t maxDataCacheBytes = uint64_t{1} << 30;
+  uint64_t maxExecutionBytes = uint64_t{2} << 30;
   unsigned kernelThreads = 0;
   std::string logLevel = "info";
   uint32_t maxFrameBytes = nnhal::ipc::kDefaultMaxPayloadBytes;
@@ -116,6 +117,11 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{1}, uint64_t{15'000}));
   quotas
+      ->add_option("--max-execution-bytes", maxExecutionBytes,
+                   "Memory one execution may use (its arena, dynamic operands, staged request "
+                   "memory); larger models fail to prepare, larger executions fail")
+      ->capture_default_str();
+  quotas
       ->add_option("--max-data-cache-bytes", maxDataCacheBytes,
                    "Largest compilation data cache file the driver loads")
       ->capture_default_str();
@@ -134,6 +140,7 @@ int main(int argc, char** argv) {
   nnhal::DeviceOptions deviceOptions;
   deviceOptions.runtimeThreads = driverThreads;
   deviceOptions.maxDataCacheBytes = maxDataCacheBytes;
+  deviceOptions.maxExecutionBytes = maxExecutionBytes;
   deviceOptions.kernelThreads = kernelThreads;
   deviceOptions.stateDirectory = cacheDir;
   auto device = nnhal::createDevice(deviceOptions);
