@@ -108,11 +108,12 @@ ErrorStatus ExecutionActor::post(Execute message) {
   return ErrorStatus::NONE;
 }
 
-Result<FencedExecutionResult> ExecutionActor::executeFenced(const Request& request,
-                                                            const std::vector<SyncFence>& waitFor,
-                                                            const ExecuteOptions& options,
-                                                            OptionalDuration timeoutAfterFence) {
-  return FencedExecution::launch(*this, request, waitFor, options, timeoutAfterFence);
+Result<FencedExecutionResult> ExecutionActor::executeFenced(
+    const Request& request, const std::vector<SyncFence>& waitFor, const ExecuteOptions& options,
+    OptionalDuration timeoutAfterFence, hal::FencedAdmission admission,
+    std::shared_ptr<const std::atomic<bool>> cancelled) {
+  return FencedExecution::launch(*this, request, waitFor, options, timeoutAfterFence,
+                                 std::move(admission), std::move(cancelled));
 }
 
 void ExecutionActor::stop() {

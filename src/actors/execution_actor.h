@@ -21,6 +21,7 @@
 #include "actors/runtime.h"
 #include "engine/execution_plan.h"
 #include "engine/executor.h"
+#include "hal/driver_control.h"
 #include "nnhal/prepared_model.h"
 
 namespace nnhal::actors {
@@ -50,10 +51,12 @@ class ExecutionActor {
   /// Validates and runs the request on the calling thread.
   Result<ExecutionResult> run(const Request& request, const ExecuteOptions& options);
   /// Validates the request and starts a fenced execution (PreparedModel::executeFenced).
-  Result<FencedExecutionResult> executeFenced(const Request& request,
-                                              const std::vector<SyncFence>& waitFor,
-                                              const ExecuteOptions& options,
-                                              OptionalDuration timeoutAfterFence);
+  /// With `admission`, the run waits for it once the fences signalled
+  /// (hal::PreparedModelControl::executeFencedAdmitted).
+  Result<FencedExecutionResult> executeFenced(
+      const Request& request, const std::vector<SyncFence>& waitFor, const ExecuteOptions& options,
+      OptionalDuration timeoutAfterFence, hal::FencedAdmission admission = nullptr,
+      std::shared_ptr<const std::atomic<bool>> cancelled = nullptr);
   /// Refuses new executions (DEVICE_UNAVAILABLE), ends fenced executions still waiting for
   /// their fences with DEVICE_UNAVAILABLE, and waits for in-flight ones.
   void stop();

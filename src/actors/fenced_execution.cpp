@@ -89,10 +89,34 @@ FencedExecution::FencedExecution(ExecutionActor& actor, Request request,
       done_(std::move(done)),
       completion_(std::move(completion)) {}
 
-Result<FencedExecutionResult> FencedExecution::launch(ExecutionActor& actor, const Request& request,
-                                                      const std::vector<SyncFence>& waitFor,
-                                                      const ExecuteOptions& options,
-                                                      OptionalDuration timeoutAfterFence) {
+/// What a FencedStart holds: running it starts the execution; dropping it unused ends the
+/// execution with DEVICE_UNAVAILABLE, so a queue that is cleared never strands a fence.
+class FencedExecution::Ticket {
+ public:
+  explicit Ticket(std::shared_ptr<FencedExecution> execution) : execution_(std::move(execution)) {}
+  Ticket(Ticket&& other) noexcept : execution_(std::move(other.execution_)) {}
+  Ticket& operator=(Ticket&&) = delete;
+  ~Ticket() {
+    if (execution_ != nullptr) {
+      execution_->abort({ErrorStatus::DEVICE_UNAVAILABLE,
+                         "the fenced execution was dropped before it could run",
+                         {}});
+    }
+  }
+  void run(std::move_only_function<void()> finished) {
+    std::shared_ptr<FencedExecution> execution = std::move(execution_);
+    execution_ = nullptr;
+    execution->admitted(std::move(finished));
+  }
+
+ private:
+  std::shared_ptr<FencedExecution> execution_;
+};
+
+Result<FencedExecutionResult> FencedExecution::launch(
+    ExecutionActor& actor, const Request& request, const std::vector<SyncFence>& waitFor,
+    const ExecuteOptions& options, OptionalDuration timeoutAfterFence,
+    hal::FencedAdmission admission, std::shared_ptr<const std::atomic<bool>> cancelled) {
   const auto launched = Clock::now();
   NNHAL_TRY(actor.validate(request, options));
   if (timeoutAfterFence && timeoutAfterFence->count() < 0) {
@@ -114,6 +138,8 @@ Result<FencedExecutionResult> FencedExecution::launch(ExecutionActor& actor, con
   auto completion = std::make_shared<FencedCompletion>();
   auto execution = std::make_shared<FencedExecution>(actor, request, waitFor, options,
                                                      timeoutAfterFence, launched, done, completion);
+  execution->admission_ = std::move(admission);
+  execution->cancelled_ = std::move(cancelled);
   {
     std::lock_guard<std::mutex> lock(execution->mutex_);
     const auto hook = [weak = std::weak_ptr<FencedExecution>(execution)](const Error& error) {
@@ -153,7 +179,7 @@ void FencedExecution::start() {
 
 void FencedExecution::abort(const Error& error) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (phase_ != Phase::kWaiting) return;
+  if (phase_ != Phase::kWaiting && phase_ != Phase::kAdmitting) return;
   // Finished here, on the caller's thread: a stop never depends on a free pool thread.
   // Destroying the watch and the timer cancels their waits; their handlers then find the
   // execution done and return.
@@ -174,10 +200,21 @@ void FencedExecution::waitNextLocked() {
   }
 
   if (next_ == waitFor_.size()) {
-    phase_ = Phase::kRunning;
     fenced_ = Clock::now();
-    if (timer_) timer_->cancel();  // from here on the engine checks the deadline
-    boost::asio::post(actor_.runtime_->executor(), [self = shared_from_this()] { self->run(); });
+    if (admission_) {
+      // The admission may start the run at once, on its own thread: it is called outside
+      // this lock. Until it does, the deadline and cancel hooks can still end the execution.
+      phase_ = Phase::kAdmitting;
+      boost::asio::post(actor_.runtime_->executor(), [self = shared_from_this(),
+                                                      admission = admission_]() mutable {
+        admission([ticket = Ticket(self)](std::move_only_function<void()> finished) mutable {
+          ticket.run(std::move(finished));
+        });
+      });
+      return;
+    }
+    phase_ = Phase::kRunning;
+    postRunLocked(nullptr);
     return;
   }
 
@@ -221,13 +258,34 @@ void FencedExecution::onFenceReady(const boost::system::error_code& ec) {
   waitNextLocked();  // polls the fence again: signalled, error, or (spuriously) still active
 }
 
+void FencedExecution::postRunLocked(std::move_only_function<void()> finished) {
+  if (timer_) timer_->cancel();  // from here on the engine checks the deadline
+  boost::asio::post(actor_.runtime_->executor(),
+                    [self = shared_from_this(), finished = std::move(finished)]() mutable {
+                      self->run();
+                      if (finished) finished();
+                    });
+}
+
+void FencedExecution::admitted(std::move_only_function<void()> finished) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (phase_ == Phase::kAdmitting) {
+      phase_ = Phase::kRunning;
+      postRunLocked(std::move(finished));
+      return;
+    }
+  }
+  if (finished) finished();  // ended already (deadline, cancelled): nothing to run
+}
+
 void FencedExecution::run() {
   ExecuteOptions options = options_;
   if (timeoutAfterFence_) {
     const Clock::time_point limit = addSaturated(fenced_, *timeoutAfterFence_);
     if (!options.deadline || limit < *options.deadline) options.deadline = limit;
   }
-  auto outcome = actor_.runAdmitted(request_, options, launched_);
+  auto outcome = actor_.runAdmitted(request_, options, launched_, cancelled_.get());
   std::lock_guard<std::mutex> lock(mutex_);
   finishLocked(outcome);
 }

@@ -66,10 +66,12 @@ class FencedExecution : public std::enable_shared_from_this<FencedExecution> {
 
   /// PreparedModel::executeFenced for `actor` (see nnhal/prepared_model.h for the
   /// contract).
-  static Result<FencedExecutionResult> launch(ExecutionActor& actor, const Request& request,
-                                              const std::vector<SyncFence>& waitFor,
-                                              const ExecuteOptions& options,
-                                              OptionalDuration timeoutAfterFence);
+  /// `admission` (may be empty): once the fences signalled, the run waits for it.
+  static Result<FencedExecutionResult> launch(
+      ExecutionActor& actor, const Request& request, const std::vector<SyncFence>& waitFor,
+      const ExecuteOptions& options, OptionalDuration timeoutAfterFence,
+      hal::FencedAdmission admission = nullptr,
+      std::shared_ptr<const std::atomic<bool>> cancelled = nullptr);
 
   /// Use launch(); public for make_shared.
   FencedExecution(ExecutionActor& actor, Request request, std::vector<SyncFence> waitFor,
@@ -78,7 +80,13 @@ class FencedExecution : public std::enable_shared_from_this<FencedExecution> {
                   std::shared_ptr<FencedCompletion> completion);
 
  private:
-  enum class Phase { kWaiting, kRunning, kDone };
+  /// kAdmitting: the fences signalled, the admission has not let it run yet (it can still be
+  /// aborted, by a cancel hook, the deadline, or a FencedStart dropped unused).
+  enum class Phase { kWaiting, kAdmitting, kRunning, kDone };
+  class Ticket;
+  /// Starts the run (phase kAdmitting -> kRunning) and calls `finished` after it; when the
+  /// execution already ended, calls `finished` at once.
+  void admitted(std::move_only_function<void()> finished);
 
   /// Starts the deadline timer and the first wait.
   void start();
@@ -90,6 +98,8 @@ class FencedExecution : public std::enable_shared_from_this<FencedExecution> {
   void onFenceReady(const boost::system::error_code& ec);
   /// Runs the request on the calling (pool) thread, then finishes.
   void run();
+  /// Cancels the deadline timer and posts run() (and then `finished`, when given).
+  void postRunLocked(std::move_only_function<void()> finished);
   /// Reports the outcome: callback info, then the fence, then the DrainGate.
   void finishLocked(const Result<ExecutionResult>& outcome);
   void finishLocked(Error error) { finishLocked(Result<ExecutionResult>(std::unexpected(error))); }
@@ -102,6 +112,8 @@ class FencedExecution : public std::enable_shared_from_this<FencedExecution> {
   const Clock::time_point launched_;
   const SyncFence done_;
   const std::shared_ptr<FencedCompletion> completion_;
+  hal::FencedAdmission admission_;
+  std::shared_ptr<const std::atomic<bool>> cancelled_;
 
   std::mutex mutex_;
   Phase phase_ = Phase::kWaiting;

@@ -61,6 +61,13 @@ class PreparedModelImpl final : public PreparedModel, public hal::PreparedModelC
   Result<void> validate(const Request& request, const ExecuteOptions& options) const override {
     return actor_.validate(request, options);
   }
+  Result<FencedExecutionResult> executeFencedAdmitted(
+      const Request& request, const std::vector<SyncFence>& waitFor, const ExecuteOptions& options,
+      OptionalDuration timeoutAfterFence, hal::FencedAdmission admission,
+      std::shared_ptr<const std::atomic<bool>> cancelled) override {
+    return actor_.executeFenced(request, waitFor, options, timeoutAfterFence, std::move(admission),
+                                std::move(cancelled));
+  }
   /// See ExecutionActor::runsQuickly.
   bool runsQuickly() const override { return actor_.runsQuickly(); }
 

@@ -12,7 +12,9 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <vector>
 
 #include "nnhal/device.h"
 #include "nnhal/prepared_model.h"
@@ -34,6 +36,13 @@ class DeviceControl {
                                      PrepareCallback callback) = 0;
 };
 
+/// Runs a fenced execution whose fences all signalled, then calls `finished`. Destroying it
+/// without calling it ends the execution with DEVICE_UNAVAILABLE (its fence is signalled).
+using FencedStart = std::move_only_function<void(std::move_only_function<void()> finished)>;
+/// Decides when such an execution runs: it receives the FencedStart once the fences
+/// signalled, and calls it when the execution may take a driver thread.
+using FencedAdmission = std::function<void(FencedStart start)>;
+
 class PreparedModelControl {
  public:
   virtual ~PreparedModelControl() = default;
@@ -47,6 +56,15 @@ class PreparedModelControl {
   virtual ErrorStatus executeCancellable(Request request, const ExecuteOptions& options,
                                          ExecutionCallback callback,
                                          std::shared_ptr<const std::atomic<bool>> cancelled) = 0;
+  /// PreparedModel::executeFenced whose run, once the fences signalled, waits for
+  /// `admission` (the daemon runs it within the client's running requests, so a client's
+  /// fenced executions occupy no more driver threads than its other work, and a chain of
+  /// fences never waits in a queue). Once `*cancelled` is true, the run stops before its next
+  /// step (DEVICE_UNAVAILABLE).
+  virtual Result<FencedExecutionResult> executeFencedAdmitted(
+      const Request& request, const std::vector<SyncFence>& waitFor, const ExecuteOptions& options,
+      OptionalDuration timeoutAfterFence, FencedAdmission admission,
+      std::shared_ptr<const std::atomic<bool>> cancelled) = 0;
 };
 
 }  // namespace nnhal::hal

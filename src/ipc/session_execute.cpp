@@ -272,11 +272,34 @@ bool Session::handleExecuteFenced(Frame& frame) {
   }
   OptionalDuration timeoutAfterFence;
   if (m->timeoutAfterFenceNs) timeoutAfterFence = std::chrono::nanoseconds(*m->timeoutAfterFenceNs);
-  // Not queued like the other work: a fenced execution may wait for a fence the client
-  // signals only after a later executeFenced returned, so a queue could deadlock a chain.
-  // Their number is bounded instead (maxFencedExecutions).
-  auto launched = tracked->model->executeFenced(*request, waitFor, executeOptions(m->execute),
-                                                timeoutAfterFence);
+  // Launched at once: a fenced execution may wait for a fence the client signals only after
+  // a later executeFenced returned, so queueing the launch could deadlock a chain. Once its
+  // fences signalled, its run waits in this client's queue like any other work, so it takes
+  // no more driver threads than the client's other requests. Their number is bounded too
+  // (maxFencedExecutions).
+  auto* embedded = dynamic_cast<hal::PreparedModelControl*>(tracked->model.get());
+  auto launched = embedded != nullptr
+                      ? embedded->executeFencedAdmitted(
+                            *request, waitFor, executeOptions(m->execute), timeoutAfterFence,
+                            [weak = weak_from_this()](hal::FencedStart start) {
+                              auto self = weak.lock();
+                              if (self == nullptr) return;  // the client is gone: `start` ends it
+                              self->onStrand([self, start = std::move(start)]() mutable {
+                                if (self->closed_) return;
+                                self->schedule([self, start = std::move(start)]() mutable {
+                                  ++self->counters_.callsInFlight;
+                                  start([self] {
+                                    self->onStrand([self] {
+                                      --self->counters_.callsInFlight;
+                                      self->jobDone();
+                                    });
+                                  });
+                                });
+                              });
+                            },
+                            cancelled_)
+                      : tracked->model->executeFenced(*request, waitFor, executeOptions(m->execute),
+                                                      timeoutAfterFence);
   if (!launched) return refuse(launched.error());
   FencedReply reply;
   reply.handle = nextFenced_++;

@@ -457,6 +457,53 @@ TEST(HostileClient, EndlessLoopsDelayNobodyAndStopWhenTheirClientLeaves) {
   EXPECT_TRUE(alive(daemon));
 }
 
+TEST(HostileClient, EndlessFencedLoopsTakeNoMoreThreadsThanOtherWork) {
+  Daemon daemon;
+  ASSERT_TRUE(daemon.running());
+  Watchdog watchdog(daemon);
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    // Fenced executions are launched at once (a chain of fences must not wait in a queue);
+    // their runs still wait for the client's running slots.
+    auto device = connect(daemon.socket());
+    if (!device) ::_exit(2);
+    auto prepared = (*device)->prepareModel(endlessWhileModel());
+    if (!prepared) ::_exit(3);
+    Memory pool = *Memory::create(64);
+    Request request;
+    request.pools = {pool};
+    request.inputs = {{false, {0, 0, 4}, {}}};
+    request.outputs = {{false, {0, 16, 4}, {}}};
+    ExecuteOptions options;
+    options.loopTimeout = kMaxLoopTimeout;
+    std::vector<FencedExecutionResult> launched;
+    for (int i = 0; i < 16; ++i) {
+      auto fenced = (*prepared)->executeFenced(request, {}, options);
+      if (!fenced) ::_exit(4);
+      launched.push_back(std::move(*fenced));
+    }
+    (void)!::write(ready[1], "x", 1);
+    std::this_thread::sleep_for(100s);
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  pollfd pfd{ready[0], POLLIN, 0};
+  ASSERT_EQ(::poll(&pfd, 1, 30000), 1) << "the attacker did not start";
+  std::this_thread::sleep_for(1500ms);
+  // At most --max-running (2) of its loops run; the rest wait for them.
+  const uint64_t running = adminStats(daemon).callsInFlight;
+  EXPECT_GE(running, 1u);
+  EXPECT_LE(running, 2u);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ::close(ready[0]);
+  EXPECT_TRUE(callsDrain(daemon, 3s)) << "fenced loops of a departed client kept running";
+  watchdog.stop();
+  EXPECT_TRUE(alive(daemon));
+}
+
 TEST(HostileClient, AFenceNeverSignalledBlocksNoThread) {
   Daemon daemon;
   ASSERT_TRUE(daemon.running());
