@@ -54,7 +54,7 @@ Result<ExecutionResult> ExecutionActor::runAdmitted(const Request& request,
   try {
     shapes = engine::execute(*plan_, request, arenas_, runtime_->parallel(),
                              engine::RunOptions{options.deadline, options.loopTimeout, cancelled,
-                                                runtime_->maxExecutionBytes()});
+                                                runtime_->maxExecutionBytes(), &staging_});
   } catch (const std::bad_alloc&) {
     shapes = fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "out of memory during the execution");
   } catch (const std::exception& e) {

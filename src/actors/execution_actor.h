@@ -80,6 +80,7 @@ class ExecutionActor {
   std::shared_ptr<Runtime> runtime_;
   std::shared_ptr<const engine::ExecutionPlan> plan_;
   engine::ArenaPool arenas_;
+  engine::StagingPool staging_;
   DrainGate gate_;
   /// This model's fenced executions that are waiting for fences (cancelled by stop()).
   CancelRegistry fenceWaits_;

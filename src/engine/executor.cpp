@@ -64,7 +64,7 @@ Result<std::vector<OutputShape>> executeStatic(const ExecutionPlan& plan, const 
     return std::unexpected(std::move(error));
   }
   NNHAL_ASSIGN_OR_RETURN(const StagedRequest staged,
-                         StagedRequest::stage(request, options.maxBytes));
+                         StagedRequest::stage(request, options.maxBytes, options.staging));
   const std::vector<uint8_t*>& inputs = staged.inputs();
   const std::vector<uint8_t*>& outputs = staged.outputs();
   NNHAL_ASSIGN_OR_RETURN(ArenaPool::Lease arena, arenas.acquire());
@@ -118,7 +118,7 @@ Result<std::vector<OutputShape>> executeDynamic(const ExecutionPlan& plan, const
   const SubgraphPlan& main = plan.main();
   auto budget = options.maxBytes != 0 ? std::make_shared<MemoryBudget>(options.maxBytes) : nullptr;
   NNHAL_ASSIGN_OR_RETURN(const StagedRequest staged,
-                         StagedRequest::stage(request, options.maxBytes));
+                         StagedRequest::stage(request, options.maxBytes, options.staging));
   if (budget != nullptr) NNHAL_TRY(budget->take(staged.stagedBytes(), "staged request memory"));
   const std::vector<uint8_t*>& inputPtrs = staged.inputs();
   const std::vector<uint8_t*>& outputPtrs = staged.outputs();

@@ -10,6 +10,7 @@
 
 #include "engine/execution_plan.h"
 #include "engine/parallel.h"
+#include "engine/request_staging.h"
 #include "nnhal/status.h"
 #include "nnhal/types.h"
 
@@ -48,6 +49,8 @@ struct RunOptions {
   /// Bytes the execution may allocate at once besides the plan's arena (staged request
   /// memory, the interpreter's operands); 0 = no limit. Beyond it: RESOURCE_EXHAUSTED_TRANSIENT.
   uint64_t maxBytes = 0;
+  /// Lends the memory that stages shared request arguments (request_staging.h); may be null.
+  StagingPool* staging = nullptr;
 };
 
 /// Executes `plan` with the buffers of `request` (already checked by hal::validateRequest

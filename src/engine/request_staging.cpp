@@ -1,5 +1,6 @@
 #include "engine/request_staging.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <span>
 #include <string>
@@ -17,9 +18,55 @@ size_t alignUp(size_t bytes) {
 
 }  // namespace
 
-void StagedRequest::Free::operator()(uint8_t* bytes) const { std::free(bytes); }
+StagingPool::~StagingPool() {
+  for (const Kept& kept : kept_) std::free(kept.bytes);
+}
 
-Result<StagedRequest> StagedRequest::stage(const Request& request, uint64_t maxBytes) {
+uint8_t* StagingPool::acquire(size_t bytes, size_t& capacity) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // The smallest kept buffer that is large enough.
+    auto best = kept_.end();
+    for (auto it = kept_.begin(); it != kept_.end(); ++it) {
+      if (it->capacity >= bytes && (best == kept_.end() || it->capacity < best->capacity))
+        best = it;
+    }
+    if (best != kept_.end()) {
+      uint8_t* buffer = best->bytes;
+      capacity = best->capacity;
+      kept_.erase(best);
+      return buffer;
+    }
+  }
+  capacity = alignUp(bytes);
+  return static_cast<uint8_t*>(std::aligned_alloc(kArenaAlignment, capacity));
+}
+
+void StagingPool::release(uint8_t* buffer, size_t capacity) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (kept_.size() < kKept) {
+    kept_.push_back({buffer, capacity});
+    return;
+  }
+  // Full: keep the larger buffers.
+  auto smallest = std::min_element(kept_.begin(), kept_.end(), [](const Kept& a, const Kept& b) {
+    return a.capacity < b.capacity;
+  });
+  if (smallest->capacity < capacity)
+    std::swap(smallest->bytes, buffer), std::swap(smallest->capacity, capacity);
+  std::free(buffer);
+}
+
+void StagedRequest::Free::operator()(uint8_t* bytes) const {
+  if (pool != nullptr) {
+    pool->release(bytes, capacity);
+  } else {
+    std::free(bytes);
+  }
+}
+
+Result<StagedRequest> StagedRequest::stage(const Request& request, uint64_t maxBytes,
+                                           StagingPool* pool) {
   StagedRequest staged;
   staged.request_ = &request;
   // First pass: which arguments are staged, and how many bytes they need.
@@ -50,7 +97,11 @@ Result<StagedRequest> StagedRequest::stage(const Request& request, uint64_t maxB
   }
   staged.stagedBytes_ = storageBytes;
   if (storageBytes > 0) {
-    staged.storage_.reset(static_cast<uint8_t*>(std::aligned_alloc(kArenaAlignment, storageBytes)));
+    size_t capacity = storageBytes;
+    uint8_t* buffer =
+        pool != nullptr ? pool->acquire(storageBytes, capacity)
+                        : static_cast<uint8_t*>(std::aligned_alloc(kArenaAlignment, storageBytes));
+    staged.storage_ = std::unique_ptr<uint8_t, Free>(buffer, Free{pool, capacity});
     if (!staged.storage_) {
       return fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT,
                   "cannot allocate " + std::to_string(storageBytes) +

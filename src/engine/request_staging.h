@@ -16,12 +16,37 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "nnhal/status.h"
 #include "nnhal/types.h"
 
 namespace nnhal::engine {
+
+/// Staging buffers kept between the executions of one plan: its requests stage about the same
+/// bytes each time, and a reused buffer costs a copy where a fresh one would also cost a page
+/// fault per 4 KiB (large allocations are fresh mappings). Keeps at most kKept buffers.
+class StagingPool {
+ public:
+  static constexpr size_t kKept = 4;
+  StagingPool() = default;
+  StagingPool(const StagingPool&) = delete;
+  StagingPool& operator=(const StagingPool&) = delete;
+  ~StagingPool();
+
+  /// A 64-byte aligned buffer of at least `bytes` (its capacity in `capacity`), or null.
+  uint8_t* acquire(size_t bytes, size_t& capacity);
+  void release(uint8_t* buffer, size_t capacity);
+
+ private:
+  struct Kept {
+    uint8_t* bytes;
+    size_t capacity;
+  };
+  std::mutex mutex_;
+  std::vector<Kept> kept_;
+};
 
 class StagedRequest {
  public:
@@ -30,7 +55,9 @@ class StagedRequest {
   /// pool; GENERAL_FAILURE when a shared pool cannot be read (its file shrank);
   /// RESOURCE_EXHAUSTED_TRANSIENT when the staging memory cannot be allocated.
   /// `maxBytes` (0 = no limit) bounds the staging memory: RESOURCE_EXHAUSTED_TRANSIENT beyond.
-  static Result<StagedRequest> stage(const Request& request, uint64_t maxBytes = 0);
+  /// `pool` (may be null) lends the staging memory.
+  static Result<StagedRequest> stage(const Request& request, uint64_t maxBytes = 0,
+                                     StagingPool* pool = nullptr);
 
   /// Bytes of driver memory holding staged arguments.
   size_t stagedBytes() const { return stagedBytes_; }
@@ -54,6 +81,10 @@ class StagedRequest {
   std::vector<uint8_t*> outputs_;
   std::vector<Staged> stagedOutputs_;
   struct Free {
+    Free() noexcept : pool(nullptr), capacity(0) {}
+    Free(StagingPool* p, size_t c) noexcept : pool(p), capacity(c) {}
+    StagingPool* pool;
+    size_t capacity;
     void operator()(uint8_t* bytes) const;
   };
   std::unique_ptr<uint8_t, Free> storage_;
