@@ -26,10 +26,11 @@ namespace nnhal::hal {
 Result<void> validateModel(const Model& model);
 
 /// Checks a Request against a (validated) Model: argument counts, every location inside
-/// its pool, outputs only in writable pools, dimensions compatible with the model operand,
-/// inputs sized exactly, pools valid. Output buffers that are too small are not an error here: execution reports
-/// them with OUTPUT_INSUFFICIENT_SIZE. Arguments in driver-managed (token) pools are not
-/// range- or size-checked: the engine resolves the token and checks them then.
+/// its pool, outputs only in writable pools, dimensions compatible with the model
+/// operand, inputs sized exactly, pools valid. Output buffers that are too small are not
+/// an error here: execution reports them with OUTPUT_INSUFFICIENT_SIZE. Arguments in
+/// driver-managed (token) pools are not range- or size-checked: the engine resolves the
+/// token and checks them then.
 Result<void> validateRequest(const Request& request, const Model& model);
 
 }  // namespace nnhal::hal
