@@ -169,7 +169,7 @@ Result<void> writePool(const Memory& pool, size_t offset, std::span<const uint8_
   return {};
 }
 
-Result<uint64_t> copyModelPoolsPrivately(Model& model) {
+Result<uint64_t> copyModelPoolsPrivately(Model& model, uint64_t maxBytes) {
   using Range = std::pair<uint64_t, uint64_t>;  // [begin, end)
   std::vector<std::vector<Range>> ranges(model.pools.size());
   auto collect = [&](const Subgraph& graph) {
@@ -184,12 +184,29 @@ Result<uint64_t> copyModelPoolsPrivately(Model& model) {
   };
   collect(model.main);
   for (const Subgraph& graph : model.referenced) collect(graph);
+  // Merge each pool's ranges first: the size of the copy is known before a byte is copied.
+  uint64_t total = 0;
+  for (size_t p = 0; p < ranges.size(); ++p) {
+    if (!model.pools[p].valid() || !isShared(model.pools[p])) continue;
+    std::vector<Range>& list = ranges[p];
+    std::sort(list.begin(), list.end());
+    uint64_t end = 0;
+    for (const Range& range : list) {
+      const uint64_t begin = std::max(range.first, end);
+      if (range.second > begin) total += range.second - begin;
+      end = std::max(end, range.second);
+    }
+  }
+  if (maxBytes != 0 && total > maxBytes) {
+    return fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT,
+                "quota exceeded: the model's pools hold " + std::to_string(total) +
+                    " bytes of constants, more than the " + std::to_string(maxBytes) + " allowed");
+  }
   uint64_t copied = 0;
   for (size_t p = 0; p < model.pools.size(); ++p) {
     const Memory& pool = model.pools[p];
     if (!pool.valid() || !isShared(pool)) continue;
-    std::vector<Range>& list = ranges[p];
-    std::sort(list.begin(), list.end());
+    const std::vector<Range>& list = ranges[p];
     NNHAL_ASSIGN_OR_RETURN(Memory copy, lazyZeroPool(pool.size()));
     uint64_t begin = 0, end = 0;
     auto flush = [&]() -> Result<void> {

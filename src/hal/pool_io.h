@@ -63,8 +63,9 @@ Result<void> writePool(const Memory& pool, size_t offset, std::span<const uint8_
 /// elsewhere, so that the constants the driver validates are the ones it computes with,
 /// whatever the pool's owner does afterwards. Locations outside their pool are left for
 /// validateModel to reject. Returns the bytes copied (overlapping operands counted once).
-/// Errors: GENERAL_FAILURE when a pool cannot be read (its file shrank);
-/// RESOURCE_EXHAUSTED_TRANSIENT when no memory is left for the copy.
-Result<uint64_t> copyModelPoolsPrivately(Model& model);
+/// `maxBytes` (0 = no limit) bounds them: a model naming more is refused before anything
+/// is copied. Errors: GENERAL_FAILURE when a pool cannot be read (its file shrank);
+/// RESOURCE_EXHAUSTED_TRANSIENT beyond `maxBytes` or when no memory is left for the copy.
+Result<uint64_t> copyModelPoolsPrivately(Model& model, uint64_t maxBytes = 0);
 
 }  // namespace nnhal::hal

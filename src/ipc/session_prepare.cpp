@@ -56,7 +56,7 @@ Result<Memory> mapClientPool(const WirePool& pool, const std::vector<UniqueFd>& 
 }
 
 Result<uint64_t> attachModelPools(Model& model, const std::vector<WirePool>& pools,
-                                  const std::vector<UniqueFd>& fds) {
+                                  const std::vector<UniqueFd>& fds, uint64_t maxConstantBytes) {
   std::vector<Memory> memories;
   memories.reserve(pools.size());
   for (size_t i = 0; i < pools.size(); ++i) {
@@ -76,7 +76,15 @@ Result<uint64_t> attachModelPools(Model& model, const std::vector<WirePool>& poo
   model.pools = std::move(memories);
   // The client can rewrite or shrink its pools at any time: the driver compiles and runs
   // with its own copy of the constants they hold.
-  NNHAL_ASSIGN_OR_RETURN(const uint64_t copied, hal::copyModelPoolsPrivately(model));
+  if (model.operandValues.size() > maxConstantBytes) {
+    return quotaExceeded("the model's constants total more than " +
+                         std::to_string(maxConstantBytes) + " bytes");
+  }
+  // Refused before a byte is copied when the pools alone exceed what is left of the quota
+  // (+ 1: 0 would mean no limit; the exact quota is checked once the sizes are known).
+  NNHAL_ASSIGN_OR_RETURN(
+      const uint64_t copied,
+      hal::copyModelPoolsPrivately(model, maxConstantBytes - model.operandValues.size() + 1));
   return copied + model.operandValues.size();
 }
 
@@ -153,8 +161,9 @@ bool Session::handleSupportedOperations(Frame& frame) {
   schedule([this, fds, reply, wire = std::make_shared<WireModel>(std::move(*m))]() mutable {
     offIoThread(
         [this, fds, wire]() -> Result<std::vector<std::string>> {
-          NNHAL_ASSIGN_OR_RETURN(const uint64_t constants,
-                                 attachModelPools(wire->model, wire->pools, *fds));
+          NNHAL_ASSIGN_OR_RETURN(
+              const uint64_t constants,
+              attachModelPools(wire->model, wire->pools, *fds, limits_.maxConstantBytes));
           if (constants > limits_.maxConstantBytes) {
             return quotaExceeded("a model's constants total at most " +
                                  std::to_string(limits_.maxConstantBytes) + " bytes");
@@ -262,9 +271,9 @@ bool Session::handlePrepareModel(Frame& frame) {
   schedule([this, callId, fds, message, options = std::move(options)]() mutable {
     offIoThread(
         [this, fds, message, options]() -> Result<uint64_t> {
-          NNHAL_ASSIGN_OR_RETURN(
-              const uint64_t constants,
-              attachModelPools(message->model.model, message->model.pools, *fds));
+          NNHAL_ASSIGN_OR_RETURN(const uint64_t constants,
+                                 attachModelPools(message->model.model, message->model.pools, *fds,
+                                                  limits_.maxConstantBytes));
           if (config_->driver != nullptr) {
             NNHAL_TRY(config_->driver->checkPreparation(message->model.model, options));
           }

@@ -175,6 +175,26 @@ TEST(PoolIo, ModelConstantsAreCopiedOnceAndKeepTheirValues) {
   EXPECT_EQ(copy.data()[4000], 0);
 }
 
+TEST(PoolIo, AModelNamingMoreConstantsThanAllowedIsRefusedBeforeCopying) {
+  UniqueFd sealed = memfdOf(uint64_t{1} << 30, F_SEAL_SHRINK);  // 1 GiB, sparse
+  auto shared = adoptClientPool(sealed.get(), MemoryKind::ASHMEM, uint64_t{1} << 30, 0, false, "p");
+  ASSERT_TRUE(shared);
+  Model model;
+  model.pools = {*shared};
+  Operand big;
+  big.type = OperandType::TENSOR_QUANT8_ASYMM;
+  big.lifetime = OperandLifeTime::CONSTANT_REFERENCE;
+  for (uint32_t i = 0; i < 4; ++i) {
+    big.location = {0, i * (uint32_t{1} << 28), uint32_t{1} << 28};
+    model.main.operands.push_back(big);
+  }
+  auto copied = copyModelPoolsPrivately(model, uint64_t{1} << 20);
+  ASSERT_FALSE(copied);
+  EXPECT_EQ(copied.error().status, ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT);
+  EXPECT_NE(copied.error().message.find("1073741824"), std::string::npos) << copied.error().message;
+  EXPECT_TRUE(isShared(model.pools[0]));  // nothing was replaced
+}
+
 TEST(PoolIo, ACopyFromAShrunkFileFails) {
   TempFile file(4096);
   auto pool = adoptClientPool(file.fd.get(), MemoryKind::MMAP_FD, 4096, 0, false, "p");

@@ -75,9 +75,10 @@ Result<Memory> mapClientPool(const WirePool& pool, const std::vector<UniqueFd>& 
 /// Gives `model` its pools, replaced by private copies of the constants they hold
 /// (hal::copyModelPoolsPrivately). Returns the model's constant bytes (operandValues and the
 /// copies). Errors: GENERAL_FAILURE for an unknown kind or a pool that cannot be used safely
-/// or read (hal/pool_io.h).
+/// or read (hal/pool_io.h); RESOURCE_EXHAUSTED_TRANSIENT, before anything is copied, for a
+/// model with more than `maxConstantBytes` of constants.
 Result<uint64_t> attachModelPools(Model& model, const std::vector<WirePool>& pools,
-                                  const std::vector<UniqueFd>& fds);
+                                  const std::vector<UniqueFd>& fds, uint64_t maxConstantBytes);
 
 /// The status to reply when a quota is exceeded.
 inline std::unexpected<Error> quotaExceeded(const std::string& what) {
