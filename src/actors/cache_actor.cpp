@@ -27,6 +27,10 @@ bool sameFile(int a, int b) {
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+std::unexpected<Error> lockTimedOut() {
+  return failure("timed out waiting for the lock of a cache file (another reader or writer)");
+}
+
 }  // namespace
 
 CacheActor::CacheActor(std::shared_ptr<Runtime> runtime, std::unique_ptr<cache::TokenMap> tokens,
@@ -104,9 +108,7 @@ void CacheActor::post(Save message) {
           return false;
         },
         [this, m] {
-          m->reply(
-              failure("timed out waiting for the lock of a cache file (another reader or "
-                      "writer)"));
+          m->reply(lockTimedOut());
           gate_.leave();
         });
   });
@@ -133,9 +135,7 @@ void CacheActor::post(Load message) {
           return false;
         },
         [this, m] {
-          m->reply(
-              failure("timed out waiting for the lock of a cache file (another reader or "
-                      "writer)"));
+          m->reply(lockTimedOut());
           gate_.leave();
         });
   });

@@ -117,13 +117,9 @@ Result<FileLock> FileLock::acquire(int fd, bool exclusive, std::chrono::millisec
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   auto pause = std::chrono::microseconds(50);
   for (;;) {
-    if (flock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0) {
-      FileLock lock;
-      lock.fd_ = fd;
-      return lock;
-    }
-    if (errno == EINTR) continue;
-    if (errno != EWOULDBLOCK) return failure("flock");
+    bool busy = false;
+    auto lock = tryAcquire(fd, exclusive, busy);
+    if (lock || !busy) return lock;
     if (std::chrono::steady_clock::now() >= deadline) {
       return fail(ErrorStatus::GENERAL_FAILURE,
                   "timed out waiting for the lock of a cache file (another reader or writer)");

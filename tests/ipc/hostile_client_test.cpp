@@ -412,20 +412,39 @@ TEST(HostileClient, OverflowingShapesAndDeepNestingAreInvalid) {
 
 // --- work that never ends --------------------------------------------------------------
 
-TEST(HostileClient, EndlessLoopsDelayNobodyAndStopWhenTheirClientLeaves) {
-  Daemon daemon;
-  ASSERT_TRUE(daemon.running());
-  Watchdog watchdog(daemon);
-  int ready[2];
-  ASSERT_EQ(::pipe(ready), 0);
-  const pid_t child = ::fork();
-  if (child == 0) {
-    // The attacker: WHILE loops that only end by the 15 s loop timeout, from 4 threads
-    // synchronously and 8 asynchronous calls.
+/// A child process that starts WHILE loops ending only by the 15 s loop timeout, then
+/// sleeps: from 4 threads synchronously and 8 asynchronous calls, or as 16 fenced
+/// executions. Killed with SIGKILL by the destructor (or kill()).
+class EndlessLooper {
+ public:
+  EndlessLooper(const Daemon& daemon, bool fenced) {
+    int ready[2];
+    EXPECT_EQ(::pipe(ready), 0);
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::close(ready[0]);
+      ::_exit(attack(daemon, fenced, ready[1]));
+    }
+    ::close(ready[1]);
+    pollfd pfd{ready[0], POLLIN, 0};
+    started_ = ::poll(&pfd, 1, 30000) == 1;
+    ::close(ready[0]);
+  }
+  ~EndlessLooper() { kill(); }
+  bool started() const { return started_; }
+  void kill() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+
+ private:
+  static int attack(const Daemon& daemon, bool fenced, int ready) {
     auto device = connect(daemon.socket());
-    if (!device) ::_exit(2);
+    if (!device) return 2;
     auto prepared = (*device)->prepareModel(endlessWhileModel());
-    if (!prepared) ::_exit(3);
+    if (!prepared) return 3;
     Memory pool = *Memory::create(64);
     Request request;
     request.pools = {pool};
@@ -434,24 +453,40 @@ TEST(HostileClient, EndlessLoopsDelayNobodyAndStopWhenTheirClientLeaves) {
     ExecuteOptions options;
     options.loopTimeout = kMaxLoopTimeout;
     std::vector<std::thread> threads;
-    for (int t = 0; t < 4; ++t) {
-      threads.emplace_back([&] { (void)(*prepared)->executeSynchronously(request, options); });
+    std::vector<FencedExecutionResult> launched;
+    if (fenced) {
+      // Launched at once (a chain of fences must not wait in a queue); their runs still
+      // wait for the client's running slots.
+      for (int i = 0; i < 16; ++i) {
+        auto started = (*prepared)->executeFenced(request, {}, options);
+        if (!started) return 4;
+        launched.push_back(std::move(*started));
+      }
+    } else {
+      for (int t = 0; t < 4; ++t) {
+        threads.emplace_back([&] { (void)(*prepared)->executeSynchronously(request, options); });
+      }
+      for (int a = 0; a < 8; ++a) {
+        (void)(*prepared)->execute(request, options, [](Result<ExecutionResult>) {});
+      }
     }
-    for (int a = 0; a < 8; ++a) {
-      (void)(*prepared)->execute(request, options, [](Result<ExecutionResult>) {});
-    }
-    (void)!::write(ready[1], "x", 1);
+    (void)!::write(ready, "x", 1);
     std::this_thread::sleep_for(100s);
-    ::_exit(0);
+    return 0;
   }
-  ::close(ready[1]);
-  pollfd pfd{ready[0], POLLIN, 0};
-  ASSERT_EQ(::poll(&pfd, 1, 30000), 1) << "the attacker did not start";
+  pid_t pid_ = -1;
+  bool started_ = false;
+};
+
+TEST(HostileClient, EndlessLoopsDelayNobodyAndStopWhenTheirClientLeaves) {
+  Daemon daemon;
+  ASSERT_TRUE(daemon.running());
+  Watchdog watchdog(daemon);
+  EndlessLooper attacker(daemon, false);
+  ASSERT_TRUE(attacker.started());
   std::this_thread::sleep_for(1500ms);  // the watchdog keeps being served meanwhile
   EXPECT_GE(adminStats(daemon).callsInFlight, 1u);
-  ::kill(child, SIGKILL);
-  ::waitpid(child, nullptr, 0);
-  ::close(ready[0]);
+  attacker.kill();
   EXPECT_TRUE(callsDrain(daemon, 3s)) << "loops of a departed client kept running";
   watchdog.stop();
   EXPECT_TRUE(alive(daemon));
@@ -461,44 +496,14 @@ TEST(HostileClient, EndlessFencedLoopsTakeNoMoreThreadsThanOtherWork) {
   Daemon daemon;
   ASSERT_TRUE(daemon.running());
   Watchdog watchdog(daemon);
-  int ready[2];
-  ASSERT_EQ(::pipe(ready), 0);
-  const pid_t child = ::fork();
-  if (child == 0) {
-    // Fenced executions are launched at once (a chain of fences must not wait in a queue);
-    // their runs still wait for the client's running slots.
-    auto device = connect(daemon.socket());
-    if (!device) ::_exit(2);
-    auto prepared = (*device)->prepareModel(endlessWhileModel());
-    if (!prepared) ::_exit(3);
-    Memory pool = *Memory::create(64);
-    Request request;
-    request.pools = {pool};
-    request.inputs = {{false, {0, 0, 4}, {}}};
-    request.outputs = {{false, {0, 16, 4}, {}}};
-    ExecuteOptions options;
-    options.loopTimeout = kMaxLoopTimeout;
-    std::vector<FencedExecutionResult> launched;
-    for (int i = 0; i < 16; ++i) {
-      auto fenced = (*prepared)->executeFenced(request, {}, options);
-      if (!fenced) ::_exit(4);
-      launched.push_back(std::move(*fenced));
-    }
-    (void)!::write(ready[1], "x", 1);
-    std::this_thread::sleep_for(100s);
-    ::_exit(0);
-  }
-  ::close(ready[1]);
-  pollfd pfd{ready[0], POLLIN, 0};
-  ASSERT_EQ(::poll(&pfd, 1, 30000), 1) << "the attacker did not start";
+  EndlessLooper attacker(daemon, true);
+  ASSERT_TRUE(attacker.started());
   std::this_thread::sleep_for(1500ms);
   // At most --max-running (2) of its loops run; the rest wait for them.
   const uint64_t running = adminStats(daemon).callsInFlight;
   EXPECT_GE(running, 1u);
   EXPECT_LE(running, 2u);
-  ::kill(child, SIGKILL);
-  ::waitpid(child, nullptr, 0);
-  ::close(ready[0]);
+  attacker.kill();
   EXPECT_TRUE(callsDrain(daemon, 3s)) << "fenced loops of a departed client kept running";
   watchdog.stop();
   EXPECT_TRUE(alive(daemon));
