@@ -236,12 +236,13 @@ struct ReleasePools {
   std::vector<uint64_t> ids;
 };
 
-/// The daemon's object counts (for tests and monitoring).
+/// Object counts (for tests and monitoring): of the asking connection only, or of the whole
+/// daemon on its admin socket.
 struct Stats {
-  uint64_t sessions = 0;
+  uint64_t sessions = 0;        ///< 1 for a connection's own
   uint64_t preparedModels = 0;  ///< prepared models alive (held by sessions or executions)
   uint64_t pools = 0;           ///< request pools mapped and cached by sessions
-  uint64_t callsInFlight = 0;   ///< preparations and executions not finished yet
+  uint64_t callsInFlight = 0;   ///< own: requests not answered; daemon: calls running
   bool operator==(const Stats&) const = default;
 };
 

@@ -84,7 +84,8 @@ class RemoteDevice final : public Device {
   using Device::prepareModel;
   using Device::prepareModelFromCache;
 
-  /// The daemon's object counts (sessions, prepared models, pools). Errors:
+  /// Object counts (sessions, prepared models, pools, calls in flight) of this connection
+  /// only; connected to nnhald's admin socket, of the whole daemon. Errors:
   /// DEVICE_UNAVAILABLE.
   Result<Stats> daemonStats() const;
   /// The connection (for tests that forge calls).
