@@ -79,8 +79,13 @@ Result<ExecutionResult> ExecutionActor::runAdmitted(const Request& request,
 }
 
 Result<ExecutionResult> ExecutionActor::run(const Request& request, const ExecuteOptions& options) {
-  const auto start = Clock::now();
   NNHAL_TRY(validate(request, options));
+  return runValidated(request, options);
+}
+
+Result<ExecutionResult> ExecutionActor::runValidated(const Request& request,
+                                                     const ExecuteOptions& options) {
+  const auto start = Clock::now();
   if (!gate_.enter()) {
     return fail(ErrorStatus::DEVICE_UNAVAILABLE, "the prepared model is shutting down");
   }

@@ -50,6 +50,8 @@ class ExecutionActor {
   ErrorStatus post(Execute message);
   /// Validates and runs the request on the calling thread.
   Result<ExecutionResult> run(const Request& request, const ExecuteOptions& options);
+  /// run() for a request and options that already passed validate().
+  Result<ExecutionResult> runValidated(const Request& request, const ExecuteOptions& options);
   /// Validates the request and starts a fenced execution (PreparedModel::executeFenced).
   /// With `admission`, the run waits for it once the fences signalled
   /// (hal::PreparedModelControl::executeFencedAdmitted).

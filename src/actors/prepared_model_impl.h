@@ -70,6 +70,10 @@ class PreparedModelImpl final : public PreparedModel, public hal::PreparedModelC
   }
   /// See ExecutionActor::runsQuickly.
   bool runsQuickly() const override { return actor_.runsQuickly(); }
+  Result<ExecutionResult> executeValidated(const Request& request,
+                                           const ExecuteOptions& options) override {
+    return actor_.runValidated(request, options);
+  }
 
   /// True when this model keeps cache file descriptors (it was saved to or loaded from a
   /// compilation cache).

@@ -51,6 +51,10 @@ class PreparedModelControl {
   /// True when a synchronous execution is bound to be short: the plan is fully static
   /// without control flow and its recent executions each took under 200 µs.
   virtual bool runsQuickly() const = 0;
+  /// executeSynchronously for a request and options that already passed validate() (the
+  /// checks are not run twice on the daemon's fast path).
+  virtual Result<ExecutionResult> executeValidated(const Request& request,
+                                                   const ExecuteOptions& options) = 0;
   /// PreparedModel::execute that stops before its next step once `*cancelled` is true (the
   /// callback then gets DEVICE_UNAVAILABLE).
   virtual ErrorStatus executeCancellable(Request request, const ExecuteOptions& options,

@@ -154,7 +154,7 @@ bool Session::handleExecute(Frame& frame, bool async, bool moreWaiting) {
       embedded->runsQuickly()) {
     // The fast path: short by construction (ipc/session.h), so it may run on this thread.
     ++counters_.callsInFlight;
-    auto result = tracked->model->executeSynchronously(*request, options);
+    auto result = embedded->executeValidated(*request, options);  // validated above
     --counters_.callsInFlight;
     reply(result);
     return true;

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "common/hostile_models.h"
@@ -108,20 +109,8 @@ TEST(HostileModel, IndicesRewrittenDuringExecutionNeverReadOtherMemory) {
   Memory pool = *Memory::create(2048);
   auto* indices = reinterpret_cast<int32_t*>(pool.data());
   for (int i = 0; i < 256; ++i) indices[i] = i % 16;
-  Request request;
-  request.pools = {pool};
-  request.inputs = {{false, {0, 0, 1024}, {}}};
-  request.outputs = {{false, {0, 1024, 1024}, {}}};
-  std::atomic<bool> stop{false};
-  std::thread flipper([&] {
-    // Alternates every index between valid and far out of range, as fast as it can.
-    for (uint32_t round = 0; !stop.load(std::memory_order_relaxed); ++round) {
-      const int32_t value = round % 2 == 0 ? (1 << 28) : static_cast<int32_t>(round % 16);
-      for (int i = 0; i < 256; ++i) {
-        std::atomic_ref<int32_t>(indices[i]).store(value, std::memory_order_relaxed);
-      }
-    }
-  });
+  const Request request = gatherRequest(pool);
+  std::optional<IndexFlipper> flipper(std::in_place, pool);
   int succeeded = 0, rejected = 0;
   for (int run = 0; run < 2000; ++run) {
     auto result = (*prepared)->executeSynchronously(request);
@@ -137,8 +126,7 @@ TEST(HostileModel, IndicesRewrittenDuringExecutionNeverReadOtherMemory) {
       ASSERT_LE(out[i], 115.0f);
     }
   }
-  stop = true;
-  flipper.join();
+  flipper.reset();
   EXPECT_EQ(succeeded + rejected, 2000);
 }
 

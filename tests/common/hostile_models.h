@@ -2,7 +2,9 @@
 // loops, index tensors. Shared by the hal, actors and ipc tests.
 #pragma once
 
+#include <atomic>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "nnhal/types.h"
@@ -179,5 +181,39 @@ inline Model bigTemporaryModel(uint32_t rows, uint32_t cols, bool known = true) 
   g.outputIndexes = {4};
   return model;
 }
+
+/// The request of gatherModel(256) over `pool` (2048 bytes): indices at 0, output at 1024.
+inline Request gatherRequest(const Memory& pool) {
+  Request request;
+  request.pools = {pool};
+  request.inputs = {{false, {0, 0, 1024}, {}}};
+  request.outputs = {{false, {0, 1024, 1024}, {}}};
+  return request;
+}
+
+/// A thread rewriting the 256 int32 indices at the start of `pool`, as fast as it can,
+/// between far out of range (1 << 28) and valid (0..15), until destroyed.
+class IndexFlipper {
+ public:
+  explicit IndexFlipper(const Memory& pool)
+      : indices_(reinterpret_cast<int32_t*>(pool.data())), thread_([this] { run(); }) {}
+  ~IndexFlipper() {
+    stop_ = true;
+    thread_.join();
+  }
+
+ private:
+  void run() {
+    for (uint32_t round = 0; !stop_.load(std::memory_order_relaxed); ++round) {
+      const int32_t value = round % 2 == 0 ? (1 << 28) : static_cast<int32_t>(round % 16);
+      for (int i = 0; i < 256; ++i) {
+        std::atomic_ref<int32_t>(indices_[i]).store(value, std::memory_order_relaxed);
+      }
+    }
+  }
+  int32_t* indices_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
 
 }  // namespace nnhal::testing

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "common/hostile_models.h"
@@ -359,19 +360,9 @@ TEST(HostileClient, IndicesRewrittenDuringExecutionNeverReadDaemonMemory) {
   ASSERT_TRUE(prepared);
   Memory pool = *Memory::create(2048);
   auto* indices = reinterpret_cast<int32_t*>(pool.data());
-  Request request;
-  request.pools = {pool};
-  request.inputs = {{false, {0, 0, 1024}, {}}};
-  request.outputs = {{false, {0, 1024, 1024}, {}}};
-  std::atomic<bool> stop{false};
-  std::thread flipper([&] {
-    for (uint32_t round = 0; !stop.load(std::memory_order_relaxed); ++round) {
-      const int32_t value = round % 2 == 0 ? (1 << 28) : static_cast<int32_t>(round % 16);
-      for (int i = 0; i < 256; ++i) {
-        std::atomic_ref<int32_t>(indices[i]).store(value, std::memory_order_relaxed);
-      }
-    }
-  });
+  for (int i = 0; i < 256; ++i) indices[i] = i % 16;
+  const Request request = gatherRequest(pool);
+  std::optional<IndexFlipper> flipper(std::in_place, pool);
   for (int run = 0; run < 500; ++run) {
     auto result = (*prepared)->executeSynchronously(request);
     if (!result) {
@@ -384,8 +375,7 @@ TEST(HostileClient, IndicesRewrittenDuringExecutionNeverReadDaemonMemory) {
       ASSERT_LE(out[i], 115.0f) << "run " << run << " index " << i;
     }
   }
-  stop = true;
-  flipper.join();
+  flipper.reset();
   watchdog.stop();
   EXPECT_TRUE(alive(daemon));
 }
