@@ -199,7 +199,10 @@ Result<void> DeviceActor::checkPreparation(const Model& model,
     return invalidArgument("priority: invalid Priority " +
                            std::to_string(static_cast<int32_t>(options.priority)));
   }
-  return hal::validateModel(model);
+  NNHAL_TRY(hal::validateModel(model));
+  // What the compiler would refuse (a rank the operation does not take, an activation code
+  // out of range, shapes that do not broadcast) is refused at launch, as the NN HAL asks.
+  return engine::checkModel(model);
 }
 
 Result<void> DeviceActor::checkPreparationFromCache(const CacheFiles& files) const {

@@ -70,14 +70,16 @@ struct StepOutcome {
   StepKind kind = StepKind::kStatic;
   std::unique_ptr<Kernel> kernel;
   size_t scratchBytes = 0;
+  /// Why the engine cannot run a valid operation (no implementation); empty otherwise.
+  std::string unsupported;
 };
 
 /// Walks one subgraph in operation order, propagating shapes and preparing kernels.
 class SubgraphCompiler {
  public:
   SubgraphCompiler(const Model& model, const Subgraph& subgraph, size_t index = 0,
-                   PreparedStateStore* state = nullptr)
-      : model_(model), subgraph_(subgraph), index_(index), state_(state) {
+                   PreparedStateStore* state = nullptr, bool checksOnly = false)
+      : model_(model), subgraph_(subgraph), index_(index), state_(state), checksOnly_(checksOnly) {
     for (const Operand& operand : subgraph.operands) {
       dims_.push_back(operand.dimensions);
       known_.push_back(shapeKnown(operand, operand.dimensions));
@@ -88,7 +90,8 @@ class SubgraphCompiler {
     }
   }
 
-  /// Compiles operation `k`. Errors: INVALID_ARGUMENT (unsupported or invalid).
+  /// Compiles operation `k`. Errors: INVALID_ARGUMENT (invalid); an operation without an
+  /// implementation is reported in StepOutcome::unsupported.
   Result<StepOutcome> step(size_t k) {
     const Operation& operation = subgraph_.operations[k];
     StepOutcome outcome;
@@ -99,7 +102,9 @@ class SubgraphCompiler {
     }
     const OperationDef* def = findOperation(operation.type);
     if (def == nullptr) {
-      return invalidArgument("no implementation of " + std::string(toString(operation.type)));
+      outcome.unsupported = "no implementation of " + std::string(toString(operation.type));
+      markOutputsUnknown(operation);
+      return outcome;
     }
     for (uint32_t in : operation.inputs) {
       if (!known_[in]) {
@@ -109,6 +114,7 @@ class SubgraphCompiler {
       }
     }
     PrepareContext ctx = contextFor(operation);
+    ctx.setChecksOnly(checksOnly_);
     ctx.bindState(state_, StateKey{static_cast<uint32_t>(index_), static_cast<uint32_t>(k)});
     auto kernel = prepareOperation(*def, ctx);
     if (!kernel) {
@@ -155,6 +161,7 @@ class SubgraphCompiler {
   const Subgraph& subgraph_;
   size_t index_;
   PreparedStateStore* state_;
+  bool checksOnly_;
   std::vector<std::vector<uint32_t>> dims_;
   std::vector<bool> known_;
 };
@@ -171,6 +178,10 @@ Result<SubgraphPlan> compileSubgraph(ExecutionPlan& plan, size_t index, Prepared
     if (!outcome) {
       return invalidArgument(subgraphName(index) + " " + opName(k, operation.type) + ": " +
                              outcome.error().message);
+    }
+    if (!outcome->unsupported.empty()) {
+      return invalidArgument(subgraphName(index) + " " + opName(k, operation.type) + ": " +
+                             outcome->unsupported);
     }
     PlannedStep step;
     step.type = operation.type;
@@ -278,44 +289,65 @@ Result<SubgraphPlan> compileSubgraph(ExecutionPlan& plan, size_t index, Prepared
   return sp;
 }
 
+/// Checks every operation of subgraph `index` in order. Returns, per operation, why the
+/// engine cannot run it ("" when it can). Errors: INVALID_ARGUMENT for an invalid operation.
+Result<std::vector<std::string>> checkSubgraph(const Model& model, size_t index) {
+  const Subgraph& subgraph = subgraphAt(model, index);
+  std::vector<std::string> reasons(subgraph.operations.size());
+  SubgraphCompiler compiler(model, subgraph, index, nullptr, /*checksOnly=*/true);
+  for (size_t k = 0; k < subgraph.operations.size(); ++k) {
+    auto outcome = compiler.step(k);
+    if (!outcome) {
+      return invalidArgument(subgraphName(index) + " " + opName(k, subgraph.operations[k].type) +
+                             ": " + outcome.error().message);
+    }
+    reasons[k] = std::move(outcome->unsupported);
+  }
+  return reasons;
+}
+
 }  // namespace
 
-std::vector<std::string> explainSupport(const Model& model) {
-  std::vector<std::string> reasons(model.main.operations.size());
+Result<std::vector<std::string>> explainSupport(const Model& model) {
   // Referenced subgraphs must be supported as a whole for IF/WHILE to be.
   std::vector<std::string> referencedReasons(model.referenced.size());
   for (size_t r = 0; r < model.referenced.size(); ++r) {
-    SubgraphCompiler compiler(model, model.referenced[r]);
-    for (size_t k = 0; k < model.referenced[r].operations.size(); ++k) {
-      auto outcome = compiler.step(k);
-      if (!outcome) {
-        referencedReasons[r] = subgraphName(r + 1) + " " +
-                               opName(k, model.referenced[r].operations[k].type) + ": " +
-                               outcome.error().message;
-        break;
-      }
+    NNHAL_ASSIGN_OR_RETURN(std::vector<std::string> reasons, checkSubgraph(model, r + 1));
+    for (size_t k = 0; k < reasons.size(); ++k) {
+      if (reasons[k].empty()) continue;
+      referencedReasons[r] = subgraphName(r + 1) + " " +
+                             opName(k, model.referenced[r].operations[k].type) + ": " + reasons[k];
+      break;
     }
   }
-  SubgraphCompiler compiler(model, model.main);
+  NNHAL_ASSIGN_OR_RETURN(std::vector<std::string> reasons, checkSubgraph(model, 0));
   for (size_t k = 0; k < model.main.operations.size(); ++k) {
     const Operation& operation = model.main.operations[k];
-    auto outcome = compiler.step(k);
-    if (!outcome) {
-      reasons[k] = outcome.error().message;
-      continue;
-    }
-    if (isControlFlow(operation.type)) {
-      for (uint32_t in : operation.inputs) {
-        const Operand& operand = model.main.operands[in];
-        if (operand.lifetime != OperandLifeTime::SUBGRAPH) continue;
-        const std::string& why = referencedReasons[operand.location.offset];
-        if (!why.empty()) reasons[k] = why;
-      }
+    if (!isControlFlow(operation.type)) continue;
+    for (uint32_t in : operation.inputs) {
+      const Operand& operand = model.main.operands[in];
+      if (operand.lifetime != OperandLifeTime::SUBGRAPH) continue;
+      const std::string& why = referencedReasons[operand.location.offset];
+      if (!why.empty()) reasons[k] = why;
     }
   }
   // A subgraph referenced from a referenced subgraph propagates only one level here; the
   // preparation reports deeper failures.
   return reasons;
+}
+
+Result<void> checkModel(const Model& model) {
+  for (size_t s = 0; s <= model.referenced.size(); ++s) {
+    NNHAL_ASSIGN_OR_RETURN(std::vector<std::string> reasons, checkSubgraph(model, s));
+    for (size_t k = 0; k < reasons.size(); ++k) {
+      if (!reasons[k].empty()) {
+        return invalidArgument(subgraphName(s) + " " +
+                               opName(k, subgraphAt(model, s).operations[k].type) + ": " +
+                               reasons[k]);
+      }
+    }
+  }
+  return {};
 }
 
 Result<std::unique_ptr<ExecutionPlan>> compile(Model model, const CompileOptions& options) {

@@ -12,10 +12,19 @@
 
 namespace nnhal::engine {
 
-/// For each operation of model.main, an empty string if the engine can run it, otherwise
-/// why not ("no implementation of LSTM", "CONV_2D input 7: NCHW not supported yet").
+/// Checks everything compile() checks (each operation's operand types, ranks, parameter
+/// values and the shapes it infers, in every subgraph) without the heavy work (weight
+/// packing, arena planning), so that prepareModel can refuse an invalid model at launch.
 /// The model must already have passed hal::validateModel.
-std::vector<std::string> explainSupport(const Model& model);
+/// Errors: INVALID_ARGUMENT naming the subgraph, the operation index and type, and the rule,
+/// e.g. "main operation 2 (ADD): ADD input 1: shapes [2,3] and [4] do not broadcast".
+Result<void> checkModel(const Model& model);
+
+/// For each operation of model.main, an empty string if the engine can run it, otherwise
+/// why not ("no implementation of OEM_OPERATION"). The model must already have passed
+/// hal::validateModel. Errors: INVALID_ARGUMENT, as checkModel, when the model is invalid
+/// (the NN HAL wants getSupportedOperations to fail then, not to report "unsupported").
+Result<std::vector<std::string>> explainSupport(const Model& model);
 
 /// Options of compile().
 struct CompileOptions {
@@ -28,8 +37,8 @@ struct CompileOptions {
 /// Compiles `model` (already validated): propagates shapes through the main subgraph,
 /// prepares every operation's Kernel (all heavy work: multipliers, weight packing), copies
 /// small constants to aligned storage and plans the arena of temporaries.
-/// Errors: INVALID_ARGUMENT for an unsupported operation or operand (the message names
-/// the operation index and type), or for shapes that cannot be resolved before execution;
+/// Errors: INVALID_ARGUMENT for an invalid or unsupported operation or operand (the message
+/// names the operation index and type), as checkModel reports them;
 /// GENERAL_FAILURE in restore mode when a required restored state was rejected (its
 /// replaced constants are not in the model, so preparing without it would compute garbage).
 Result<std::unique_ptr<ExecutionPlan>> compile(Model model, const CompileOptions& options = {});

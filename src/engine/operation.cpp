@@ -12,6 +12,12 @@ size_t OperandInfo::elementCount() const {
   return count;
 }
 
+std::unique_ptr<Kernel> checkedKernel() {
+  return makeKernel([](const RunContext&) -> Result<void> {
+    return fail(ErrorStatus::GENERAL_FAILURE, "a kernel prepared only to check the model ran");
+  });
+}
+
 std::string PrepareContext::where(size_t input) const {
   return std::string(toString(type_)) + " input " + std::to_string(input);
 }

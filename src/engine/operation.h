@@ -178,6 +178,11 @@ class PrepareContext {
   /// True when preparing at execution time (every input's value and shape is known).
   bool atExecution() const { return atExecution_; }
   void setAtExecution(bool value) { atExecution_ = value; }
+  /// True when the engine only checks the model (engine::checkModel, getSupportedOperations):
+  /// the returned Kernel is never run, so prepare may return checkedKernel() as soon as every
+  /// check is done and every output shape set, skipping heavy work such as weight packing.
+  bool checksOnly() const { return checksOnly_; }
+  void setChecksOnly(bool value) { checksOnly_ = value; }
 
   /// Sets the dimensions of output `i`. If the model gave the output fully known
   /// dimensions, they must match. Errors: INVALID_ARGUMENT on mismatch.
@@ -234,9 +239,14 @@ class PrepareContext {
   size_t scratchBytes_ = 0;
   mutable bool valuesMissing_ = false;
   bool atExecution_ = false;
+  bool checksOnly_ = false;
   PreparedStateStore* store_ = nullptr;
   StateKey stateKey_;
 };
+
+/// What prepare returns in checksOnly() mode: a Kernel that must never run (it fails with
+/// GENERAL_FAILURE if it does).
+std::unique_ptr<Kernel> checkedKernel();
 
 /// Prepares one operation: validates, sets output shapes, returns the Kernel.
 using PrepareFn = Result<std::unique_ptr<Kernel>> (*)(PrepareContext& ctx);

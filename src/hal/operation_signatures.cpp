@@ -34,15 +34,24 @@ constexpr OperandTypeSet kTensorInt{TENSOR_INT32};
 constexpr OperandTypeSet kTensorBool{TENSOR_BOOL8};
 
 // Rule builders: `in`/`out` fix the types of a range, `sameIn`/`sameOut` require the type of
-// input 0.
-OperandRule in(int32_t first, int32_t last, OperandTypeSet types) {
-  return {first, last, types, false};
+// input 0, `sameInIfFloat`/`sameOutIfFloat` only in the float variants (the quantized ones
+// use other types there, e.g. TENSOR_QUANT16_ASYMM boxes), `intIfQuant` a TENSOR_INT32 bias in
+// the quantized variants (`ifQuant` other types there), `likeIn` the type of another input.
+OperandRule in(int32_t first, int32_t last, OperandTypeSet types) { return {first, last, types}; }
+OperandRule sameIn(int32_t first, int32_t last) { return {first, last, {}, 0}; }
+OperandRule out(int32_t first, int32_t last, OperandTypeSet types) { return {first, last, types}; }
+OperandRule sameOut(int32_t first, int32_t last) { return {first, last, {}, 0}; }
+OperandRule sameInIfFloat(int32_t first, int32_t last) {
+  return {first, last, {}, 0, RuleCondition::kInput0Float};
 }
-OperandRule sameIn(int32_t first, int32_t last) { return {first, last, {}, true}; }
-OperandRule out(int32_t first, int32_t last, OperandTypeSet types) {
-  return {first, last, types, false};
+OperandRule sameOutIfFloat(int32_t first, int32_t last) { return sameInIfFloat(first, last); }
+OperandRule ifQuant(int32_t first, int32_t last, OperandTypeSet types) {
+  return {first, last, types, OperandRule::kNoCoupling, RuleCondition::kInput0NotFloat};
 }
-OperandRule sameOut(int32_t first, int32_t last) { return {first, last, {}, true}; }
+OperandRule intIfQuant(int32_t first, int32_t last) {
+  return ifQuant(first, last, {OperandType::TENSOR_INT32});
+}
+OperandRule likeIn(int32_t first, int32_t last, int32_t input) { return {first, last, {}, input}; }
 
 CountSet counts(std::initializer_list<uint32_t> list) { return CountSet::of(list); }
 CountSet atLeast(uint32_t minimum) { return CountSet::from(minimum); }
@@ -70,7 +79,8 @@ OperationSignature convolution(OperationType type, CountSet inputs) {
           inputs,
           counts({1}),
           kFloatQuant,
-          {in(1, 1, kFilter), in(2, 2, kBias), in(3, -1, kIntOrBool)},
+          {in(1, 1, kFilter), in(2, 2, kBias), sameInIfFloat(1, 2), intIfQuant(2, 2),
+           in(3, -1, kIntOrBool)},
           {sameOut(0, 0)}};
 }
 // REDUCE_*: input, axes (TENSOR_INT32), keep_dims (BOOL).
@@ -117,14 +127,19 @@ std::array<OperationSignature, kOperationTypeFundamentalMax + 1> buildTable() {
        {},
        {out(0, 0, kFloat)}},
       // Lookups (TENSOR_INT32), values.
-      {Op::EMBEDDING_LOOKUP, counts({2}), counts({1}), kTensorInt, {in(1, 1, kFloatQuantInt)}, {}},
+      {Op::EMBEDDING_LOOKUP,
+       counts({2}),
+       counts({1}),
+       kTensorInt,
+       {in(1, 1, kFloatQuantInt)},
+       {likeIn(0, 0, 1)}},
       unary(Op::FLOOR, kFloat),
       // Input, weights, bias, activation.
       {Op::FULLY_CONNECTED,
        counts({4}),
        counts({1}),
        kFloatQuant,
-       {sameIn(1, 1), in(2, 2, kBias), in(3, 3, kInt)},
+       {sameIn(1, 1), in(2, 2, kBias), sameInIfFloat(2, 2), intIfQuant(2, 2), in(3, 3, kInt)},
        {sameOut(0, 0)}},
       // Lookups, keys (TENSOR_INT32), values -> output, hits (TENSOR_QUANT8_ASYMM).
       {Op::HASHTABLE_LOOKUP,
@@ -132,7 +147,7 @@ std::array<OperationSignature, kOperationTypeFundamentalMax + 1> buildTable() {
        counts({2}),
        kTensorInt,
        {in(1, 1, kTensorInt), in(2, 2, {TENSOR_FLOAT32, TENSOR_INT32, TENSOR_QUANT8_ASYMM})},
-       {out(1, 1, {TENSOR_QUANT8_ASYMM})}},
+       {likeIn(0, 0, 2), out(1, 1, {TENSOR_QUANT8_ASYMM})}},
       {Op::L2_NORMALIZATION,
        counts({1, 2}),
        counts({1}),
@@ -153,7 +168,7 @@ std::array<OperationSignature, kOperationTypeFundamentalMax + 1> buildTable() {
        counts({4}),
        counts({1}),
        kFloat,
-       {in(3, 3, kInt)},
+       {sameIn(2, 2), in(3, 3, kInt)},
        {out(0, 0, kTensorInt)}},
       // 23 inputs (1.0) or 27 with layer normalization (1.2); 20 = activation,
       // 21/22 = clipping thresholds.
@@ -161,7 +176,7 @@ std::array<OperationSignature, kOperationTypeFundamentalMax + 1> buildTable() {
        counts({23, 27}),
        counts({4}),
        kFloat,
-       {in(20, 20, kInt), in(21, 22, kScalarFloat)},
+       {sameIn(1, 19), in(20, 20, kInt), in(21, 22, kScalarFloat), sameIn(23, 26)},
        {sameOut(0, 3)}},
       pool(Op::MAX_POOL_2D, kFloatQuant),
       binaryWithActivation(Op::MUL, kFloatQuantInt),
@@ -171,7 +186,7 @@ std::array<OperationSignature, kOperationTypeFundamentalMax + 1> buildTable() {
       {Op::RESHAPE, counts({2}), counts({1}), kFloatQuant, {in(1, 1, kTensorInt)}, {sameOut(0, 0)}},
       resize(Op::RESIZE_BILINEAR, counts({3, 4, 6})),
       // Input, weights, recurrent weights, bias, hidden state, activation.
-      {Op::RNN, counts({6}), counts({2}), kFloat, {in(5, 5, kInt)}, {sameOut(0, 1)}},
+      {Op::RNN, counts({6}), counts({2}), kFloat, {sameIn(1, 4), in(5, 5, kInt)}, {sameOut(0, 1)}},
       {Op::SOFTMAX,
        counts({2, 3}),
        counts({1}),
@@ -185,7 +200,7 @@ std::array<OperationSignature, kOperationTypeFundamentalMax + 1> buildTable() {
        {in(1, 1, kInt), in(2, 2, kBool)},
        {sameOut(0, 0)}},
       // ..., 5 = rank, 6 = activation.
-      {Op::SVDF, counts({7}), counts({2}), kFloat, {in(5, 6, kInt)}, {sameOut(0, 1)}},
+      {Op::SVDF, counts({7}), counts({2}), kFloat, {sameIn(1, 4), in(5, 6, kInt)}, {sameOut(0, 1)}},
       unary(Op::TANH, kFloatQuant),
       // 1.1
       {Op::BATCH_TO_SPACE_ND,
@@ -242,8 +257,8 @@ std::array<OperationSignature, kOperationTypeFundamentalMax + 1> buildTable() {
        counts({4}),
        counts({1}),
        {TENSOR_FLOAT16, TENSOR_FLOAT32, TENSOR_QUANT16_ASYMM},
-       {in(1, 1, kFloatQuant), in(2, 2, kTensorInt),
-        in(3, 3, {TENSOR_FLOAT16, TENSOR_FLOAT32, TENSOR_QUANT16_ASYMM})},
+       {in(1, 1, kFloatQuant), sameInIfFloat(1, 1), in(2, 2, kTensorInt),
+        in(3, 3, {TENSOR_FLOAT16, TENSOR_FLOAT32, TENSOR_QUANT16_ASYMM}), sameInIfFloat(3, 3)},
        {sameOut(0, 0)}},
       // 61 inputs: 48 = activation, 49/50 = clipping, 51/52 = merge_outputs/time_major.
       // Outputs: fw, bw (absent when merged), then optionally the four final states (1.3).
@@ -251,7 +266,8 @@ std::array<OperationSignature, kOperationTypeFundamentalMax + 1> buildTable() {
        counts({61}),
        counts({1, 2, 5, 6}),
        kFloat,
-       {in(48, 48, kInt), in(49, 50, kScalarFloat), in(51, 52, kBool)},
+       {sameIn(1, 47), in(48, 48, kInt), in(49, 50, kScalarFloat), in(51, 52, kBool),
+        sameIn(53, 60)},
        {sameOut(0, -1)}},
       // 15 inputs: 12 = activation, 13/14 = time_major/merge_outputs. Outputs: fw, bw
       // (absent when merged), then optionally the two final hidden states (1.3).
@@ -259,7 +275,7 @@ std::array<OperationSignature, kOperationTypeFundamentalMax + 1> buildTable() {
        counts({15}),
        counts({1, 2, 3, 4}),
        kFloat,
-       {in(12, 12, kInt), in(13, 14, kBool)},
+       {sameIn(1, 11), in(12, 12, kInt), in(13, 14, kBool)},
        {sameOut(0, -1)}},
       // Scores, boxes, batch indexes, score threshold, max boxes, kernel, IoU threshold,
       // sigma, NMS score threshold.
@@ -267,8 +283,10 @@ std::array<OperationSignature, kOperationTypeFundamentalMax + 1> buildTable() {
        counts({9}),
        counts({4}),
        kFloatQuant,
-       {in(2, 2, kTensorInt), in(3, 3, kScalarFloat), in(4, 5, kInt), in(6, 8, kScalarFloat)},
-       {sameOut(0, 0), out(2, 3, kTensorInt)}},
+       {sameInIfFloat(1, 1), in(2, 2, kTensorInt), in(3, 3, kScalarFloat), in(4, 5, kInt),
+        in(6, 8, kScalarFloat)},
+       {sameOut(0, 0), sameOutIfFloat(1, 1), ifQuant(1, 1, {TENSOR_QUANT16_ASYMM}),
+        out(2, 3, kTensorInt)}},
       {Op::CAST,
        counts({1}),
        counts({1}),
@@ -288,9 +306,9 @@ std::array<OperationSignature, kOperationTypeFundamentalMax + 1> buildTable() {
        counts({14}),
        counts({4}),
        kFloat,
-       {in(3, 6, kScalarFloat), in(7, 7, kBool), in(8, 10, kInt), in(11, 12, kScalarFloat),
-        in(13, 13, kBool)},
-       {sameOut(0, 0), out(2, 3, kTensorInt)}},
+       {sameIn(1, 2), in(3, 6, kScalarFloat), in(7, 7, kBool), in(8, 10, kInt),
+        in(11, 12, kScalarFloat), in(13, 13, kBool)},
+       {sameOut(0, 1), out(2, 3, kTensorInt)}},
       comparison(Op::EQUAL),
       unary(Op::EXP, kFloat),
       {Op::EXPAND_DIMS,
@@ -312,8 +330,10 @@ std::array<OperationSignature, kOperationTypeFundamentalMax + 1> buildTable() {
        counts({11}),
        counts({3}),
        kFloatQuant,
-       {in(4, 5, kScalarFloat), in(6, 7, kInt), in(8, 9, kScalarFloat), in(10, 10, kBool)},
-       {sameOut(0, 0), out(2, 2, kTensorInt)}},
+       {sameInIfFloat(1, 3), in(4, 5, kScalarFloat), in(6, 7, kInt), in(8, 9, kScalarFloat),
+        in(10, 10, kBool)},
+       {sameOut(0, 0), sameOutIfFloat(1, 1), ifQuant(1, 1, {TENSOR_QUANT16_ASYMM}),
+        out(2, 2, kTensorInt)}},
       comparison(Op::GREATER),
       comparison(Op::GREATER_EQUAL),
       convolution(Op::GROUPED_CONV_2D, counts({9, 12})),
@@ -321,8 +341,8 @@ std::array<OperationSignature, kOperationTypeFundamentalMax + 1> buildTable() {
        counts({3}),
        counts({2}),
        kFloatQuant,
-       {in(2, 2, kBool)},
-       {sameOut(0, 0)}},
+       {sameInIfFloat(1, 1), in(2, 2, kBool)},
+       {sameOut(0, 0), sameOutIfFloat(1, 1), ifQuant(1, 1, {TENSOR_QUANT16_ASYMM})}},
       // Input, gamma, beta, epsilon (float scalars), layout.
       {Op::INSTANCE_NORMALIZATION,
        counts({5}),
@@ -398,19 +418,25 @@ std::array<OperationSignature, kOperationTypeFundamentalMax + 1> buildTable() {
        counts({10}),
        counts({1}),
        kFloatQuant,
-       {in(2, 2, kTensorInt), in(3, 4, kInt), in(5, 6, kScalarFloat), in(7, 8, kInt),
-        in(9, 9, kBool)},
+       {sameInIfFloat(1, 1), in(2, 2, kTensorInt), in(3, 4, kInt), in(5, 6, kScalarFloat),
+        in(7, 8, kInt), in(9, 9, kBool)},
        {sameOut(0, 0)}},
       // Feature map, rois, batch indexes, output h/w, 2 ratios, layout.
       {Op::ROI_POOLING,
        counts({8}),
        counts({1}),
        kFloatQuant,
-       {in(2, 2, kTensorInt), in(3, 4, kInt), in(5, 6, kScalarFloat), in(7, 7, kBool)},
+       {sameInIfFloat(1, 1), in(2, 2, kTensorInt), in(3, 4, kInt), in(5, 6, kScalarFloat),
+        in(7, 7, kBool)},
        {sameOut(0, 0)}},
       unary(Op::RSQRT, kFloat),
       // Condition (TENSOR_BOOL8), then the two value tensors.
-      {Op::SELECT, counts({3}), counts({1}), kTensorBool, {in(1, 2, kFloatQuantInt)}, {}},
+      {Op::SELECT,
+       counts({3}),
+       counts({1}),
+       kTensorBool,
+       {in(1, 2, kFloatQuantInt), likeIn(2, 2, 1)},
+       {likeIn(0, 0, 1)}},
       unary(Op::SIN, kFloat),
       {Op::SLICE,
        counts({3}),
@@ -433,7 +459,8 @@ std::array<OperationSignature, kOperationTypeFundamentalMax + 1> buildTable() {
        counts({9, 11}),
        counts({1}),
        kFloatQuant,
-       {in(1, 1, kFilter), in(2, 2, kBias), in(3, 3, kInt | kTensorInt), in(4, -1, kIntOrBool)},
+       {in(1, 1, kFilter), in(2, 2, kBias), sameInIfFloat(1, 2), intIfQuant(2, 2),
+        in(3, 3, kInt | kTensorInt), in(4, -1, kIntOrBool)},
        {sameOut(0, 0)}},
       // 28 inputs: 20 = activation, 21/22 = clipping, 23 = time_major, 24-27 = optional
       // layer normalization weights. Outputs: output, then optionally the final states.
@@ -441,14 +468,15 @@ std::array<OperationSignature, kOperationTypeFundamentalMax + 1> buildTable() {
        counts({28}),
        counts({1, 3}),
        kFloat,
-       {in(20, 20, kInt), in(21, 22, kScalarFloat), in(23, 23, kBool)},
+       {sameIn(1, 19), in(20, 20, kInt), in(21, 22, kScalarFloat), in(23, 23, kBool),
+        sameIn(24, 27)},
        {sameOut(0, -1)}},
       // Input, weights, recurrent weights, bias, hidden state, activation, time_major.
       {Op::UNIDIRECTIONAL_SEQUENCE_RNN,
        counts({7}),
        counts({1, 2}),
        kFloat,
-       {in(5, 6, kInt)},
+       {sameIn(1, 4), in(5, 6, kInt)},
        {sameOut(0, -1)}},
       resize(Op::RESIZE_NEAREST_NEIGHBOR, counts({4, 6})),
       // 1.3
@@ -507,29 +535,55 @@ std::optional<size_t> resolve(int32_t position, size_t count) {
   return back <= count ? std::optional<size_t>(count - back) : std::nullopt;
 }
 
+bool isFloatTensor(OperandType type) {
+  return type == OperandType::TENSOR_FLOAT16 || type == OperandType::TENSOR_FLOAT32;
+}
+
 Result<void> checkRules(const std::vector<OperandRule>& rules, const std::vector<uint32_t>& indexes,
-                        const Subgraph& subgraph, OperandType input0Type, const char* kind) {
+                        const std::vector<uint32_t>& inputs, const Subgraph& subgraph,
+                        const char* kind) {
+  const OperandType input0Type = subgraph.operands[inputs[0]].type;
   for (const OperandRule& rule : rules) {
+    if (rule.when == RuleCondition::kInput0Float && !isFloatTensor(input0Type)) continue;
+    if (rule.when == RuleCondition::kInput0NotFloat && isFloatTensor(input0Type)) continue;
     const auto first = resolve(rule.first, indexes.size());
     if (!first) continue;
     // A last position past the end means "up to the last operand".
     const auto last = resolve(rule.last, indexes.size()).value_or(indexes.size() - 1);
+    std::optional<OperandType> coupled;
+    if (rule.sameAs != OperandRule::kNoCoupling) {
+      const auto reference = resolve(rule.sameAs, inputs.size());
+      if (reference) coupled = subgraph.operands[inputs[*reference]].type;
+    }
     for (size_t i = *first; i <= last; ++i) {
       const uint32_t index = indexes[i];
       const OperandType type = subgraph.operands[index].type;
-      if (rule.sameAsInput0) {
-        if (type != input0Type) {
-          return invalidArgument(
-              fmt::format("{} {} (operand {}) has type {}, expected {} like input 0", kind, i,
-                          index, toString(type), toString(input0Type)));
-        }
-      } else if (!rule.types.contains(type)) {
+      if (!rule.types.empty() && !rule.types.contains(type)) {
         return invalidArgument(fmt::format("{} {} (operand {}) has type {}, expected {}", kind, i,
                                            index, toString(type), rule.types.toString()));
+      }
+      if (coupled && type != *coupled) {
+        return invalidArgument(
+            fmt::format("{} {} (operand {}) has type {}, expected {} like input {}", kind, i, index,
+                        toString(type), toString(*coupled), rule.sameAs));
       }
     }
   }
   return {};
+}
+
+/// FILL's value scalar has the element type of its output (FLOAT16 for TENSOR_FLOAT16, ...).
+Result<void> checkFillValueType(const Operation& operation, const Subgraph& subgraph) {
+  const OperandType value = subgraph.operands[operation.inputs[1]].type;
+  const OperandType output = subgraph.operands[operation.outputs[0]].type;
+  const bool paired = (value == OperandType::FLOAT16 && output == OperandType::TENSOR_FLOAT16) ||
+                      (value == OperandType::FLOAT32 && output == OperandType::TENSOR_FLOAT32) ||
+                      (value == OperandType::INT32 && output == OperandType::TENSOR_INT32);
+  if (paired) return {};
+  return invalidArgument(
+      fmt::format("output 0 (operand {}) has type {}, which does not hold "
+                  "input 1's {} values",
+                  operation.outputs[0], toString(output), toString(value)));
 }
 
 }  // namespace
@@ -619,8 +673,11 @@ Result<void> validateOperationSignature(const Operation& operation, const Subgra
                                        operation.inputs[0], toString(input0Type),
                                        signature->primaryTypes.toString()));
   }
-  NNHAL_TRY(checkRules(signature->inputRules, operation.inputs, subgraph, input0Type, "input"));
-  NNHAL_TRY(checkRules(signature->outputRules, operation.outputs, subgraph, input0Type, "output"));
+  if (operation.type == OperationType::FILL) NNHAL_TRY(checkFillValueType(operation, subgraph));
+  NNHAL_TRY(
+      checkRules(signature->inputRules, operation.inputs, operation.inputs, subgraph, "input"));
+  NNHAL_TRY(
+      checkRules(signature->outputRules, operation.outputs, operation.inputs, subgraph, "output"));
   return {};
 }
 

@@ -66,17 +66,28 @@ struct CountSet {
   std::string toString() const;
 };
 
+/// When an OperandRule applies, depending on the type of the operation's input 0.
+enum class RuleCondition : uint8_t {
+  kAlways,
+  kInput0Float,     ///< only when input 0 is TENSOR_FLOAT16 or TENSOR_FLOAT32
+  kInput0NotFloat,  ///< only when it is not (the quantized variants)
+};
+
 /// A constraint on a range of an operation's inputs or outputs.
 /// `first` and `last` (inclusive) are positions in Operation::inputs (or ::outputs);
 /// a negative position counts from the end (-1 = the last one). Positions beyond the
-/// actual count are ignored, so rules may name optional trailing operands.
-/// The operands in range must have a type in `types`, or, when `sameAsInput0` is set,
-/// exactly the type of input 0.
+/// actual count are ignored, so rules may name optional trailing operands (an omitted
+/// optional operand still has the type the definition gives it).
+/// The operands in range must have a type in `types` (when not empty) and, when `sameAs` is
+/// an input position, exactly the type of that input (e.g. the weights of a float RNN have
+/// the input's type; the values of SELECT the type of input 1).
 struct OperandRule {
+  static constexpr int32_t kNoCoupling = -1;
   int32_t first = 0;
   int32_t last = 0;
   OperandTypeSet types;
-  bool sameAsInput0 = false;
+  int32_t sameAs = kNoCoupling;
+  RuleCondition when = RuleCondition::kAlways;
 };
 
 /// The signature of one fundamental operation.

@@ -285,6 +285,44 @@ TEST_F(DeviceTest, UnsupportedOperationIsReportedWithReason) {
       << prepared.error().message;
 }
 
+// What only an operation's own rules reject (a rank it does not take, an activation code out
+// of range, shapes that do not broadcast) is refused at launch and by getSupportedOperations,
+// as the VTS ValidateModel tests require, not first by the compilation.
+TEST_F(DeviceTest, ModelsTheCompilerWouldRejectAreRefusedAtLaunch) {
+  auto withActivation = [](int32_t code) {
+    Model model = addModel();
+    std::memcpy(model.operandValues.data(), &code, 4);
+    return model;
+  };
+  auto withShapes = [](std::vector<uint32_t> a, std::vector<uint32_t> b,
+                       std::vector<uint32_t> out) {
+    Model model = addModel();
+    model.main.operands[0].dimensions = std::move(a);
+    model.main.operands[1].dimensions = std::move(b);
+    model.main.operands[3].dimensions = std::move(out);
+    return model;
+  };
+  const std::vector<std::pair<std::string, Model>> invalid = {
+      {"activation 7", withActivation(7)},
+      {"shapes that do not broadcast", withShapes({2, 3}, {4}, {2, 3})},
+      {"rank 5", withShapes({1, 1, 1, 1, 4}, {1, 1, 1, 1, 4}, {1, 1, 1, 1, 4})},
+  };
+  for (const auto& [what, model] : invalid) {
+    auto supported = device_->getSupportedOperations(model);
+    ASSERT_FALSE(supported) << what;
+    EXPECT_EQ(supported.error().status, ErrorStatus::INVALID_ARGUMENT) << what;
+    EXPECT_NE(supported.error().message.find("operation 0 (ADD)"), std::string::npos)
+        << what << ": " << supported.error().message;
+    std::promise<ErrorStatus> callbackStatus;
+    const ErrorStatus launch =
+        device_->prepareModel(model, {}, [&](Result<std::shared_ptr<PreparedModel>> result) {
+          callbackStatus.set_value(result ? ErrorStatus::NONE : result.error().status);
+        });
+    EXPECT_EQ(launch, ErrorStatus::INVALID_ARGUMENT) << what;
+    EXPECT_EQ(callbackStatus.get_future().get(), ErrorStatus::INVALID_ARGUMENT) << what;
+  }
+}
+
 TEST_F(DeviceTest, PreparedModelOutlivesDevice) {
   auto prepared = prepare(addModel());
   ASSERT_TRUE(prepared);

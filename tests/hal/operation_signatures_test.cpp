@@ -113,6 +113,59 @@ TEST(ValidateOperationSignature, ConvWithOptionalLayoutAndDilation) {
                 "{TENSOR_FLOAT32, TENSOR_INT32, TENSOR_FLOAT16}");
 }
 
+// Couplings between operand types that the VTS mutateOperationOperandTypeTest relies on.
+TEST(ValidateOperationSignature, FloatVariantsShareOneType) {
+  const Subgraph graph = operandsOf({TENSOR_FLOAT32, TENSOR_FLOAT16, INT32, TENSOR_INT32,
+                                     TENSOR_QUANT8_ASYMM, TENSOR_QUANT16_ASYMM, FLOAT32});
+  // RNN: input, weights, recurrent weights, bias, hidden state (all like input 0), activation.
+  Operation rnn{OperationType::RNN, {0, 0, 0, 0, 0, 2}, {0, 0}};
+  expectValid(validateOperationSignature(rnn, graph));
+  rnn.inputs[2] = 1;
+  expectInvalid(
+      validateOperationSignature(rnn, graph),
+      "input 2 (operand 1) has type TENSOR_FLOAT16, expected TENSOR_FLOAT32 like input 0");
+  // ROI_ALIGN rois: like a float feature map, anything of the allowed set for a quantized one.
+  Operation roi{OperationType::ROI_ALIGN, {0, 1, 3, 2, 2, 6, 6, 2, 2, 2}, {0}};
+  expectInvalid(
+      validateOperationSignature(roi, graph),
+      "input 1 (operand 1) has type TENSOR_FLOAT16, expected TENSOR_FLOAT32 like input 0");
+  // FULLY_CONNECTED bias: like a float input, TENSOR_INT32 for a quantized one.
+  Operation fc{OperationType::FULLY_CONNECTED, {4, 4, 0, 2}, {4}};
+  expectInvalid(validateOperationSignature(fc, graph),
+                "input 2 (operand 0) has type TENSOR_FLOAT32, expected {TENSOR_INT32}");
+  fc.inputs = {0, 0, 1, 2};
+  fc.outputs = {0};
+  expectInvalid(
+      validateOperationSignature(fc, graph),
+      "input 2 (operand 1) has type TENSOR_FLOAT16, expected TENSOR_FLOAT32 like input 0");
+}
+
+TEST(ValidateOperationSignature, CouplingsToOtherInputs) {
+  const Subgraph graph =
+      operandsOf({TENSOR_BOOL8, TENSOR_FLOAT32, TENSOR_FLOAT16, TENSOR_INT32, FLOAT32, INT32});
+  Operation select{OperationType::SELECT, {0, 1, 1}, {1}};
+  expectValid(validateOperationSignature(select, graph));
+  select.inputs = {0, 1, 2};
+  expectInvalid(
+      validateOperationSignature(select, graph),
+      "input 2 (operand 2) has type TENSOR_FLOAT16, expected TENSOR_FLOAT32 like input 1");
+  select.inputs = {0, 1, 1};
+  select.outputs = {2};
+  expectInvalid(
+      validateOperationSignature(select, graph),
+      "output 0 (operand 2) has type TENSOR_FLOAT16, expected TENSOR_FLOAT32 like input 1");
+  Operation fill{OperationType::FILL, {3, 4}, {1}};
+  expectValid(validateOperationSignature(fill, graph));
+  fill.outputs = {2};
+  expectInvalid(validateOperationSignature(fill, graph),
+                "output 0 (operand 2) has type TENSOR_FLOAT16, which does not hold input 1's "
+                "FLOAT32 values");
+  Operation lookup{OperationType::EMBEDDING_LOOKUP, {3, 1}, {2}};
+  expectInvalid(
+      validateOperationSignature(lookup, graph),
+      "output 0 (operand 2) has type TENSOR_FLOAT16, expected TENSOR_FLOAT32 like input 1");
+}
+
 TEST(ValidateOperationSignature, ConcatenationIsVariadic) {
   const Subgraph graph = operandsOf({TENSOR_FLOAT32, TENSOR_FLOAT16, INT32});
   Operation concat{OperationType::CONCATENATION, {0, 0, 0, 0, 2}, {0}};

@@ -85,6 +85,7 @@ PrepareResult makeQuantKernel(PrepareContext& ctx, const kernels::DepthwiseGeome
   const bool hasBias = ctx.hasInput(2);
   NNHAL_TRY(checkConstantBytes(ctx, 1, count));
   if (hasBias) NNHAL_TRY(checkConstantBytes(ctx, 2, g.outDepth * sizeof(int32_t)));
+  if (ctx.checksOnly()) return checkedKernel();  // no packing for a check
   s->filterSigned = f.type != OperandType::TENSOR_QUANT8_ASYMM;
   s->filterZeroPoint = f.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL ? 0 : f.zeroPoint;
   s->filterConstant = f.isConstant();
@@ -167,6 +168,7 @@ PrepareResult makeFloatKernel(PrepareContext& ctx, const kernels::DepthwiseGeome
   const bool hasBias = ctx.hasInput(2);
   NNHAL_TRY(checkConstantBytes(ctx, 1, count * sizeof(float)));
   if (hasBias) NNHAL_TRY(checkConstantBytes(ctx, 2, g.outDepth * sizeof(float)));
+  if (ctx.checksOnly()) return checkedKernel();  // no packing for a check
   s->filterConstant = ctx.input(1).isConstant();
   s->biasConstant = !hasBias || ctx.input(2).isConstant();
   kernels::DepthwiseFloatParams& p = s->params;

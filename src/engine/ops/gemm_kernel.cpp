@@ -127,6 +127,7 @@ Result<std::unique_ptr<Kernel>> makeQuantGemmKernel(
   s->biasConstant = !s->hasBias || ctx.input(2).isConstant();
   NNHAL_TRY(checkConstantBytes(ctx, 1, n * k));
   if (s->hasBias) NNHAL_TRY(checkConstantBytes(ctx, 2, n * sizeof(int32_t)));
+  if (ctx.checksOnly()) return checkedKernel();  // no packing for a check
 
   s->multiplier.assign(columns, 0);
   s->shift.assign(columns, 0);
@@ -250,6 +251,7 @@ Result<std::unique_ptr<Kernel>> makeFloatGemmKernel(PrepareContext& ctx, const C
   s->biasConstant = !s->hasBias || ctx.input(2).isConstant();
   NNHAL_TRY(checkConstantBytes(ctx, 1, n * k * sizeof(float)));
   if (s->hasBias) NNHAL_TRY(checkConstantBytes(ctx, 2, n * sizeof(float)));
+  if (ctx.checksOnly()) return checkedKernel();  // no packing for a check
 
   kernels::FloatGemmParams& p = s->params;
   p.k = k;
