@@ -81,8 +81,13 @@ inline int32_t multiplyByQuantizedMultiplier(int32_t x, QuantizedMultiplier m) {
 /// reference: RELU clamps at real 0, RELU1 at [-1, 1], RELU6 at [0, 6].
 inline void activationRangeQuantized(FusedActivationFunc activation, float scale, int32_t zeroPoint,
                                      int32_t qmin, int32_t qmax, int32_t* outMin, int32_t* outMax) {
+  // In double and clamped: a tiny (even denormal) scale is valid and makes real / scale
+  // leave the int32 range, or float's.
   auto quantize = [&](float real) {
-    return zeroPoint + static_cast<int32_t>(std::round(real / scale));
+    const double q = std::round(static_cast<double>(real) / scale) + zeroPoint;
+    if (std::isnan(q)) return qmin;
+    return static_cast<int32_t>(std::clamp<double>(q, std::numeric_limits<int32_t>::min(),
+                                                   std::numeric_limits<int32_t>::max()));
   };
   int32_t lo = qmin;
   int32_t hi = qmax;

@@ -16,19 +16,25 @@ int16_t saturate16(int64_t v) {
   return static_cast<int16_t>(std::clamp<int64_t>(v, -32768, 32767));
 }
 
+int32_t saturateToInt32(int64_t v) {
+  return static_cast<int32_t>(std::clamp<int64_t>(v, std::numeric_limits<int32_t>::min(),
+                                                  std::numeric_limits<int32_t>::max()));
+}
+
 // --- QUANTIZED_LSTM helpers (the reference's QuantUtils) ---------------------------------
 
 /// out[r] = (bias ? bias[r] : 0) + zeroPoint * sum_c weights[r][c].
 void effectiveBias(int32_t zeroPoint, const int8_t* weights, size_t rows, size_t cols,
                    const int32_t* bias, int32_t* out) {
   for (size_t r = 0; r < rows; ++r) {
-    int32_t value = bias != nullptr ? bias[r] : 0;
+    // 64-bit, saturated: the bias is the model's, any int32.
+    int64_t value = bias != nullptr ? bias[r] : 0;
     if (zeroPoint != 0) {
-      int32_t rowSum = 0;
+      int64_t rowSum = 0;
       for (size_t c = 0; c < cols; ++c) rowSum += weights[r * cols + c];
       value += rowSum * zeroPoint;
     }
-    out[r] = value;
+    out[r] = saturateToInt32(value);
   }
 }
 
@@ -41,14 +47,16 @@ void matmulAccumulate(const int8_t* in, const int32_t* bias, const int8_t* weigh
   constexpr int32_t kMax = std::numeric_limits<T>::max();
   for (size_t b = 0; b < batch; ++b) {
     for (size_t r = 0; r < rows; ++r) {
-      int32_t acc = bias[r];
+      // The sum is exact in 64 bits and saturated to int32 before requantization (the
+      // bias comes from the model: a sum past int32 is the model's overflow, not ours).
+      int64_t sum = bias[r];
       for (size_t c = 0; c < cols; ++c) {
-        acc += int32_t{in[b * cols + c]} * int32_t{weights[r * cols + c]};
+        sum += int32_t{in[b * cols + c]} * int32_t{weights[r * cols + c]};
       }
-      acc = multiplyByQuantizedMultiplier(acc, m);
+      int64_t acc = multiplyByQuantizedMultiplier(saturateToInt32(sum), m);
       acc += zeroPoint;
       acc += out[b * rows + r];
-      out[b * rows + r] = static_cast<T>(std::clamp(acc, kMin, kMax));
+      out[b * rows + r] = static_cast<T>(std::clamp<int64_t>(acc, kMin, kMax));
     }
   }
 }
@@ -192,7 +200,7 @@ void quantized16BitLstm(const Quantized16BitLstmShape& s, const Quantized16BitLs
     const uint8_t* h = t.prevOutput + b * out;
     for (size_t g = 0; g < 4; ++g) {
       for (size_t u = 0; u < out; ++u) {
-        int32_t acc = biases[g][u];
+        int64_t sum = biases[g][u];  // the model's bias: any int32, so 64-bit and saturated
         for (size_t d = 0; d < depth; ++d) {
           // The concatenated input is [input, prevOutput]; the concatenated weight row is
           // [recurrent-to-gate row, input-to-gate row].
@@ -200,9 +208,9 @@ void quantized16BitLstm(const Quantized16BitLstmShape& s, const Quantized16BitLs
           const int32_t weight =
               (d < out ? recurrentWeights[g][u * out + d] : inputWeights[g][u * in + d - out]) -
               s.weightsZeroPoint;
-          acc += value * weight;
+          sum += value * weight;
         }
-        acc = multiplyByQuantizedMultiplier(acc, s.accumulator);
+        const int32_t acc = multiplyByQuantizedMultiplier(saturateToInt32(sum), s.accumulator);
         scratch[b * 4 * out + g * out + u] = saturate16(acc);
       }
     }

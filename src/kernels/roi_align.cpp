@@ -154,8 +154,8 @@ bool roiAlignQuant(const RoiAlignParams& p, const RoiAlignQuant& q, const T* inp
       return false;
     }
     const RoiBins bins = makeBins(p, x1, y1, x2, y2);
-    const auto samples = static_cast<int32_t>(bins.xSamples * bins.ySamples);
-    const float real = q.inputScale * kWeightScale / q.outputScale / static_cast<float>(samples);
+    const auto samples = static_cast<float>(uint64_t{bins.xSamples} * bins.ySamples);
+    const float real = q.inputScale * kWeightScale / q.outputScale / samples;
     QuantizedMultiplier multiplier;
     if (!(real < 1.0f) || !quantizeMultiplier(real, &multiplier)) return false;
     for (uint32_t i = 0; i < p.outHeight; ++i) {
@@ -163,7 +163,9 @@ bool roiAlignQuant(const RoiAlignParams& p, const RoiAlignQuant& q, const T* inp
         T* pixel = output + out.offset(static_cast<uint32_t>(r), i, j, 0);
         for (uint32_t c0 = 0; c0 < in.depth; c0 += kChannelBlock) {
           const uint32_t n = std::min(kChannelBlock, in.depth - c0);
-          int32_t acc[kChannelBlock] = {};
+          // A sample adds at most 4 * 255 * 255; past ~8000 samples per value the sum leaves
+          // int32 and is requantized in floating point instead.
+          int64_t acc[kChannelBlock] = {};
           forEachSample(in, static_cast<uint32_t>(batch), bins, i, j, [&](const Sample& s) {
             int32_t weights[4];
             for (int t = 0; t < 4; ++t) {
@@ -180,8 +182,15 @@ bool roiAlignQuant(const RoiAlignParams& p, const RoiAlignQuant& q, const T* inp
             }
           });
           for (uint32_t k = 0; k < n; ++k) {
-            const int32_t v = multiplyByQuantizedMultiplier(acc[k], multiplier) + q.outputZeroPoint;
-            pixel[(c0 + k) * outStride] = static_cast<T>(std::clamp(v, kMin, kMax));
+            int64_t v = 0;
+            if (acc[k] >= std::numeric_limits<int32_t>::min() &&
+                acc[k] <= std::numeric_limits<int32_t>::max()) {
+              v = multiplyByQuantizedMultiplier(static_cast<int32_t>(acc[k]), multiplier);
+            } else {
+              v = std::llround(static_cast<double>(acc[k]) * real);
+            }
+            v += q.outputZeroPoint;
+            pixel[(c0 + k) * outStride] = static_cast<T>(std::clamp<int64_t>(v, kMin, kMax));
           }
         }
       }

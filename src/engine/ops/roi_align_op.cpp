@@ -9,6 +9,7 @@
 // outWidth]) of the map's type. numRois may be 0 (an empty output).
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <memory>
 
 #include "engine/ops/conv_common.h"
@@ -19,6 +20,12 @@
 
 namespace nnhal::engine::ops {
 namespace {
+
+/// Most samples one ROI_ALIGN output value may average (explicit sampling ratios).
+constexpr int64_t kMaxRoiSamples = 1 << 16;
+/// Most samples (bilinear interpolations of one channel) one ROI_ALIGN execution may take:
+/// about a second of work.
+constexpr uint64_t kMaxRoiWork = uint64_t{1} << 30;
 
 using namespace detection;
 
@@ -61,6 +68,15 @@ Result<kernels::RoiAlignParams> readParams(const PrepareContext& ctx) {
                            std::to_string(p.heightSamplingRatio) + " and " +
                            std::to_string(p.widthSamplingRatio));
   }
+  // Each output value averages ratio_h * ratio_w samples; the spec sets no bound, but a
+  // ratio of 2^31 would keep a driver thread busy for centuries (one kernel call is never
+  // interrupted), so explicit ratios are bounded. Adaptive ratios are bounded by the input.
+  if (int64_t{p.heightSamplingRatio} * p.widthSamplingRatio > kMaxRoiSamples) {
+    return invalidArgument(ctx.where(7) + " and input 8 (sampling ratios " +
+                           std::to_string(p.heightSamplingRatio) + " x " +
+                           std::to_string(p.widthSamplingRatio) + "): this driver takes at most " +
+                           std::to_string(kMaxRoiSamples) + " samples per output value");
+  }
   p.outHeight = static_cast<uint32_t>(outHeight);
   p.outWidth = static_cast<uint32_t>(outWidth);
   p.heightScale = 1.0f / heightStride;
@@ -91,6 +107,24 @@ PrepareResult prepareRoiAlign(PrepareContext& ctx) {
     NNHAL_TRY(ctx.setOutputShape(0, {numRois, p.input.depth, p.outHeight, p.outWidth}));
   } else {
     NNHAL_TRY(ctx.setOutputShape(0, {numRois, p.outHeight, p.outWidth, p.input.depth}));
+  }
+
+  // The work of one execution: an explicit sampling ratio multiplies it by a factor that no
+  // tensor size bounds, and a kernel call is never interrupted (not even by a deadline).
+  const auto samplesAlong = [](int32_t ratio, uint32_t in, uint32_t out) -> uint64_t {
+    return ratio > 0 ? static_cast<uint64_t>(ratio) : in / out + 2;  // adaptive: <= bin + 1
+  };
+  uint64_t work = 1;
+  for (const uint64_t factor :
+       {uint64_t{numRois}, uint64_t{p.outHeight}, uint64_t{p.outWidth}, uint64_t{p.input.depth},
+        samplesAlong(p.heightSamplingRatio, p.input.height, p.outHeight),
+        samplesAlong(p.widthSamplingRatio, p.input.width, p.outWidth)}) {
+    if (__builtin_mul_overflow(work, factor, &work)) work = UINT64_MAX;
+  }
+  if (work > kMaxRoiWork) {
+    return invalidArgument("ROI_ALIGN would take up to " + std::to_string(work) +
+                           " samples in one execution; this driver takes at most " +
+                           std::to_string(kMaxRoiWork));
   }
 
   const size_t grain = std::max<size_t>(1, numRois / spatial::kMaxTasks);
