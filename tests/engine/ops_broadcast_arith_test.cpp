@@ -4,17 +4,17 @@
 #include <limits>
 #include <vector>
 
-#include "elementwise_op_harness.h"
+#include "engine/op_test_harness.h"
 
 namespace nnhal::engine {
 namespace {
 
-using elemtest::expectRejected;
-using elemtest::OpBuilder;
-using elemtest::prepare;
-using elemtest::run;
 using ops::prepareAdd;
 using ops::prepareMul;
+using testing::expectRejected;
+using testing::OpBuilder;
+using testing::prepare;
+using testing::run;
 constexpr auto kF32 = OperandType::TENSOR_FLOAT32;
 constexpr auto kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
 constexpr auto kQ8S = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
@@ -58,8 +58,8 @@ TEST(OpsBroadcastArithTest, LargeAddSplitsAcrossThreadsConsistently) {
   std::vector<float> a(300000), b(1000);
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 977);
   for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i) * 0.5f;
-  const auto one = run<float>(p, {a.data(), b.data(), nullptr}, 1);
-  const auto two = run<float>(p, {a.data(), b.data(), nullptr}, 2);
+  const auto one = run<float>(p, {a.data(), b.data(), nullptr}, 0, 1);
+  const auto two = run<float>(p, {a.data(), b.data(), nullptr}, 0, 2);
   ASSERT_TRUE(one && two);
   EXPECT_EQ(*one, *two);
   EXPECT_EQ((*two)[123456], a[123456] + b[456]);

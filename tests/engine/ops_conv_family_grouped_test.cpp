@@ -5,19 +5,18 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <deque>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "engine/op_test_harness.h"
 #include "engine/ops/conv_family_ops.h"
-#include "engine/spatial_op_builder.h"
 #include "kernels/quantization.h"
 
 namespace nnhal::engine {
 namespace {
 
-using testing::expectInvalid;
+using testing::expectRejected;
 using testing::OpBuilder;
 using testing::runKernel;
 constexpr auto kF32 = OperandType::TENSOR_FLOAT32;
@@ -98,10 +97,14 @@ TEST(GroupedConv2DTest, FloatMatchesReference) {
   const std::vector<float> bias{0.5f, -1.0f, 2.0f, 0.0f, 1.5f, -0.25f};
   for (const bool constantWeights : {true, false}) {
     OpBuilder b(OperationType::GROUPED_CONV_2D);
-    b.tensor(kF32, {g.batches, g.height, g.width, g.depthIn})
-        .tensor<float>(kF32, {g.depthOut, g.filterHeight, g.filterWidth, g.depthIn / g.groups}, 0,
-                       0, constantWeights ? &filter : nullptr)
-        .tensor<float>(kF32, {g.depthOut}, 0, 0, constantWeights ? &bias : nullptr);
+    b.tensor(kF32, {g.batches, g.height, g.width, g.depthIn});
+    const std::vector<uint32_t> filterDims{g.depthOut, g.filterHeight, g.filterWidth,
+                                           g.depthIn / g.groups};
+    if (constantWeights) {
+      b.constTensor(kF32, filterDims, filter).constTensor(kF32, {g.depthOut}, bias);
+    } else {
+      b.tensor(kF32, filterDims).tensor(kF32, {g.depthOut});
+    }
     explicitScalars(b, g, 0, false);
     b.output(kF32);
     PrepareContext ctx = b.context();
@@ -110,7 +113,7 @@ TEST(GroupedConv2DTest, FloatMatchesReference) {
     ASSERT_EQ(ctx.output(0).dimensions,
               (std::vector<uint32_t>{g.batches, g.outHeight(), g.outWidth(), g.depthOut}));
     std::vector<float> out(g.outHeight() * g.outWidth() * g.depthOut);
-    ASSERT_TRUE(runKernel(**kernel, ctx, {input.data(), filter.data(), bias.data()}, out.data())
+    ASSERT_TRUE(runKernel(**kernel, ctx, {input.data(), filter.data(), bias.data()}, {out.data()})
                     .has_value());
     const auto sums = referenceSums(g, std::vector<double>(input.begin(), input.end()),
                                     std::vector<double>(filter.begin(), filter.end()));
@@ -150,17 +153,17 @@ void checkQuantized(bool perChannel) {
 
   OpBuilder b(OperationType::GROUPED_CONV_2D);
   b.tensor(type, {g.batches, g.height, g.width, g.depthIn}, inputScale, inputZero);
-  b.tensor<uint8_t>(perChannel ? kPerChannel : type, {g.depthOut, g.filterHeight, g.filterWidth, 2},
-                    perChannel ? 0.0f : 0.25f, filterZero, &filter);
+  b.constTensor(perChannel ? kPerChannel : type, {g.depthOut, g.filterHeight, g.filterWidth, 2},
+                filter, perChannel ? 0.0f : 0.25f, filterZero);
   if (perChannel) b.perChannel(scales, 0);
-  b.tensor<int32_t>(kI32, {g.depthOut}, perChannel ? 0.0f : inputScale * 0.25f, 0, &bias);
+  b.constTensor(kI32, {g.depthOut}, bias, perChannel ? 0.0f : inputScale * 0.25f, 0);
   explicitScalars(b, g, 1, false);
   b.output(type, {}, outputScale, outputZero);
   PrepareContext ctx = b.context();
   auto kernel = ops::prepareGroupedConv2D(ctx);
   ASSERT_TRUE(kernel.has_value()) << kernel.error().message;
   std::vector<T> out(size_t{g.batches} * g.outHeight() * g.outWidth() * g.depthOut);
-  ASSERT_TRUE(runKernel(**kernel, ctx, {input.data()}, out.data()).has_value());
+  ASSERT_TRUE(runKernel(**kernel, ctx, {input.data()}, {out.data()}).has_value());
 
   std::vector<double> inValues(inCount), fValues(filterCount);
   for (size_t e = 0; e < inCount; ++e) inValues[e] = int32_t{input[e]} - inputZero;
@@ -199,8 +202,8 @@ TEST(GroupedConv2DTest, ImplicitNchw) {
   const std::vector<float> bias{10, -10};
   OpBuilder b(OperationType::GROUPED_CONV_2D);
   b.tensor(kF32, {1, 2, 3, 3})
-      .tensor<float>(kF32, {2, 2, 2, 1}, 0, 0, &filter)
-      .tensor<float>(kF32, {2}, 0, 0, &bias)
+      .constTensor(kF32, {2, 2, 2, 1}, filter)
+      .constTensor(kF32, {2}, bias)
       .int32(2)  // VALID
       .int32(1)
       .int32(1)
@@ -213,7 +216,7 @@ TEST(GroupedConv2DTest, ImplicitNchw) {
   ASSERT_TRUE(kernel.has_value()) << kernel.error().message;
   ASSERT_EQ(ctx.output(0).dimensions, (std::vector<uint32_t>{1, 2, 2, 2}));
   std::vector<float> out(8);
-  ASSERT_TRUE(runKernel(**kernel, ctx, {input.data()}, out.data()).has_value());
+  ASSERT_TRUE(runKernel(**kernel, ctx, {input.data()}, {out.data()}).has_value());
   // Channel 0: 1*a + 2*b + 3*d + 4*e over channel 0 windows, + 10.
   // Channel 1: a + e over channel 1 windows, - 10.
   const std::vector<float> expected{1 + 4 + 12 + 20 + 10,
@@ -232,7 +235,7 @@ TEST(GroupedConv2DTest, ZeroBatchRuns) {
   const std::vector<float> filter(size_t{g.depthOut} * g.filterHeight * g.filterWidth * 2, 1.0f);
   OpBuilder b(OperationType::GROUPED_CONV_2D);
   b.tensor(kF32, {0, g.height, g.width, g.depthIn})
-      .tensor<float>(kF32, {g.depthOut, g.filterHeight, g.filterWidth, 2}, 0, 0, &filter)
+      .constTensor(kF32, {g.depthOut, g.filterHeight, g.filterWidth, 2}, filter)
       .omitted(kF32);
   explicitScalars(b, g, 0, false);
   b.output(kF32);
@@ -240,7 +243,7 @@ TEST(GroupedConv2DTest, ZeroBatchRuns) {
   auto kernel = ops::prepareGroupedConv2D(ctx);
   ASSERT_TRUE(kernel.has_value()) << kernel.error().message;
   EXPECT_EQ(ctx.output(0).dimensions[0], 0u);
-  EXPECT_TRUE(runKernel(**kernel, ctx, {nullptr}, nullptr).has_value());
+  EXPECT_TRUE(runKernel(**kernel, ctx, {nullptr}, {nullptr}).has_value());
 }
 
 // A valid float operation to break in the rejection tests.
@@ -248,20 +251,11 @@ OpBuilder validFloat(const Geometry& g, const std::vector<float>& filter,
                      const std::vector<float>& bias) {
   OpBuilder b(OperationType::GROUPED_CONV_2D);
   b.tensor(kF32, {g.batches, g.height, g.width, g.depthIn})
-      .tensor<float>(kF32, {g.depthOut, g.filterHeight, g.filterWidth, g.depthIn / g.groups}, 0, 0,
-                     &filter)
-      .tensor<float>(kF32, {g.depthOut}, 0, 0, &bias);
+      .constTensor(kF32, {g.depthOut, g.filterHeight, g.filterWidth, g.depthIn / g.groups}, filter)
+      .constTensor(kF32, {g.depthOut}, bias);
   explicitScalars(b, g, 0, false);
   b.output(kF32);
   return b;
-}
-
-// Replaces the value of INT32 scalar input `i` (the value lives as long as the test binary).
-void setInt(OpBuilder& b, size_t i, int32_t value) {
-  static std::deque<int32_t> values;
-  values.push_back(value);
-  b.input(i).constantData = reinterpret_cast<const uint8_t*>(&values.back());
-  b.input(i).constantLength = sizeof(int32_t);
 }
 
 template <typename Mutate>
@@ -270,15 +264,14 @@ void expectRejected(Mutate mutate, const std::string& fragment) {
   const std::vector<float> filter(200, 1.0f), bias(6, 0.0f);
   OpBuilder b = validFloat(g, filter, bias);
   mutate(b);
-  PrepareContext ctx = b.context();
-  expectInvalid(ops::prepareGroupedConv2D(ctx), fragment);
+  expectRejected(b, ops::prepareGroupedConv2D, fragment);
 }
 
 TEST(GroupedConv2DTest, Rejections) {
   expectRejected([](OpBuilder& b) { b.int32(0); }, "GROUPED_CONV_2D takes 9 or 12 inputs, got 13");
-  expectRejected([](OpBuilder& b) { setInt(b, 9, 0); },
+  expectRejected([](OpBuilder& b) { b.setInt32(9, 0); },
                  "GROUPED_CONV_2D input 9 (numGroups) must be > 0, got 0");
-  expectRejected([](OpBuilder& b) { setInt(b, 9, 3); },
+  expectRejected([](OpBuilder& b) { b.setInt32(9, 3); },
                  "times numGroups 3 does not match the input depth 4");
   expectRejected(
       [](OpBuilder& b) {
@@ -287,10 +280,10 @@ TEST(GroupedConv2DTest, Rejections) {
       "output depth 5 is not a multiple of numGroups 2");
   expectRejected([](OpBuilder& b) { b.input(2).dimensions = {4}; },
                  "GROUPED_CONV_2D input 2 (bias) has 4 values for 6 output channels");
-  expectRejected([](OpBuilder& b) { setInt(b, 3, 2); }, "width padding (2, 0) must be smaller");
-  expectRejected([](OpBuilder& b) { setInt(b, 7, 0); },
+  expectRejected([](OpBuilder& b) { b.setInt32(3, 2); }, "width padding (2, 0) must be smaller");
+  expectRejected([](OpBuilder& b) { b.setInt32(7, 0); },
                  "GROUPED_CONV_2D input 7 (stride) must be > 0");
-  expectRejected([](OpBuilder& b) { setInt(b, 10, 4); },
+  expectRejected([](OpBuilder& b) { b.setInt32(10, 4); },
                  "GROUPED_CONV_2D input 10 (fused activation) must be 0..3");
   expectRejected(
       [](OpBuilder& b) {
@@ -312,10 +305,9 @@ TEST(GroupedConv2DTest, RejectsBadQuantization) {
   const std::vector<int32_t> bias(2, 0);
   auto build = [&](OperandType filterType, float biasScale, uint32_t channelDim) {
     OpBuilder b(OperationType::GROUPED_CONV_2D);
-    b.tensor(kQ8, {1, 3, 3, 2}, 0.5f, 0)
-        .tensor<uint8_t>(filterType, {2, 2, 2, 1}, 0.25f, 0, &filter);
+    b.tensor(kQ8, {1, 3, 3, 2}, 0.5f, 0).constTensor(filterType, {2, 2, 2, 1}, filter, 0.25f, 0);
     if (filterType == kPerChannel) b.perChannel({0.1f, 0.2f}, channelDim);
-    b.tensor<int32_t>(kI32, {2}, biasScale, 0, &bias)
+    b.constTensor(kI32, {2}, bias, biasScale, 0)
         .int32(2)
         .int32(1)
         .int32(1)
@@ -327,19 +319,16 @@ TEST(GroupedConv2DTest, RejectsBadQuantization) {
   };
   {
     OpBuilder b = build(kQ8, 0.3f, 0);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareGroupedConv2D(ctx), "input 2 scale");
+    expectRejected(b, ops::prepareGroupedConv2D, "input 2 scale");
   }
   {
     OpBuilder b = build(kPerChannel, 0.0f, 3);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareGroupedConv2D(ctx), "must be quantized along dimension 0, got 3");
+    expectRejected(b, ops::prepareGroupedConv2D, "must be quantized along dimension 0, got 3");
   }
   {
     OpBuilder b = build(kQ8, 0.125f, 0);
     b.input(0).scale = 0.0f;
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareGroupedConv2D(ctx), "GROUPED_CONV_2D input 0 must have a positive");
+    expectRejected(b, ops::prepareGroupedConv2D, "GROUPED_CONV_2D input 0 must have a positive");
   }
 }
 

@@ -4,34 +4,26 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "engine/op_test_harness.h"
 #include "engine/ops/conv_family_ops.h"
-#include "engine/spatial_op_builder.h"
 #include "kernels/quantization.h"
 
 namespace nnhal::engine {
 namespace {
 
-using testing::expectInvalid;
+using testing::expectRejected;
 using testing::OpBuilder;
+using testing::prepare;
 using testing::runKernel;
 constexpr auto kF32 = OperandType::TENSOR_FLOAT32;
 constexpr auto kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
 constexpr auto kQ8S = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
 constexpr auto kI32 = OperandType::TENSOR_INT32;
 constexpr auto kPerChannel = OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
-
-// Replaces the value of INT32 scalar input `i` (the value lives as long as the test binary).
-void setInt(OpBuilder& b, size_t i, int32_t value) {
-  static std::deque<int32_t> values;
-  values.push_back(value);
-  b.input(i).constantData = reinterpret_cast<const uint8_t*>(&values.back());
-  b.input(i).constantLength = sizeof(int32_t);
-}
 
 // Operands of the CTS example transpose_conv2d_nhwc_none: input [1, 2, 2, 1], filter
 // [2, 3, 3, 1], bias [2].
@@ -70,13 +62,11 @@ std::vector<double> scatter(uint32_t batches, uint32_t h, uint32_t w, uint32_t c
 
 OpBuilder implicitFloat(std::vector<uint32_t> inDims, std::vector<int32_t> outputShape,
                         int32_t code, int32_t stride, bool nchw) {
-  static std::deque<std::vector<int32_t>> shapes;
-  shapes.push_back(std::move(outputShape));
   OpBuilder b(OperationType::TRANSPOSE_CONV_2D);
   b.tensor(kF32, std::move(inDims))
-      .tensor<float>(kF32, {2, 3, 3, 1}, 0, 0, &kFilter)
-      .tensor<float>(kF32, {2}, 0, 0, &kBias)
-      .tensor<int32_t>(kI32, {4}, 0, 0, &shapes.back())
+      .constTensor(kF32, {2, 3, 3, 1}, kFilter)
+      .constTensor(kF32, {2}, kBias)
+      .constTensor(kI32, {4}, outputShape)
       .int32(code)
       .int32(stride)
       .int32(stride)
@@ -103,7 +93,7 @@ TEST(TransposeConv2DTest, ImplicitSameMatchesScatter) {
   ASSERT_TRUE(kernel.has_value()) << kernel.error().message;
   ASSERT_EQ(ctx.output(0).dimensions, (std::vector<uint32_t>{1, 4, 4, 2}));
   std::vector<float> out(32);
-  ASSERT_TRUE(runKernel(**kernel, ctx, {kInput.data()}, out.data()).has_value());
+  ASSERT_TRUE(runKernel(**kernel, ctx, {kInput.data()}, {out.data()}).has_value());
   const auto expected = expectedNhwc(4, 4, 0, 0, 2);
   for (size_t e = 0; e < out.size(); ++e) EXPECT_FLOAT_EQ(out[e], expected[e]) << e;
 }
@@ -141,7 +131,7 @@ TEST(TransposeConv2DTest, ImplicitNchwReadsTheShapeTensorInNchw) {
   ASSERT_TRUE(kernel.has_value()) << kernel.error().message;
   ASSERT_EQ(ctx.output(0).dimensions, (std::vector<uint32_t>{1, 2, 4, 4}));
   std::vector<float> out(32);
-  ASSERT_TRUE(runKernel(**kernel, ctx, {kInput.data()}, out.data()).has_value());
+  ASSERT_TRUE(runKernel(**kernel, ctx, {kInput.data()}, {out.data()}).has_value());
   const auto nhwc = expectedNhwc(4, 4, 0, 0, 2);
   for (uint32_t c = 0; c < 2; ++c) {
     for (uint32_t p = 0; p < 16; ++p) EXPECT_FLOAT_EQ(out[c * 16 + p], nhwc[p * 2 + c]);
@@ -169,7 +159,7 @@ TEST(TransposeConv2DTest, ExplicitWithNegativeTailAndWeightsAtExecution) {
   ASSERT_TRUE(kernel.has_value()) << kernel.error().message;
   ASSERT_EQ(ctx.output(0).dimensions, (std::vector<uint32_t>{1, 4, 5, 2}));
   std::vector<float> out(40);
-  ASSERT_TRUE(runKernel(**kernel, ctx, {kInput.data(), kFilter.data(), kBias.data()}, out.data())
+  ASSERT_TRUE(runKernel(**kernel, ctx, {kInput.data(), kFilter.data(), kBias.data()}, {out.data()})
                   .has_value());
   const auto sums = scatter(1, 2, 2, 1, 3, 3, 2, 4, 5, 0, 1, 2, 2,
                             std::vector<double>(kInput.begin(), kInput.end()),
@@ -200,10 +190,9 @@ void checkQuantized(bool perChannel, bool nchw) {
   OpBuilder b(OperationType::TRANSPOSE_CONV_2D);
   b.tensor(type, nchw ? std::vector<uint32_t>{1, cin, h, w} : std::vector<uint32_t>{1, h, w, cin},
            0.5f, inputZero);
-  b.tensor<uint8_t>(perChannel ? kPerChannel : type, {cout, fh, fw, cin}, 0.25f, filterZero,
-                    &filter);
+  b.constTensor(perChannel ? kPerChannel : type, {cout, fh, fw, cin}, filter, 0.25f, filterZero);
   if (perChannel) b.perChannel(scales, 0);
-  b.tensor<int32_t>(kI32, {cout}, 0.125f, 0, &bias)
+  b.constTensor(kI32, {cout}, bias, 0.125f, 0)
       .int32(1)
       .int32(0)
       .int32(2)
@@ -227,7 +216,7 @@ void checkQuantized(bool perChannel, bool nchw) {
   }
   std::vector<T> out(oh * ow * cout);
   ASSERT_TRUE(
-      runKernel(**kernel, ctx, {nchw ? nchwInput.data() : input.data()}, out.data()).has_value());
+      runKernel(**kernel, ctx, {nchw ? nchwInput.data() : input.data()}, {out.data()}).has_value());
   std::vector<double> inValues(input.size()), fValues(filter.size());
   for (size_t e = 0; e < input.size(); ++e) inValues[e] = int32_t{input[e]} - inputZero;
   for (size_t e = 0; e < filter.size(); ++e) {
@@ -264,9 +253,9 @@ TEST(TransposeConv2DTest, OutputShapeGivenAtExecutionDefersPrepare) {
   OpBuilder b = implicitFloat({1, 2, 2, 1}, {1, 4, 4, 2}, 1, 2, false);
   b.input(3).constantData = nullptr;
   b.input(3).constantLength = 0;
-  PrepareContext ctx = b.context();
-  expectInvalid(ops::prepareTransposeConv2D(ctx), "TRANSPOSE_CONV_2D input 3 must be a constant");
-  EXPECT_TRUE(ctx.valuesMissing());
+  const auto p = prepare(b, ops::prepareTransposeConv2D);
+  expectRejected(p, "TRANSPOSE_CONV_2D input 3 must be a constant");
+  EXPECT_TRUE(p.ctx->valuesMissing());
   // The same through the NCHW path.
   OpBuilder c = implicitFloat({1, 1, 2, 2}, {1, 2, 4, 4}, 1, 2, true);
   c.input(3).constantData = nullptr;
@@ -282,15 +271,15 @@ TEST(TransposeConv2DTest, ZeroBatchRuns) {
   auto kernel = ops::prepareTransposeConv2D(ctx);
   ASSERT_TRUE(kernel.has_value()) << kernel.error().message;
   EXPECT_EQ(ctx.output(0).dimensions, (std::vector<uint32_t>{0, 4, 4, 2}));
-  EXPECT_TRUE(runKernel(**kernel, ctx, {nullptr}, nullptr).has_value());
+  EXPECT_TRUE(runKernel(**kernel, ctx, {nullptr}, {nullptr}).has_value());
 }
 
 template <typename Mutate>
 void expectRejected(Mutate mutate, const std::string& fragment) {
   OpBuilder b(OperationType::TRANSPOSE_CONV_2D);
   b.tensor(kF32, {1, 2, 2, 1})
-      .tensor<float>(kF32, {2, 3, 3, 1}, 0, 0, &kFilter)
-      .tensor<float>(kF32, {2}, 0, 0, &kBias)
+      .constTensor(kF32, {2, 3, 3, 1}, kFilter)
+      .constTensor(kF32, {2}, kBias)
       .int32(1)
       .int32(1)
       .int32(1)
@@ -301,22 +290,21 @@ void expectRejected(Mutate mutate, const std::string& fragment) {
       .boolean(false)
       .output(kF32);
   mutate(b);
-  PrepareContext ctx = b.context();
-  expectInvalid(ops::prepareTransposeConv2D(ctx), fragment);
+  expectRejected(b, ops::prepareTransposeConv2D, fragment);
 }
 
 TEST(TransposeConv2DTest, Rejections) {
   expectRejected([](OpBuilder& b) { b.int32(0); },
                  "TRANSPOSE_CONV_2D takes 9 or 11 inputs, got 12");
-  expectRejected([](OpBuilder& b) { setInt(b, 3, -1); },
+  expectRejected([](OpBuilder& b) { b.setInt32(3, -1); },
                  "TRANSPOSE_CONV_2D input 3 (left padding) must be >= 0, got -1");
-  expectRejected([](OpBuilder& b) { setInt(b, 5, -2); },
+  expectRejected([](OpBuilder& b) { b.setInt32(5, -2); },
                  "TRANSPOSE_CONV_2D input 5 (top padding) must be >= 0, got -2");
-  expectRejected([](OpBuilder& b) { setInt(b, 8, 0); },
+  expectRejected([](OpBuilder& b) { b.setInt32(8, 0); },
                  "TRANSPOSE_CONV_2D input 8 (stride) must be > 0, got 0");
-  expectRejected([](OpBuilder& b) { setInt(b, 9, 7); },
+  expectRejected([](OpBuilder& b) { b.setInt32(9, 7); },
                  "TRANSPOSE_CONV_2D input 9 (fused activation) must be 0..3");
-  expectRejected([](OpBuilder& b) { setInt(b, 4, 6); },
+  expectRejected([](OpBuilder& b) { b.setInt32(4, 6); },
                  "TRANSPOSE_CONV_2D: output width -2 (from input width 2, filter 3, stride 2, "
                  "paddings 1 and 6) must be positive");
   expectRejected(
@@ -345,29 +333,25 @@ TEST(TransposeConv2DTest, Rejections) {
 TEST(TransposeConv2DTest, ImplicitRejections) {
   {
     OpBuilder b = implicitFloat({1, 2, 2, 1}, {1, 4, 4, 2}, 3, 2, false);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareTransposeConv2D(ctx),
-                  "TRANSPOSE_CONV_2D input 4 (implicit padding) must be 1 (SAME) or 2 (VALID)");
+    expectRejected(b, ops::prepareTransposeConv2D,
+                   "TRANSPOSE_CONV_2D input 4 (implicit padding) must be 1 (SAME) or 2 (VALID)");
   }
   {
     OpBuilder b = implicitFloat({1, 2, 2, 1}, {1, 4, 4, 2}, 1, 2, false);
     b.input(3).dimensions = {3};
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareTransposeConv2D(ctx),
-                  "TRANSPOSE_CONV_2D input 3 (output shape) must have 4 values, got 3");
+    expectRejected(b, ops::prepareTransposeConv2D,
+                   "TRANSPOSE_CONV_2D input 3 (output shape) must have 4 values, got 3");
   }
   {
     OpBuilder b = implicitFloat({1, 2, 2, 1}, {1, 0, 4, 2}, 1, 2, false);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareTransposeConv2D(ctx),
-                  "(output shape) must have a positive height and width, got 0 and 4");
+    expectRejected(b, ops::prepareTransposeConv2D,
+                   "(output shape) must have a positive height and width, got 0 and 4");
   }
   {
     OpBuilder b = implicitFloat({1, 2, 2, 1}, {1, 4, 4, 2}, 1, 2, false);
     b.input(3).type = kF32;
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareTransposeConv2D(ctx),
-                  "TRANSPOSE_CONV_2D input 3 must be TENSOR_INT32");
+    expectRejected(b, ops::prepareTransposeConv2D,
+                   "TRANSPOSE_CONV_2D input 3 must be TENSOR_INT32");
   }
 }
 
@@ -376,10 +360,9 @@ TEST(TransposeConv2DTest, RejectsBadQuantization) {
   const std::vector<int32_t> bias(2, 0);
   auto build = [&](OperandType filterType, float biasScale, uint32_t channelDim, size_t scales) {
     OpBuilder b(OperationType::TRANSPOSE_CONV_2D);
-    b.tensor(kQ8, {1, 2, 2, 1}, 0.5f, 0)
-        .tensor<uint8_t>(filterType, {2, 3, 3, 1}, 0.25f, 0, &filter);
+    b.tensor(kQ8, {1, 2, 2, 1}, 0.5f, 0).constTensor(filterType, {2, 3, 3, 1}, filter, 0.25f, 0);
     if (filterType == kPerChannel) b.perChannel(std::vector<float>(scales, 0.1f), channelDim);
-    b.tensor<int32_t>(kI32, {2}, biasScale, 0, &bias)
+    b.constTensor(kI32, {2}, bias, biasScale, 0)
         .int32(0)
         .int32(0)
         .int32(0)
@@ -393,31 +376,26 @@ TEST(TransposeConv2DTest, RejectsBadQuantization) {
   };
   {
     OpBuilder b = build(kQ8, 0.5f, 0, 0);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareTransposeConv2D(ctx), "TRANSPOSE_CONV_2D input 2 scale");
+    expectRejected(b, ops::prepareTransposeConv2D, "TRANSPOSE_CONV_2D input 2 scale");
   }
   {
     OpBuilder b = build(kPerChannel, 0.0f, 1, 2);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareTransposeConv2D(ctx), "must be quantized along dimension 0, got 1");
+    expectRejected(b, ops::prepareTransposeConv2D, "must be quantized along dimension 0, got 1");
   }
   {
     OpBuilder b = build(kPerChannel, 0.0f, 0, 3);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareTransposeConv2D(ctx), "has 3 channel scales for 2 channels");
+    expectRejected(b, ops::prepareTransposeConv2D, "has 3 channel scales for 2 channels");
   }
   {
     OpBuilder b = build(kQ8S, 0.125f, 0, 0);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareTransposeConv2D(ctx),
-                  "input 1 (filter) has type TENSOR_QUANT8_ASYMM_SIGNED, expected "
-                  "TENSOR_QUANT8_ASYMM or TENSOR_QUANT8_SYMM_PER_CHANNEL");
+    expectRejected(b, ops::prepareTransposeConv2D,
+                   "input 1 (filter) has type TENSOR_QUANT8_ASYMM_SIGNED, expected "
+                   "TENSOR_QUANT8_ASYMM or TENSOR_QUANT8_SYMM_PER_CHANNEL");
   }
   {
     OpBuilder b = build(kQ8, 0.125f, 0, 0);
     b.input(0).zeroPoint = 300;
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareTransposeConv2D(ctx), "input 0 zero point 300 is outside [0, 255]");
+    expectRejected(b, ops::prepareTransposeConv2D, "input 0 zero point 300 is outside [0, 255]");
   }
 }
 

@@ -4,15 +4,15 @@
 #include <random>
 #include <vector>
 
+#include "engine/op_test_harness.h"
 #include "engine/ops/ops.h"
-#include "engine/spatial_op_builder.h"
 #include "kernels/conv.h"
 #include "kernels/quantization.h"
 
 namespace nnhal::engine {
 namespace {
 
-using testing::expectInvalid;
+using testing::expectRejected;
 using testing::OpBuilder;
 using testing::runKernel;
 constexpr auto kF32 = OperandType::TENSOR_FLOAT32;
@@ -28,8 +28,8 @@ OpBuilder floatExplicit(uint32_t h, uint32_t w, uint32_t fh, uint32_t fw, int32_
   static const std::vector<float> filter(3 * 7 * 7 * 2, 0.5f);
   static const std::vector<float> bias{1.0f, 2.0f, 3.0f};
   b.tensor(kF32, {1, h, w, 2})
-      .tensor<float>(kF32, {3, fh, fw, 2}, 0, 0, &filter)
-      .tensor<float>(kF32, {3}, 0, 0, &bias)
+      .constTensor(kF32, {3, fh, fw, 2}, filter)
+      .constTensor(kF32, {3}, bias)
       .int32(pl)
       .int32(pr)
       .int32(pt)
@@ -47,8 +47,8 @@ OpBuilder floatImplicit(uint32_t h, uint32_t w, uint32_t fh, uint32_t fw, int32_
   static const std::vector<float> filter(3 * 7 * 7 * 2, 0.5f);
   static const std::vector<float> bias{1.0f, 2.0f, 3.0f};
   b.tensor(kF32, {1, h, w, 2})
-      .tensor<float>(kF32, {3, fh, fw, 2}, 0, 0, &filter)
-      .tensor<float>(kF32, {3}, 0, 0, &bias)
+      .constTensor(kF32, {3, fh, fw, 2}, filter)
+      .constTensor(kF32, {3}, bias)
       .int32(code)
       .int32(sw)
       .int32(sh)
@@ -102,7 +102,7 @@ TEST(Conv2DPrepareTest, ZeroBatchGivesEmptyOutputAndRuns) {
   auto kernel = ops::prepareConv2D(ctx);
   ASSERT_TRUE(kernel.has_value()) << kernel.error().message;
   EXPECT_EQ(ctx.output(0).dimensions, (std::vector<uint32_t>{0, 4, 4, 3}));
-  EXPECT_TRUE(runKernel(**kernel, ctx, {nullptr, nullptr, nullptr}, nullptr).has_value());
+  EXPECT_TRUE(runKernel(**kernel, ctx, {nullptr, nullptr, nullptr}, {nullptr}).has_value());
 }
 
 // The same quantized convolution in NHWC and in NCHW (input and output transposed).
@@ -119,8 +119,8 @@ TEST(Conv2DPrepareTest, NchwMatchesNhwc) {
   auto build = [&](bool layoutNchw, std::vector<uint32_t> inDims) {
     OpBuilder b(OperationType::CONV_2D);
     b.tensor(kQ8, std::move(inDims), 0.5f, 100)
-        .tensor<uint8_t>(kQ8, {cout, 3, 3, cin}, 0.25f, 120, &filter)
-        .tensor<int32_t>(kI32, {cout}, 0.125f, 0, &bias)
+        .constTensor(kQ8, {cout, 3, 3, cin}, filter, 0.25f, 120)
+        .constTensor(kI32, {cout}, bias, 0.125f, 0)
         .int32(1)
         .int32(2)
         .int32(1)
@@ -140,9 +140,9 @@ TEST(Conv2DPrepareTest, NchwMatchesNhwc) {
   EXPECT_EQ(nhwcCtx.output(0).dimensions, (std::vector<uint32_t>{1, 5, 2, cout}));
   EXPECT_EQ(nchwCtx.output(0).dimensions, (std::vector<uint32_t>{1, cout, 5, 2}));
   std::vector<uint8_t> outNhwc(10 * cout), outNchw(10 * cout);
-  ASSERT_TRUE(runKernel(**nhwcKernel, nhwcCtx, {nhwc.data(), nullptr, nullptr}, outNhwc.data())
+  ASSERT_TRUE(runKernel(**nhwcKernel, nhwcCtx, {nhwc.data(), nullptr, nullptr}, {outNhwc.data()})
                   .has_value());
-  ASSERT_TRUE(runKernel(**nchwKernel, nchwCtx, {nchw.data(), nullptr, nullptr}, outNchw.data())
+  ASSERT_TRUE(runKernel(**nchwKernel, nchwCtx, {nchw.data(), nullptr, nullptr}, {outNchw.data()})
                   .has_value());
   for (uint32_t c = 0; c < cout; ++c) {
     for (uint32_t p = 0; p < 10; ++p) {
@@ -159,16 +159,15 @@ TEST(Conv2DPrepareTest, NchwRejectsDeclaredOutputOfWrongRank) {
   OpBuilder c(OperationType::CONV_2D);
   const std::vector<float> filter(18, 1.0f), bias(1, 0.0f);
   c.tensor(kF32, {1, 2, 4, 4})
-      .tensor<float>(kF32, {1, 3, 3, 2}, 0, 0, &filter)
-      .tensor<float>(kF32, {1}, 0, 0, &bias)
+      .constTensor(kF32, {1, 3, 3, 2}, filter)
+      .constTensor(kF32, {1}, bias)
       .int32(1)
       .int32(1)
       .int32(1)
       .int32(0)
       .boolean(true)
       .output(kF32, {1, 16});
-  PrepareContext ctx = c.context();
-  expectInvalid(ops::prepareConv2D(ctx), "CONV_2D output 0 must have rank 4");
+  expectRejected(c, ops::prepareConv2D, "CONV_2D output 0 must have rank 4");
   // And the NCHW output shape is reported in NCHW order.
   auto kernel = ops::prepareConv2D(probe);
   ASSERT_TRUE(kernel.has_value()) << kernel.error().message;
@@ -178,108 +177,93 @@ TEST(Conv2DPrepareTest, NchwRejectsDeclaredOutputOfWrongRank) {
 TEST(Conv2DPrepareTest, RejectsBadInputCounts) {
   auto b = floatImplicit(4, 4, 3, 3, 1, 1, 1);
   b.boolean(false).int32(1);  // 9 inputs: one dilation factor only
-  PrepareContext ctx = b.context();
-  expectInvalid(ops::prepareConv2D(ctx), "takes 7, 8, 10, 11, 13 inputs, got 9");
+  expectRejected(b, ops::prepareConv2D, "takes 7, 8, 10, 11, 13 inputs, got 9");
   auto c = floatExplicit(4, 4, 3, 3, 0, 0, 0, 0, 1, 1);
   c.boolean(false).int32(1);  // 12 inputs
-  PrepareContext ctx2 = c.context();
-  expectInvalid(ops::prepareConv2D(ctx2), "got 12");
+  expectRejected(c, ops::prepareConv2D, "got 12");
 }
 
 TEST(Conv2DPrepareTest, RejectsBadScalars) {
   {
     auto b = floatImplicit(4, 4, 3, 3, 3, 1, 1);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx), "CONV_2D input 3 (implicit padding) must be 1");
+    expectRejected(b, ops::prepareConv2D, "CONV_2D input 3 (implicit padding) must be 1");
   }
   {
     auto b = floatExplicit(4, 4, 3, 3, -1, 0, 0, 0, 1, 1);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx), "CONV_2D input 3 (padding) must be >= 0");
+    expectRejected(b, ops::prepareConv2D, "CONV_2D input 3 (padding) must be >= 0");
   }
   {
     auto b = floatExplicit(4, 4, 3, 3, 0, 0, 0, 0, 1, 0);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx), "CONV_2D input 8 (stride) must be > 0");
+    expectRejected(b, ops::prepareConv2D, "CONV_2D input 8 (stride) must be > 0");
   }
   {
     auto b = floatImplicit(4, 4, 3, 3, 1, 1, 1);
     b.boolean(false).int32(1).int32(0);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx), "CONV_2D input 9 (dilation) must be > 0");
+    expectRejected(b, ops::prepareConv2D, "CONV_2D input 9 (dilation) must be > 0");
   }
   {
     OpBuilder b(OperationType::CONV_2D);
     const std::vector<float> filter(18, 1.0f), bias(1, 0.0f);
     b.tensor(kF32, {1, 4, 4, 2})
-        .tensor<float>(kF32, {1, 3, 3, 2}, 0, 0, &filter)
-        .tensor<float>(kF32, {1}, 0, 0, &bias)
+        .constTensor(kF32, {1, 3, 3, 2}, filter)
+        .constTensor(kF32, {1}, bias)
         .int32(1)
         .int32(1)
         .int32(1)
         .int32(4)
         .output(kF32);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx), "CONV_2D input 6 (fused activation) must be 0..3");
+    expectRejected(b, ops::prepareConv2D, "CONV_2D input 6 (fused activation) must be 0..3");
   }
   {
     auto b = floatImplicit(4, 4, 3, 3, 1, 1, 1);
     b.input(4).type = OperandType::FLOAT32;
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx), "CONV_2D input 4 must be INT32");
+    expectRejected(b, ops::prepareConv2D, "CONV_2D input 4 must be INT32");
   }
   {
     OpBuilder b(OperationType::CONV_2D);
     const std::vector<float> filter(18, 1.0f), bias(1, 0.0f);
     b.tensor(kF32, {1, 4, 4, 2})
-        .tensor<float>(kF32, {1, 3, 3, 2}, 0, 0, &filter)
-        .tensor<float>(kF32, {1}, 0, 0, &bias)
-        .nonConstantInt32()
+        .constTensor(kF32, {1, 3, 3, 2}, filter)
+        .constTensor(kF32, {1}, bias)
+        .int32Input()
         .int32(1)
         .int32(1)
         .int32(0)
         .output(kF32);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx), "CONV_2D input 3 must be a constant");
+    expectRejected(b, ops::prepareConv2D, "CONV_2D input 3 must be a constant");
   }
 }
 
 TEST(Conv2DPrepareTest, RejectsPaddingNotSmallerThanFilter) {
   auto b = floatExplicit(4, 4, 3, 3, 3, 0, 0, 0, 1, 1);
-  PrepareContext ctx = b.context();
-  expectInvalid(ops::prepareConv2D(ctx), "width padding (3, 0) must be smaller");
+  expectRejected(b, ops::prepareConv2D, "width padding (3, 0) must be smaller");
 }
 
 TEST(Conv2DPrepareTest, RejectsFilterLargerThanInput) {
   auto b = floatExplicit(2, 4, 3, 3, 0, 0, 0, 0, 1, 1);
-  PrepareContext ctx = b.context();
-  expectInvalid(ops::prepareConv2D(ctx), "exceeds the padded input height");
+  expectRejected(b, ops::prepareConv2D, "exceeds the padded input height");
 }
 
 TEST(Conv2DPrepareTest, RejectsShapeMismatches) {
   {
     auto b = floatImplicit(4, 4, 3, 3, 1, 1, 1);
     b.input(1).dimensions = {3, 3, 3, 5};
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx), "depth 5 does not match the input depth 2");
+    expectRejected(b, ops::prepareConv2D, "depth 5 does not match the input depth 2");
   }
   {
     auto b = floatImplicit(4, 4, 3, 3, 1, 1, 1);
     b.input(2).dimensions = {4};
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx), "CONV_2D input 2 (bias) has 4 values for 3");
+    expectRejected(b, ops::prepareConv2D, "CONV_2D input 2 (bias) has 4 values for 3");
   }
   {
     auto b = floatImplicit(4, 4, 3, 3, 1, 1, 1);
     b.input(0).dimensions = {4, 4, 2};
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx), "CONV_2D input 0 must have rank 4");
+    expectRejected(b, ops::prepareConv2D, "CONV_2D input 0 must have rank 4");
   }
   {
     auto b = floatImplicit(4, 4, 3, 3, 1, 1, 1);
     b.input(0).dimensions = {1, 4, 0, 2};
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx), "non-zero height, width and depth");
+    expectRejected(b, ops::prepareConv2D, "non-zero height, width and depth");
   }
 }
 
@@ -287,50 +271,44 @@ TEST(Conv2DPrepareTest, RejectsDeclaredOutputShapeMismatch) {
   OpBuilder b(OperationType::CONV_2D);
   const std::vector<float> filter(18, 1.0f), bias(1, 0.0f);
   b.tensor(kF32, {1, 4, 4, 2})
-      .tensor<float>(kF32, {1, 3, 3, 2}, 0, 0, &filter)
-      .tensor<float>(kF32, {1}, 0, 0, &bias)
+      .constTensor(kF32, {1, 3, 3, 2}, filter)
+      .constTensor(kF32, {1}, bias)
       .int32(2)
       .int32(1)
       .int32(1)
       .int32(0)
       .output(kF32, {1, 4, 4, 1});  // VALID gives 2x2
-  PrepareContext ctx = b.context();
-  expectInvalid(ops::prepareConv2D(ctx), "CONV_2D output 0");
+  expectRejected(b, ops::prepareConv2D, "CONV_2D output 0");
 }
 
 TEST(Conv2DPrepareTest, RejectsTypeMismatches) {
   {
     auto b = floatImplicit(4, 4, 3, 3, 1, 1, 1);
     b.input(0).type = OperandType::TENSOR_FLOAT16;
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx),
-                  "CONV_2D input 0 has type TENSOR_FLOAT16, not supported");
+    expectRejected(b, ops::prepareConv2D, "CONV_2D input 0 has type TENSOR_FLOAT16, not supported");
   }
   {
     auto b = floatImplicit(4, 4, 3, 3, 1, 1, 1);
     b.input(1).type = kQ8;
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx), "CONV_2D input 1 (filter) has type TENSOR_QUANT8_ASYMM");
+    expectRejected(b, ops::prepareConv2D, "CONV_2D input 1 (filter) has type TENSOR_QUANT8_ASYMM");
   }
   {
     auto b = floatImplicit(4, 4, 3, 3, 1, 1, 1);
     b.input(2).type = kI32;
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx), "CONV_2D input 2 must be TENSOR_FLOAT32");
+    expectRejected(b, ops::prepareConv2D, "CONV_2D input 2 must be TENSOR_FLOAT32");
   }
   {
     OpBuilder b(OperationType::CONV_2D);
     const std::vector<float> filter(18, 1.0f), bias(1, 0.0f);
     b.tensor(kF32, {1, 4, 4, 2})
-        .tensor<float>(kF32, {1, 3, 3, 2}, 0, 0, &filter)
-        .tensor<float>(kF32, {1}, 0, 0, &bias)
+        .constTensor(kF32, {1, 3, 3, 2}, filter)
+        .constTensor(kF32, {1}, bias)
         .int32(1)
         .int32(1)
         .int32(1)
         .int32(0)
         .output(kQ8, {}, 1.0f, 0);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx), "CONV_2D output 0 has type TENSOR_QUANT8_ASYMM");
+    expectRejected(b, ops::prepareConv2D, "CONV_2D output 0 has type TENSOR_QUANT8_ASYMM");
   }
 }
 
@@ -348,8 +326,8 @@ OpBuilder quantBuilder(const QuantConv& q, bool constantWeights) {
   OpBuilder b(OperationType::CONV_2D);
   b.tensor(q.type, {1, 3, 3, 2}, q.inScale, q.inZero);
   if (constantWeights) {
-    b.tensor<uint8_t>(q.type, {2, 2, 2, 2}, q.filterScale, q.filterZero, &q.filter)
-        .tensor<int32_t>(kI32, {2}, q.inScale * q.filterScale, 0, &q.bias);
+    b.constTensor(q.type, {2, 2, 2, 2}, q.filter, q.filterScale, q.filterZero)
+        .constTensor(kI32, {2}, q.bias, q.inScale * q.filterScale, 0);
   } else {
     b.tensor(q.type, {2, 2, 2, 2}, q.filterScale, q.filterZero)
         .tensor(kI32, {2}, q.inScale * q.filterScale, 0);
@@ -396,7 +374,7 @@ TEST(Conv2DQuantTest, RunsAndMatchesReferenceWithConstantAndRuntimeWeights) {
     }
     std::vector<uint8_t> out(8, 0xEE);
     ASSERT_TRUE(
-        runKernel(**kernel, ctx, {q.input.data(), q.filter.data(), q.bias.data()}, out.data())
+        runKernel(**kernel, ctx, {q.input.data(), q.filter.data(), q.bias.data()}, {out.data()})
             .has_value());
     EXPECT_EQ(out, expected);
   }
@@ -408,8 +386,7 @@ TEST(Conv2DQuantTest, RejectsBiasScaleMismatch) {
   q.bias = {0, 0};
   OpBuilder b = quantBuilder(q, true);
   b.input(2).scale = 0.2f;
-  PrepareContext ctx = b.context();
-  expectInvalid(ops::prepareConv2D(ctx), "CONV_2D input 2 scale");
+  expectRejected(b, ops::prepareConv2D, "CONV_2D input 2 scale");
 }
 
 TEST(Conv2DQuantTest, RejectsBadQuantization) {
@@ -419,32 +396,27 @@ TEST(Conv2DQuantTest, RejectsBadQuantization) {
   {
     OpBuilder b = quantBuilder(q, true);
     b.input(0).scale = 0.0f;
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx), "CONV_2D input 0 must have a positive finite scale");
+    expectRejected(b, ops::prepareConv2D, "CONV_2D input 0 must have a positive finite scale");
   }
   {
     OpBuilder b = quantBuilder(q, true);
     b.input(0).zeroPoint = 256;
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx), "zero point 256 is outside [0, 255]");
+    expectRejected(b, ops::prepareConv2D, "zero point 256 is outside [0, 255]");
   }
   {
     OpBuilder b = quantBuilder(q, true);
     b.input(2).type = kF32;
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx), "CONV_2D input 2 must be TENSOR_INT32");
+    expectRejected(b, ops::prepareConv2D, "CONV_2D input 2 must be TENSOR_INT32");
   }
   {
     OpBuilder b = quantBuilder(q, true);
     b.input(1).type = kQ8S;
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx), "or TENSOR_QUANT8_SYMM_PER_CHANNEL");
+    expectRejected(b, ops::prepareConv2D, "or TENSOR_QUANT8_SYMM_PER_CHANNEL");
   }
   {
     OpBuilder b = quantBuilder(q, true);
     b.input(1).constantLength = 3;
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx), "CONV_2D input 1 holds 3 bytes, needs 16");
+    expectRejected(b, ops::prepareConv2D, "CONV_2D input 1 holds 3 bytes, needs 16");
   }
 }
 
@@ -452,9 +424,9 @@ OpBuilder perChannelBuilder(const std::vector<int8_t>& filter, const std::vector
                             std::vector<float> scales, uint32_t channelDim) {
   OpBuilder b(OperationType::CONV_2D);
   b.tensor(kQ8, {1, 3, 3, 2}, 0.5f, 3)
-      .tensor<int8_t>(kPerChannel, {2, 2, 2, 2}, 0.0f, 0, &filter)
+      .constTensor(kPerChannel, {2, 2, 2, 2}, filter)
       .perChannel(std::move(scales), channelDim)
-      .tensor<int32_t>(kI32, {2}, 0.0f, 0, &bias)
+      .constTensor(kI32, {2}, bias)
       .int32(2)
       .int32(1)
       .int32(1)
@@ -487,7 +459,7 @@ TEST(Conv2DQuantTest, PerChannelFilterMatchesReference) {
   std::vector<uint8_t> expected(8), out(8);
   kernels::convQuantReference<uint8_t, int8_t>(g, input.data(), 3, filter.data(), 0, bias.data(),
                                                ms.data(), 100, lo, hi, expected.data());
-  ASSERT_TRUE(runKernel(**kernel, ctx, {input.data(), nullptr, nullptr}, out.data()).has_value());
+  ASSERT_TRUE(runKernel(**kernel, ctx, {input.data(), nullptr, nullptr}, {out.data()}).has_value());
   EXPECT_EQ(out, expected);
 }
 
@@ -496,24 +468,20 @@ TEST(Conv2DQuantTest, RejectsBadPerChannelParams) {
   const std::vector<int32_t> bias{0, 0};
   {
     OpBuilder b = perChannelBuilder(filter, bias, {0.1f, 0.2f}, 3);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx), "must be quantized along dimension 0");
+    expectRejected(b, ops::prepareConv2D, "must be quantized along dimension 0");
   }
   {
     OpBuilder b = perChannelBuilder(filter, bias, {0.1f, 0.2f, 0.3f}, 0);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx), "has 3 channel scales for 2 channels");
+    expectRejected(b, ops::prepareConv2D, "has 3 channel scales for 2 channels");
   }
   {
     OpBuilder b = perChannelBuilder(filter, bias, {0.1f, -0.2f}, 0);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx), "channel scale that is not positive");
+    expectRejected(b, ops::prepareConv2D, "channel scale that is not positive");
   }
   {
     OpBuilder b = perChannelBuilder(filter, bias, {0.1f, 0.2f}, 0);
     b.input(1).channelQuant = nullptr;
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareConv2D(ctx), "has no channel scales");
+    expectRejected(b, ops::prepareConv2D, "has no channel scales");
   }
 }
 
@@ -535,8 +503,8 @@ TEST(Conv2DQuantTest, LargeLayersMatchReferenceOnTwoThreads) {
     const float inScale = 0.02f, filterScale = 0.005f, outScale = 0.3f;
     OpBuilder b(OperationType::CONV_2D);
     b.tensor(kQ8, {1, c.h, c.w, c.cin}, inScale, 120)
-        .tensor<uint8_t>(kQ8, {c.cout, c.f, c.f, c.cin}, filterScale, 130, &filter)
-        .tensor<int32_t>(kI32, {c.cout}, inScale * filterScale, 0, &bias)
+        .constTensor(kQ8, {c.cout, c.f, c.f, c.cin}, filter, filterScale, 130)
+        .constTensor(kI32, {c.cout}, bias, inScale * filterScale, 0)
         .int32(c.code)
         .int32(c.stride)
         .int32(c.stride)
@@ -568,7 +536,8 @@ TEST(Conv2DQuantTest, LargeLayersMatchReferenceOnTwoThreads) {
     kernels::convQuantReference<uint8_t, uint8_t>(g, input.data(), 120, filter.data(), 130,
                                                   bias.data(), ms.data(), 20, lo, hi,
                                                   expected.data());
-    ASSERT_TRUE(runKernel(**kernel, ctx, {input.data(), nullptr, nullptr}, out.data()).has_value());
+    ASSERT_TRUE(
+        runKernel(**kernel, ctx, {input.data(), nullptr, nullptr}, {out.data()}).has_value());
     EXPECT_EQ(out, expected) << c.h << "x" << c.w << "x" << c.cin << " -> " << c.cout;
   }
 }
@@ -588,7 +557,7 @@ TEST(Conv2DFloatTest, RuntimeWeightsAndOmittedBias) {
   ASSERT_TRUE(kernel.has_value()) << kernel.error().message;
   const std::vector<float> input{1, 2, 3, 4}, filter{1, 10, 100, 1000};
   float out = 0;
-  ASSERT_TRUE(runKernel(**kernel, ctx, {input.data(), filter.data(), nullptr}, &out).has_value());
+  ASSERT_TRUE(runKernel(**kernel, ctx, {input.data(), filter.data(), nullptr}, {&out}).has_value());
   EXPECT_FLOAT_EQ(out, 4321.0f);
 }
 

@@ -5,18 +5,17 @@
 #include <numeric>
 #include <vector>
 
-#include "data_op_test_util.h"
-#include "elementwise_op_harness.h"
+#include "engine/op_test_harness.h"
 #include "engine/ops/data_ops.h"
 
 namespace nnhal::engine {
 namespace {
 
-using datatest::expectDims;
-using datatest::runOutput;
-using elemtest::expectRejected;
-using elemtest::OpBuilder;
-using elemtest::prepare;
+using testing::expectDims;
+using testing::expectRejected;
+using testing::OpBuilder;
+using testing::prepare;
+using testing::run;
 constexpr auto kF32 = OperandType::TENSOR_FLOAT32;
 constexpr auto kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
 constexpr auto kQ8S = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
@@ -29,10 +28,10 @@ TEST(OpsDataGatherTest, GatherAlongAxisAndBadIndexAtRunTime) {
   expectDims(p, {2, 2, 2});
   const std::vector<float> x{1, 2, 3, 4, 5, 6};
   const std::vector<int32_t> indices{2, 0, 1, 1};
-  EXPECT_EQ(*runOutput<float>(p, {x.data(), nullptr, indices.data()}),
+  EXPECT_EQ(*run<float>(p, {x.data(), nullptr, indices.data()}),
             (std::vector<float>{3, 1, 2, 2, 6, 4, 5, 5}));
   const std::vector<int32_t> negative{0, -1, 0, 0};
-  const auto failed = runOutput<float>(p, {x.data(), nullptr, negative.data()});
+  const auto failed = run<float>(p, {x.data(), nullptr, negative.data()});
   ASSERT_FALSE(failed);
   EXPECT_EQ(failed.error().status, ErrorStatus::GENERAL_FAILURE);
   EXPECT_NE(failed.error().message.find("GATHER input 2 (indices) element 1 is -1, outside [0, 3)"),
@@ -47,10 +46,10 @@ TEST(OpsDataGatherTest, EmbeddingLookup) {
   expectDims(p, {3, 2});
   const std::vector<int32_t> lookups{1, 0, 2};
   const std::vector<int8_t> values{1, 2, 3, 4, 5, 6};
-  EXPECT_EQ(*runOutput<int8_t>(p, {lookups.data(), values.data()}),
+  EXPECT_EQ(*run<int8_t>(p, {lookups.data(), values.data()}),
             (std::vector<int8_t>{3, 4, 1, 2, 5, 6}));
   const std::vector<int32_t> bad{1, 3, 0};
-  const auto failed = runOutput<int8_t>(p, {bad.data(), values.data()});
+  const auto failed = run<int8_t>(p, {bad.data(), values.data()});
   ASSERT_FALSE(failed);
   EXPECT_EQ(failed.error().status, ErrorStatus::GENERAL_FAILURE);
 }
@@ -66,8 +65,8 @@ TEST(OpsDataGatherTest, HashtableLookupOutputsAndHits) {
   const std::vector<int32_t> keys{0, 123, 255};
   const std::vector<uint8_t> values{0, 1, 10, 11, 20, 21};
   const std::vector<const void*> inputs{lookups.data(), keys.data(), values.data()};
-  EXPECT_EQ(*runOutput<uint8_t>(p, inputs, 0), (std::vector<uint8_t>{10, 11, 0, 0, 20, 21, 0, 1}));
-  EXPECT_EQ(*runOutput<uint8_t>(p, inputs, 1), (std::vector<uint8_t>{1, 0, 1, 1}));
+  EXPECT_EQ(*run<uint8_t>(p, inputs, 0), (std::vector<uint8_t>{10, 11, 0, 0, 20, 21, 0, 1}));
+  EXPECT_EQ(*run<uint8_t>(p, inputs, 1), (std::vector<uint8_t>{1, 0, 1, 1}));
 }
 
 TEST(OpsDataGatherTest, Rejections) {
@@ -98,27 +97,27 @@ TEST(OpsDataArgTest, ArgMaxArgMinTopK) {
   argmax.tensor(kF32, {2, 3}).int32(1).output(kI32);
   const auto p = prepare(argmax, ops::prepareArgMax);
   expectDims(p, {2});
-  EXPECT_EQ(*runOutput<int32_t>(p, {x.data(), nullptr}), (std::vector<int32_t>{1, 0}));
+  EXPECT_EQ(*run<int32_t>(p, {x.data(), nullptr}), (std::vector<int32_t>{1, 0}));
   OpBuilder argmin(OperationType::ARGMIN);
   argmin.tensor(kF32, {2, 3}).int32(0).output(kI32);
   const auto q = prepare(argmin, ops::prepareArgMin);
   expectDims(q, {3});
-  EXPECT_EQ(*runOutput<int32_t>(q, {x.data(), nullptr}), (std::vector<int32_t>{0, 1, 0}));
+  EXPECT_EQ(*run<int32_t>(q, {x.data(), nullptr}), (std::vector<int32_t>{0, 1, 0}));
   // A 1-D input gives shape [1] (not rank 0).
   OpBuilder vector(OperationType::ARGMAX);
   vector.tensor(kF32, {6}).int32(0).output(kI32);
   const auto v = prepare(vector, ops::prepareArgMax);
   expectDims(v, {1});
-  EXPECT_EQ(*runOutput<int32_t>(v, {x.data(), nullptr}), (std::vector<int32_t>{3}));
+  EXPECT_EQ(*run<int32_t>(v, {x.data(), nullptr}), (std::vector<int32_t>{3}));
 
   OpBuilder topk(OperationType::TOPK_V2);
   topk.tensor(kF32, {2, 3}).int32(2).output(kF32).output(kI32);
   const auto t = prepare(topk, ops::prepareTopKV2);
   expectDims(t, {2, 2}, 0);
   expectDims(t, {2, 2}, 1);
-  EXPECT_EQ(*runOutput<float>(t, {x.data(), nullptr}, 0), (std::vector<float>{5, 3, 7, 7}));
+  EXPECT_EQ(*run<float>(t, {x.data(), nullptr}, 0), (std::vector<float>{5, 3, 7, 7}));
   // Equal values: the larger index first.
-  EXPECT_EQ(*runOutput<int32_t>(t, {x.data(), nullptr}, 1), (std::vector<int32_t>{1, 2, 2, 0}));
+  EXPECT_EQ(*run<int32_t>(t, {x.data(), nullptr}, 1), (std::vector<int32_t>{1, 2, 2, 0}));
 }
 
 TEST(OpsDataArgTest, Rejections) {

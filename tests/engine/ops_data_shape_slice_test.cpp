@@ -5,18 +5,17 @@
 #include <numeric>
 #include <vector>
 
-#include "data_op_test_util.h"
-#include "elementwise_op_harness.h"
+#include "engine/op_test_harness.h"
 #include "engine/ops/data_ops.h"
 
 namespace nnhal::engine {
 namespace {
 
-using datatest::expectDims;
-using datatest::runOutput;
-using elemtest::expectRejected;
-using elemtest::OpBuilder;
-using elemtest::prepare;
+using testing::expectDims;
+using testing::expectRejected;
+using testing::OpBuilder;
+using testing::prepare;
+using testing::run;
 constexpr auto kF32 = OperandType::TENSOR_FLOAT32;
 constexpr auto kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
 constexpr auto kI32 = OperandType::TENSOR_INT32;
@@ -33,7 +32,7 @@ TEST(OpsDataShapeTest, SqueezeGivenOmittedAndEverything) {
   const auto p = prepare(given, ops::prepareSqueeze);
   expectDims(p, {1, 3, 2});
   const auto x = iota(6);
-  EXPECT_EQ(*runOutput<float>(p, {x.data(), nullptr}), x);
+  EXPECT_EQ(*run<float>(p, {x.data(), nullptr}), x);
 
   OpBuilder omitted(OperationType::SQUEEZE);
   omitted.tensor(kF32, {1, 3, 1, 2}).omitted(kI32).output(kF32);
@@ -50,7 +49,7 @@ TEST(OpsDataShapeTest, ExpandDimsFillRank) {
   const auto p = prepare(expand, ops::prepareExpandDims);
   expectDims(p, {2, 3, 1});
   const std::vector<int32_t> xi{1, 2, 3, 4, 5, 6};
-  EXPECT_EQ(*runOutput<int32_t>(p, {xi.data(), nullptr}), xi);
+  EXPECT_EQ(*run<int32_t>(p, {xi.data(), nullptr}), xi);
   OpBuilder front(OperationType::EXPAND_DIMS);
   front.tensor(kF32, {2}).int32(0).output(kF32);
   expectDims(prepare(front, ops::prepareExpandDims), {1, 2});
@@ -59,10 +58,10 @@ TEST(OpsDataShapeTest, ExpandDimsFillRank) {
   fill.constTensor(kI32, {2}, std::vector<int32_t>{2, 3}).float32(1.5f).output(kF32);
   const auto f = prepare(fill, ops::prepareFill);
   expectDims(f, {2, 3});
-  EXPECT_EQ(*runOutput<float>(f, {nullptr, nullptr}), std::vector<float>(6, 1.5f));
+  EXPECT_EQ(*run<float>(f, {nullptr, nullptr}), std::vector<float>(6, 1.5f));
   OpBuilder fillInt(OperationType::FILL);
   fillInt.constTensor(kI32, {1}, std::vector<int32_t>{3}).int32(-7).output(kI32);
-  EXPECT_EQ(*runOutput<int32_t>(prepare(fillInt, ops::prepareFill), {nullptr, nullptr}),
+  EXPECT_EQ(*run<int32_t>(prepare(fillInt, ops::prepareFill), {nullptr, nullptr}),
             (std::vector<int32_t>{-7, -7, -7}));
   // A value that arrives with the request (e.g. computed by RANK) defers to execution.
   OpBuilder later(OperationType::FILL);
@@ -75,7 +74,7 @@ TEST(OpsDataShapeTest, ExpandDimsFillRank) {
   rank.tensor(OperandType::TENSOR_BOOL8, {2, 1, 4}).output(OperandType::INT32);
   const auto r = prepare(rank, ops::prepareRank);
   expectDims(r, {});
-  EXPECT_EQ(*runOutput<int32_t>(r, {nullptr}), (std::vector<int32_t>{3}));
+  EXPECT_EQ(*run<int32_t>(r, {nullptr}), (std::vector<int32_t>{3}));
 }
 
 TEST(OpsDataShapeTest, Rejections) {
@@ -132,13 +131,13 @@ TEST(OpsDataSliceTest, StridedSliceMasksAndNegativeStrides) {
   const auto p =
       prepare(stridedSlice({2, 3}, {1, -1}, {2, -4}, {1, -1}, 0, 0, 1), ops::prepareStridedSlice);
   expectDims(p, {3});
-  EXPECT_EQ(*runOutput<float>(p, inputs), (std::vector<float>{6, 5, 4}));
+  EXPECT_EQ(*run<float>(p, inputs), (std::vector<float>{6, 5, 4}));
 
   // Masks: everything along dimension 0, every second column from 0.
   const auto q =
       prepare(stridedSlice({2, 3}, {1, 0}, {1, 3}, {1, 2}, 1, 1, 0), ops::prepareStridedSlice);
   expectDims(q, {2, 2});
-  EXPECT_EQ(*runOutput<float>(q, inputs), (std::vector<float>{1, 3, 4, 6}));
+  EXPECT_EQ(*run<float>(q, inputs), (std::vector<float>{1, 3, 4, 6}));
 
   // Out-of-range indices clamp; an empty slice is allowed.
   const auto r =
@@ -150,7 +149,7 @@ TEST(OpsDataSliceTest, StridedSliceMasksAndNegativeStrides) {
   expectDims(one, {1});
   auto oneInputs = in;
   oneInputs[0] = x.data();
-  EXPECT_EQ(*runOutput<float>(one, oneInputs), (std::vector<float>{2}));
+  EXPECT_EQ(*run<float>(one, oneInputs), (std::vector<float>{2}));
 }
 
 TEST(OpsDataSliceTest, ZeroSizedInputs) {
@@ -161,12 +160,12 @@ TEST(OpsDataSliceTest, ZeroSizedInputs) {
       .output(kF32);
   const auto p = prepare(slice, ops::prepareSlice);
   expectDims(p, {0, 1});
-  EXPECT_TRUE(runOutput<float>(p, {nullptr, nullptr, nullptr}));
+  EXPECT_TRUE(run<float>(p, {nullptr, nullptr, nullptr}));
   OpBuilder transpose(OperationType::TRANSPOSE);
   transpose.tensor(kF32, {0, 3}).omitted(kI32).output(kF32);
   const auto q = prepare(transpose, ops::prepareTranspose);
   expectDims(q, {3, 0});
-  EXPECT_TRUE(runOutput<float>(q, {nullptr, nullptr}));
+  EXPECT_TRUE(run<float>(q, {nullptr, nullptr}));
 }
 
 TEST(OpsDataSliceTest, SliceAndSplit) {
@@ -179,8 +178,7 @@ TEST(OpsDataSliceTest, SliceAndSplit) {
   expectDims(p, {2, 2});
   std::vector<int32_t> x(12);
   std::iota(x.begin(), x.end(), 0);
-  EXPECT_EQ(*runOutput<int32_t>(p, {x.data(), nullptr, nullptr}),
-            (std::vector<int32_t>{5, 6, 9, 10}));
+  EXPECT_EQ(*run<int32_t>(p, {x.data(), nullptr, nullptr}), (std::vector<int32_t>{5, 6, 9, 10}));
 
   OpBuilder split(OperationType::SPLIT);
   split.tensor(kQ8, {2, 4}, 0.5f, 1).int32(-1).int32(2);
@@ -189,10 +187,8 @@ TEST(OpsDataSliceTest, SliceAndSplit) {
   expectDims(s, {2, 2}, 0);
   expectDims(s, {2, 2}, 1);
   const std::vector<uint8_t> xq{1, 2, 3, 4, 5, 6, 7, 8};
-  EXPECT_EQ(*runOutput<uint8_t>(s, {xq.data(), nullptr, nullptr}, 0),
-            (std::vector<uint8_t>{1, 2, 5, 6}));
-  EXPECT_EQ(*runOutput<uint8_t>(s, {xq.data(), nullptr, nullptr}, 1),
-            (std::vector<uint8_t>{3, 4, 7, 8}));
+  EXPECT_EQ(*run<uint8_t>(s, {xq.data(), nullptr, nullptr}, 0), (std::vector<uint8_t>{1, 2, 5, 6}));
+  EXPECT_EQ(*run<uint8_t>(s, {xq.data(), nullptr, nullptr}, 1), (std::vector<uint8_t>{3, 4, 7, 8}));
 }
 
 TEST(OpsDataSliceTest, Rejections) {
@@ -240,24 +236,23 @@ TEST(OpsDataPermuteTest, TransposeTileChannelShuffle) {
   transpose.tensor(kF32, {2, 3}).omitted(kI32).output(kF32);
   const auto p = prepare(transpose, ops::prepareTranspose);
   expectDims(p, {3, 2});
-  EXPECT_EQ(*runOutput<float>(p, {x.data(), nullptr}), (std::vector<float>{1, 4, 2, 5, 3, 6}));
+  EXPECT_EQ(*run<float>(p, {x.data(), nullptr}), (std::vector<float>{1, 4, 2, 5, 3, 6}));
 
   OpBuilder perm(OperationType::TRANSPOSE);
   perm.tensor(kF32, {1, 2, 3}).constTensor(kI32, {3}, std::vector<int32_t>{2, 0, 1}).output(kF32);
   const auto q = prepare(perm, ops::prepareTranspose);
   expectDims(q, {3, 1, 2});
-  EXPECT_EQ(*runOutput<float>(q, {x.data(), nullptr}), (std::vector<float>{1, 4, 2, 5, 3, 6}));
+  EXPECT_EQ(*run<float>(q, {x.data(), nullptr}), (std::vector<float>{1, 4, 2, 5, 3, 6}));
 
   OpBuilder tile(OperationType::TILE);
   tile.tensor(kI32, {2, 2}).constTensor(kI32, {2}, std::vector<int32_t>{2, 1}).output(kI32);
   const auto t = prepare(tile, ops::prepareTile);
   expectDims(t, {4, 2});
   const std::vector<int32_t> xi{1, 2, 3, 4};
-  EXPECT_EQ(*runOutput<int32_t>(t, {xi.data(), nullptr}),
-            (std::vector<int32_t>{1, 2, 3, 4, 1, 2, 3, 4}));
+  EXPECT_EQ(*run<int32_t>(t, {xi.data(), nullptr}), (std::vector<int32_t>{1, 2, 3, 4, 1, 2, 3, 4}));
   OpBuilder tileInner(OperationType::TILE);
   tileInner.tensor(kI32, {2, 2}).constTensor(kI32, {2}, std::vector<int32_t>{1, 2}).output(kI32);
-  EXPECT_EQ(*runOutput<int32_t>(prepare(tileInner, ops::prepareTile), {xi.data(), nullptr}),
+  EXPECT_EQ(*run<int32_t>(prepare(tileInner, ops::prepareTile), {xi.data(), nullptr}),
             (std::vector<int32_t>{1, 2, 1, 2, 3, 4, 3, 4}));
 
   // 6 channels in 2 groups along axis 0: output channel i * 2 + j is input j * 3 + i.
@@ -265,8 +260,7 @@ TEST(OpsDataPermuteTest, TransposeTileChannelShuffle) {
   shuffle.tensor(kF32, {6, 1}).int32(2).int32(-2).output(kF32);
   const auto s = prepare(shuffle, ops::prepareChannelShuffle);
   expectDims(s, {6, 1});
-  EXPECT_EQ(*runOutput<float>(s, {x.data(), nullptr, nullptr}),
-            (std::vector<float>{1, 4, 2, 5, 3, 6}));
+  EXPECT_EQ(*run<float>(s, {x.data(), nullptr, nullptr}), (std::vector<float>{1, 4, 2, 5, 3, 6}));
 }
 
 TEST(OpsDataPermuteTest, Rejections) {

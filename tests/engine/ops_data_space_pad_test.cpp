@@ -5,18 +5,17 @@
 #include <numeric>
 #include <vector>
 
-#include "data_op_test_util.h"
-#include "elementwise_op_harness.h"
+#include "engine/op_test_harness.h"
 #include "engine/ops/data_ops.h"
 
 namespace nnhal::engine {
 namespace {
 
-using datatest::expectDims;
-using datatest::runOutput;
-using elemtest::expectRejected;
-using elemtest::OpBuilder;
-using elemtest::prepare;
+using testing::expectDims;
+using testing::expectRejected;
+using testing::OpBuilder;
+using testing::prepare;
+using testing::run;
 constexpr auto kF32 = OperandType::TENSOR_FLOAT32;
 constexpr auto kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
 constexpr auto kQ8S = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
@@ -53,7 +52,7 @@ TEST(OpsDataSpaceTest, DepthToSpaceBothLayouts) {
   const auto p = prepare(nhwc, ops::prepareDepthToSpace);
   expectDims(p, {1, 4, 4, 1});
   const auto x = iota(16);
-  EXPECT_EQ(*runOutput<float>(p, {x.data(), nullptr}), kSpatial);
+  EXPECT_EQ(*run<float>(p, {x.data(), nullptr}), kSpatial);
 
   OpBuilder nchw(OperationType::DEPTH_TO_SPACE);
   nchw.tensor(kF32, {1, 4, 2, 2}).int32(2);
@@ -61,7 +60,7 @@ TEST(OpsDataSpaceTest, DepthToSpaceBothLayouts) {
   const auto q = prepare(nchw, ops::prepareDepthToSpace);
   expectDims(q, {1, 1, 4, 4});
   const auto xn = toNchw(x, 1, 2, 2, 4);
-  EXPECT_EQ(*runOutput<float>(q, {xn.data(), nullptr, nullptr}), kSpatial);
+  EXPECT_EQ(*run<float>(q, {xn.data(), nullptr, nullptr}), kSpatial);
 }
 
 TEST(OpsDataSpaceTest, SpaceToDepthBothLayouts) {
@@ -73,15 +72,14 @@ TEST(OpsDataSpaceTest, SpaceToDepthBothLayouts) {
   const std::vector<uint8_t> x(kSpatial.begin(), kSpatial.end());
   std::vector<uint8_t> expected(16);
   std::iota(expected.begin(), expected.end(), uint8_t{1});
-  EXPECT_EQ(*runOutput<uint8_t>(p, {x.data(), nullptr, nullptr}), expected);
+  EXPECT_EQ(*run<uint8_t>(p, {x.data(), nullptr, nullptr}), expected);
 
   OpBuilder nchw(OperationType::SPACE_TO_DEPTH);
   nchw.tensor(kF32, {1, 1, 4, 4}).int32(2);
   layout(nchw, true).output(kF32);
   const auto q = prepare(nchw, ops::prepareSpaceToDepth);
   expectDims(q, {1, 4, 2, 2});
-  EXPECT_EQ(*runOutput<float>(q, {kSpatial.data(), nullptr, nullptr}),
-            toNchw(iota(16), 1, 2, 2, 4));
+  EXPECT_EQ(*run<float>(q, {kSpatial.data(), nullptr, nullptr}), toNchw(iota(16), 1, 2, 2, 4));
 }
 
 // BATCH_TO_SPACE_ND of [4, 2, 2, 1] (values 1..16, block [2, 2]) as [1, 4, 4, 1].
@@ -93,7 +91,7 @@ TEST(OpsDataSpaceTest, BatchToSpaceBothLayouts) {
   const auto p = prepare(nhwc, ops::prepareBatchToSpaceNd);
   expectDims(p, {1, 4, 4, 1});
   const auto x = iota(16);
-  EXPECT_EQ(*runOutput<float>(p, {x.data(), nullptr}), kBatchSpace);
+  EXPECT_EQ(*run<float>(p, {x.data(), nullptr}), kBatchSpace);
 
   // Two channels in NCHW: channel 1 holds the same pattern plus 100.
   OpBuilder nchw(OperationType::BATCH_TO_SPACE_ND);
@@ -107,7 +105,7 @@ TEST(OpsDataSpaceTest, BatchToSpaceBothLayouts) {
       for (size_t i = 0; i < 4; ++i) xn.push_back(x[b * 4 + i] + offset);
   std::vector<float> expected = kBatchSpace;
   for (float v : kBatchSpace) expected.push_back(v + 100.0f);
-  EXPECT_EQ(*runOutput<float>(q, {xn.data(), nullptr, nullptr}), expected);
+  EXPECT_EQ(*run<float>(q, {xn.data(), nullptr, nullptr}), expected);
 }
 
 TEST(OpsDataSpaceTest, SpaceToBatchPadsWithZeroPoint) {
@@ -119,7 +117,7 @@ TEST(OpsDataSpaceTest, SpaceToBatchPadsWithZeroPoint) {
   const auto p = prepare(op, ops::prepareSpaceToBatchNd);
   expectDims(p, {4, 2, 2, 1});
   const std::vector<int8_t> x{1, 2, 3, 4};
-  EXPECT_EQ(*runOutput<int8_t>(p, {x.data(), nullptr, nullptr}),
+  EXPECT_EQ(*run<int8_t>(p, {x.data(), nullptr, nullptr}),
             (std::vector<int8_t>{-5, -5, -5, 4, -5, -5, 3, -5, -5, 2, -5, -5, 1, -5, -5, -5}));
 
   // Without padding it inverts BATCH_TO_SPACE_ND (NCHW, one channel: same bytes as NHWC).
@@ -130,7 +128,7 @@ TEST(OpsDataSpaceTest, SpaceToBatchPadsWithZeroPoint) {
   layout(nchw, true).output(kF32);
   const auto q = prepare(nchw, ops::prepareSpaceToBatchNd);
   expectDims(q, {4, 1, 2, 2});
-  EXPECT_EQ(*runOutput<float>(q, {kBatchSpace.data(), nullptr, nullptr, nullptr}), iota(16));
+  EXPECT_EQ(*run<float>(q, {kBatchSpace.data(), nullptr, nullptr, nullptr}), iota(16));
 }
 
 TEST(OpsDataSpaceTest, UnknownBlockShapeDefersToExecution) {
@@ -210,7 +208,7 @@ TEST(OpsDataPadTest, PadV2WithValueAndPadWithZeroPoint) {
   const float v = 9.5f;
   std::vector<float> expected{v, 1, 2, 3, v, v, v, v, 4, 5, 6, v, v, v};
   expected.resize(28, v);
-  EXPECT_EQ(*runOutput<float>(p, {x.data(), nullptr, nullptr}), expected);
+  EXPECT_EQ(*run<float>(p, {x.data(), nullptr, nullptr}), expected);
 
   OpBuilder pad(OperationType::PAD);
   pad.tensor(kQ8, {3}, 0.5f, 7)
@@ -219,7 +217,7 @@ TEST(OpsDataPadTest, PadV2WithValueAndPadWithZeroPoint) {
   const auto q = prepare(pad, ops::preparePad);
   expectDims(q, {6});
   const std::vector<uint8_t> xq{1, 2, 3};
-  EXPECT_EQ(*runOutput<uint8_t>(q, {xq.data(), nullptr}), (std::vector<uint8_t>{7, 7, 1, 2, 3, 7}));
+  EXPECT_EQ(*run<uint8_t>(q, {xq.data(), nullptr}), (std::vector<uint8_t>{7, 7, 1, 2, 3, 7}));
 
   OpBuilder signedV2(OperationType::PAD_V2);
   signedV2.tensor(kQ8S, {2}, 0.5f, 0)
@@ -228,8 +226,7 @@ TEST(OpsDataPadTest, PadV2WithValueAndPadWithZeroPoint) {
       .output(kQ8S, {}, 0.5f, 0);
   const auto s = prepare(signedV2, ops::preparePadV2);
   const std::vector<int8_t> xs{5, 6};
-  EXPECT_EQ(*runOutput<int8_t>(s, {xs.data(), nullptr, nullptr}),
-            (std::vector<int8_t>{-128, 5, 6}));
+  EXPECT_EQ(*run<int8_t>(s, {xs.data(), nullptr, nullptr}), (std::vector<int8_t>{-128, 5, 6}));
 }
 
 TEST(OpsDataPadTest, PaddingsGivenAtExecutionDefer) {

@@ -3,15 +3,15 @@
 #include <random>
 #include <vector>
 
+#include "engine/op_test_harness.h"
 #include "engine/ops/ops.h"
-#include "engine/spatial_op_builder.h"
 #include "kernels/depthwise_conv.h"
 #include "kernels/quantization.h"
 
 namespace nnhal::engine {
 namespace {
 
-using testing::expectInvalid;
+using testing::expectRejected;
 using testing::OpBuilder;
 using testing::runKernel;
 constexpr auto kF32 = OperandType::TENSOR_FLOAT32;
@@ -28,8 +28,8 @@ OpBuilder implicitBuilder(uint32_t h, uint32_t w, uint32_t c, int32_t m, int32_t
                           int32_t stride) {
   OpBuilder b(OperationType::DEPTHWISE_CONV_2D);
   b.tensor(kF32, {1, h, w, c})
-      .tensor<float>(kF32, {1, 3, 3, c * m}, 0, 0, &kFilter)
-      .tensor<float>(kF32, {c * m}, 0, 0, &kBias)
+      .constTensor(kF32, {1, 3, 3, c * m}, kFilter)
+      .constTensor(kF32, {c * m}, kBias)
       .int32(code)
       .int32(stride)
       .int32(stride)
@@ -42,8 +42,8 @@ OpBuilder implicitBuilder(uint32_t h, uint32_t w, uint32_t c, int32_t m, int32_t
 OpBuilder explicitBuilder(uint32_t h, uint32_t w, uint32_t c, int32_t m, int32_t pad) {
   OpBuilder b(OperationType::DEPTHWISE_CONV_2D);
   b.tensor(kF32, {1, h, w, c})
-      .tensor<float>(kF32, {1, 3, 3, c * m}, 0, 0, &kFilter)
-      .tensor<float>(kF32, {c * m}, 0, 0, &kBias)
+      .constTensor(kF32, {1, 3, 3, c * m}, kFilter)
+      .constTensor(kF32, {c * m}, kBias)
       .int32(pad)
       .int32(pad)
       .int32(pad)
@@ -83,58 +83,49 @@ TEST(DepthwiseConv2DPrepareTest, Rejections) {
     auto b = implicitBuilder(5, 5, 4, 2, 1, 1);
     b.input(1).dimensions = {1, 3, 3, 6};
     b.input(2).dimensions = {6};
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareDepthwiseConv2D(ctx),
-                  "(depth multiplier 2) times the input depth 4 must equal the filter depth 6");
+    expectRejected(b, ops::prepareDepthwiseConv2D,
+                   "(depth multiplier 2) times the input depth 4 must equal the filter depth 6");
   }
   {
     auto b = implicitBuilder(5, 5, 4, 0, 1, 1);
     b.input(1).dimensions = {1, 3, 3, 4};
     b.input(2).dimensions = {4};
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareDepthwiseConv2D(ctx),
-                  "DEPTHWISE_CONV_2D input 6 (depth multiplier 0)");
+    expectRejected(b, ops::prepareDepthwiseConv2D,
+                   "DEPTHWISE_CONV_2D input 6 (depth multiplier 0)");
   }
   {
     auto b = implicitBuilder(5, 5, 4, 1, 1, 1);
     b.input(1).dimensions = {2, 3, 3, 4};
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareDepthwiseConv2D(ctx), "(filter) dimension 0 must be 1, got 2");
+    expectRejected(b, ops::prepareDepthwiseConv2D, "(filter) dimension 0 must be 1, got 2");
   }
   {
     auto b = implicitBuilder(5, 5, 4, 1, 1, 1);
     b.input(2).dimensions = {5};
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareDepthwiseConv2D(ctx), "(bias) has 5 values for 4 output channels");
+    expectRejected(b, ops::prepareDepthwiseConv2D, "(bias) has 5 values for 4 output channels");
   }
   {
     auto b = implicitBuilder(5, 5, 4, 1, 1, 1);
     b.boolean(true);  // NCHW: input 0 is read as [1, 5(C), 5(H), 4(W)]: depth 5 != 4
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareDepthwiseConv2D(ctx), "times the input depth 5");
+    expectRejected(b, ops::prepareDepthwiseConv2D, "times the input depth 5");
   }
   {
     auto b = implicitBuilder(5, 5, 4, 1, 1, 1);
     b.boolean(false).int32(1);  // 10 inputs
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareDepthwiseConv2D(ctx), "takes 8, 9, 11, 12, 14 inputs, got 10");
+    expectRejected(b, ops::prepareDepthwiseConv2D, "takes 8, 9, 11, 12, 14 inputs, got 10");
   }
   {
     auto b = explicitBuilder(5, 5, 4, 1, 3);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareDepthwiseConv2D(ctx), "must be smaller than the effective filter");
+    expectRejected(b, ops::prepareDepthwiseConv2D, "must be smaller than the effective filter");
   }
   {
     auto b = implicitBuilder(5, 5, 4, 1, 1, 1);
     b.input(1).type = kQ8;
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareDepthwiseConv2D(ctx), "(filter) has type TENSOR_QUANT8_ASYMM");
+    expectRejected(b, ops::prepareDepthwiseConv2D, "(filter) has type TENSOR_QUANT8_ASYMM");
   }
   {
     auto b = implicitBuilder(5, 5, 4, 1, 1, 1);
     b.input(0).dimensions = {1, 5, 5, 4, 1};
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareDepthwiseConv2D(ctx), "input 0 must have rank 4");
+    expectRejected(b, ops::prepareDepthwiseConv2D, "input 0 must have rank 4");
   }
 }
 
@@ -171,12 +162,12 @@ TEST(DepthwiseConv2DQuantTest, MatchesReference) {
     OpBuilder b(OperationType::DEPTHWISE_CONV_2D);
     b.tensor(kQ8, {1, h, w, c}, 0.05f, 128);
     if (perChannel) {
-      b.tensor<int8_t>(kPerChannel, {1, 3, 3, cout}, 0.0f, 0, &signedFilter)
+      b.constTensor(kPerChannel, {1, 3, 3, cout}, signedFilter)
           .perChannel(scales, 3)
-          .tensor<int32_t>(kI32, {cout}, 0.0f, 0, &bias);
+          .constTensor(kI32, {cout}, bias);
     } else if (constant) {
-      b.tensor<uint8_t>(kQ8, {1, 3, 3, cout}, 0.01f, 100, &filter)
-          .tensor<int32_t>(kI32, {cout}, 0.05f * 0.01f, 0, &bias);
+      b.constTensor(kQ8, {1, 3, 3, cout}, filter, 0.01f, 100)
+          .constTensor(kI32, {cout}, bias, 0.05f * 0.01f, 0);
     } else {
       b.tensor(kQ8, {1, 3, 3, cout}, 0.01f, 100).tensor(kI32, {cout}, 0.05f * 0.01f, 0);
     }
@@ -202,7 +193,7 @@ TEST(DepthwiseConv2DQuantTest, MatchesReference) {
                                                          bias.data(), ms.data(), 60, lo, hi,
                                                          expected.data());
     }
-    ASSERT_TRUE(runKernel(**kernel, ctx, {input.data(), filter.data(), bias.data()}, out.data())
+    ASSERT_TRUE(runKernel(**kernel, ctx, {input.data(), filter.data(), bias.data()}, {out.data()})
                     .has_value());
     EXPECT_EQ(out, expected);
   }
@@ -213,17 +204,16 @@ TEST(DepthwiseConv2DQuantTest, RejectsPerChannelAlongWrongDimension) {
   const std::vector<int32_t> bias(4, 0);
   OpBuilder b(OperationType::DEPTHWISE_CONV_2D);
   b.tensor(kQ8S, {1, 5, 5, 4}, 0.5f, 0)
-      .tensor<int8_t>(kPerChannel, {1, 3, 3, 4}, 0.0f, 0, &filter)
+      .constTensor(kPerChannel, {1, 3, 3, 4}, filter)
       .perChannel({0.1f, 0.1f, 0.1f, 0.1f}, 0)
-      .tensor<int32_t>(kI32, {4}, 0.0f, 0, &bias)
+      .constTensor(kI32, {4}, bias)
       .int32(1)
       .int32(1)
       .int32(1)
       .int32(1)
       .int32(0)
       .output(kQ8S, {}, 1.0f, 0);
-  PrepareContext ctx = b.context();
-  expectInvalid(ops::prepareDepthwiseConv2D(ctx), "must be quantized along dimension 3");
+  expectRejected(b, ops::prepareDepthwiseConv2D, "must be quantized along dimension 3");
 }
 
 TEST(DepthwiseConv2DFloatTest, NchwLayout) {
@@ -232,8 +222,8 @@ TEST(DepthwiseConv2DFloatTest, NchwLayout) {
   const std::vector<float> bias{0.5f, -0.5f};
   OpBuilder b(OperationType::DEPTHWISE_CONV_2D);
   b.tensor(kF32, {1, 2, 2, 2})
-      .tensor<float>(kF32, {1, 2, 2, 2}, 0, 0, &filter)
-      .tensor<float>(kF32, {2}, 0, 0, &bias)
+      .constTensor(kF32, {1, 2, 2, 2}, filter)
+      .constTensor(kF32, {2}, bias)
       .int32(2)
       .int32(1)
       .int32(1)
@@ -247,7 +237,7 @@ TEST(DepthwiseConv2DFloatTest, NchwLayout) {
   EXPECT_EQ(ctx.output(0).dimensions, (std::vector<uint32_t>{1, 2, 1, 1}));
   const std::vector<float> input{1, 2, 3, 4, 5, 6, 7, 8};
   std::vector<float> out(2);
-  ASSERT_TRUE(runKernel(**kernel, ctx, {input.data(), nullptr, nullptr}, out.data()).has_value());
+  ASSERT_TRUE(runKernel(**kernel, ctx, {input.data(), nullptr, nullptr}, {out.data()}).has_value());
   EXPECT_FLOAT_EQ(out[0], 1 + 20 + 300 + 4000 + 0.5f);
   EXPECT_FLOAT_EQ(out[1], 5 + 60 + 700 + 8000 - 0.5f);
 }
@@ -270,8 +260,8 @@ TEST(DepthwiseConv2DFloatTest, RuntimeFilterAndBias) {
   const std::vector<float> filter{1, 1, 10, 10, 100, 100, 1000, 1000};
   const std::vector<float> bias{0.5f, -0.5f};
   std::vector<float> out(2);
-  ASSERT_TRUE(
-      runKernel(**kernel, ctx, {input.data(), filter.data(), bias.data()}, out.data()).has_value());
+  ASSERT_TRUE(runKernel(**kernel, ctx, {input.data(), filter.data(), bias.data()}, {out.data()})
+                  .has_value());
   EXPECT_FLOAT_EQ(out[0], 1 + 30 + 500 + 7000 + 0.5f);
   EXPECT_FLOAT_EQ(out[1], 2 + 40 + 600 + 8000 - 0.5f);
 }

@@ -5,16 +5,16 @@
 
 #include <vector>
 
-#include "engine/detection_op_builder.h"
+#include "engine/op_test_harness.h"
 #include "engine/ops/detection_ops.h"
 
 namespace nnhal::engine {
 namespace {
 
-using dettest::Builder;
-using dettest::expectRejected;
-using dettest::prepare;
-using dettest::runAll;
+using testing::expectRejected;
+using testing::OpBuilder;
+using testing::prepare;
+using testing::runAll;
 constexpr auto kF32 = OperandType::TENSOR_FLOAT32;
 constexpr auto kI32 = OperandType::TENSOR_INT32;
 constexpr auto kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
@@ -24,8 +24,8 @@ constexpr auto kQ16S = OperandType::TENSOR_QUANT16_SYMM;
 
 // ---- AXIS_ALIGNED_BBOX_TRANSFORM -------------------------------------------------------
 
-Builder bboxTransform(uint32_t rois = 2, uint32_t classes = 1) {
-  Builder b(OperationType::AXIS_ALIGNED_BBOX_TRANSFORM);
+OpBuilder bboxTransform(uint32_t rois = 2, uint32_t classes = 1) {
+  OpBuilder b(OperationType::AXIS_ALIGNED_BBOX_TRANSFORM);
   b.tensor(kF32, {rois, 4}).tensor(kF32, {rois, classes * 4}).tensor(kI32, {rois});
   b.tensor(kF32, {1, 2}).output(kF32);
   return b;
@@ -50,7 +50,7 @@ TEST(OpsBboxTransformTest, ShapeAndRun) {
 }
 
 TEST(OpsBboxTransformTest, Quantized) {
-  Builder b(OperationType::AXIS_ALIGNED_BBOX_TRANSFORM);
+  OpBuilder b(OperationType::AXIS_ALIGNED_BBOX_TRANSFORM);
   b.tensor(kQ16, {1, 4}, 0.125f, 0).tensor(kQ8S, {1, 4}, 0.5f, 0).tensor(kI32, {1});
   b.tensor(kQ16, {1, 2}, 0.125f, 0).output(kQ16, {}, 0.125f, 0);
   const auto p = prepare(b, ops::prepareAxisAlignedBboxTransform);
@@ -96,7 +96,7 @@ TEST(OpsBboxTransformTest, Rejections) {
                    "AXIS_ALIGNED_BBOX_TRANSFORM input 0 has unsupported type");
   }
   {
-    Builder b(OperationType::AXIS_ALIGNED_BBOX_TRANSFORM);
+    OpBuilder b(OperationType::AXIS_ALIGNED_BBOX_TRANSFORM);
     b.tensor(kQ16, {1, 4}, 0.25f, 0).tensor(kQ8, {1, 4}, 0.5f, 0).tensor(kI32, {1});
     b.tensor(kQ16, {1, 2}, 0.125f, 0).output(kQ16, {}, 0.125f, 0);
     expectRejected(b, ops::prepareAxisAlignedBboxTransform,
@@ -118,11 +118,11 @@ const std::vector<float> kNmsBoxes = {0, 0, 10, 10, 0,  0,  10, 10, 1,  1,  11, 
                                       1, 1, 11, 11, 20, 20, 30, 30, 20, 20, 30, 30};
 const std::vector<int32_t> kNmsBatches = {0, 0, 0};
 
-Builder boxWithNms(int32_t kernel = 0, int32_t maxDetections = -1) {
-  Builder b(OperationType::BOX_WITH_NMS_LIMIT);
-  b.constant(kF32, {3, 2}, kNmsScores).constant(kF32, {3, 8}, kNmsBoxes);
-  b.constant(kI32, {3}, kNmsBatches);
-  b.f32(0.1f).i32(maxDetections).i32(kernel).f32(0.5f).f32(0.5f).f32(0.1f);
+OpBuilder boxWithNms(int32_t kernel = 0, int32_t maxDetections = -1) {
+  OpBuilder b(OperationType::BOX_WITH_NMS_LIMIT);
+  b.constTensor(kF32, {3, 2}, kNmsScores).constTensor(kF32, {3, 8}, kNmsBoxes);
+  b.constTensor(kI32, {3}, kNmsBatches);
+  b.float32(0.1f).int32(maxDetections).int32(kernel).float32(0.5f).float32(0.5f).float32(0.1f);
   b.output(kF32).output(kF32).output(kI32).output(kI32);
   return b;
 }
@@ -149,10 +149,10 @@ TEST(OpsBoxWithNmsLimitTest, ShapesFollowTheValues) {
 }
 
 TEST(OpsBoxWithNmsLimitTest, NothingSelectedGivesEmptyOutputs) {
-  Builder b(OperationType::BOX_WITH_NMS_LIMIT);
-  b.constant(kF32, {3, 2}, std::vector<float>(6, 0.05f)).constant(kF32, {3, 8}, kNmsBoxes);
-  b.constant(kI32, {3}, kNmsBatches);
-  b.f32(0.1f).i32(-1).i32(0).f32(0.5f).f32(0.5f).f32(0.1f);
+  OpBuilder b(OperationType::BOX_WITH_NMS_LIMIT);
+  b.constTensor(kF32, {3, 2}, std::vector<float>(6, 0.05f)).constTensor(kF32, {3, 8}, kNmsBoxes);
+  b.constTensor(kI32, {3}, kNmsBatches);
+  b.float32(0.1f).int32(-1).int32(0).float32(0.5f).float32(0.5f).float32(0.1f);
   b.output(kF32, {0}).output(kF32, {0, 4}).output(kI32, {0}).output(kI32, {0});
   const auto p = prepare(b, ops::prepareBoxWithNmsLimit);
   ASSERT_TRUE(p.kernel) << p.kernel.error().message;
@@ -161,9 +161,9 @@ TEST(OpsBoxWithNmsLimitTest, NothingSelectedGivesEmptyOutputs) {
 }
 
 TEST(OpsBoxWithNmsLimitTest, InputsArrivingAtExecutionDeferPrepare) {
-  Builder b(OperationType::BOX_WITH_NMS_LIMIT);
-  b.tensor(kF32, {3, 2}).constant(kF32, {3, 8}, kNmsBoxes).constant(kI32, {3}, kNmsBatches);
-  b.f32(0.1f).i32(-1).i32(0).f32(0.5f).f32(0.5f).f32(0.1f);
+  OpBuilder b(OperationType::BOX_WITH_NMS_LIMIT);
+  b.tensor(kF32, {3, 2}).constTensor(kF32, {3, 8}, kNmsBoxes).constTensor(kI32, {3}, kNmsBatches);
+  b.float32(0.1f).int32(-1).int32(0).float32(0.5f).float32(0.5f).float32(0.1f);
   b.output(kF32).output(kF32).output(kI32).output(kI32);
   const auto p = prepare(b, ops::prepareBoxWithNmsLimit);
   EXPECT_FALSE(p.kernel);
@@ -171,12 +171,12 @@ TEST(OpsBoxWithNmsLimitTest, InputsArrivingAtExecutionDeferPrepare) {
 }
 
 TEST(OpsBoxWithNmsLimitTest, Quantized) {
-  Builder b(OperationType::BOX_WITH_NMS_LIMIT);
-  b.constant<uint8_t>(kQ8, {3, 2}, {0, 90, 0, 80, 0, 70}, 0.01f, 0);
+  OpBuilder b(OperationType::BOX_WITH_NMS_LIMIT);
+  b.constTensor<uint8_t>(kQ8, {3, 2}, {0, 90, 0, 80, 0, 70}, 0.01f, 0);
   std::vector<uint16_t> boxes(kNmsBoxes.size());
   for (size_t i = 0; i < boxes.size(); ++i) boxes[i] = static_cast<uint16_t>(kNmsBoxes[i] * 8);
-  b.constant(kQ16, {3, 8}, boxes, 0.125f, 0).constant(kI32, {3}, kNmsBatches);
-  b.f32(0.1f).i32(-1).i32(0).f32(0.5f).f32(0.5f).f32(0.1f);
+  b.constTensor(kQ16, {3, 8}, boxes, 0.125f, 0).constTensor(kI32, {3}, kNmsBatches);
+  b.float32(0.1f).int32(-1).int32(0).float32(0.5f).float32(0.5f).float32(0.1f);
   b.output(kQ8, {}, 0.02f, 10).output(kQ16, {}, 0.125f, 0).output(kI32).output(kI32);
   const auto p = prepare(b, ops::prepareBoxWithNmsLimit);
   ASSERT_TRUE(p.kernel) << p.kernel.error().message;
@@ -190,10 +190,11 @@ TEST(OpsBoxWithNmsLimitTest, Rejections) {
   expectRejected(boxWithNms(3), ops::prepareBoxWithNmsLimit,
                  "BOX_WITH_NMS_LIMIT input 5 (NMS kernel) must be 0 (hard), 1 (linear) or 2");
   {
-    Builder b(OperationType::BOX_WITH_NMS_LIMIT);
-    b.constant(kF32, {3, 1}, std::vector<float>(3)).constant(kF32, {3, 4}, std::vector<float>(12));
-    b.constant(kI32, {3}, kNmsBatches);
-    b.f32(0.1f).i32(-1).i32(0).f32(0.5f).f32(0.5f).f32(0.1f);
+    OpBuilder b(OperationType::BOX_WITH_NMS_LIMIT);
+    b.constTensor(kF32, {3, 1}, std::vector<float>(3))
+        .constTensor(kF32, {3, 4}, std::vector<float>(12));
+    b.constTensor(kI32, {3}, kNmsBatches);
+    b.float32(0.1f).int32(-1).int32(0).float32(0.5f).float32(0.5f).float32(0.1f);
     b.output(kF32).output(kF32).output(kI32).output(kI32);
     expectRejected(b, ops::prepareBoxWithNmsLimit,
                    "BOX_WITH_NMS_LIMIT input 0 must have at least 2 classes");
@@ -228,18 +229,19 @@ TEST(OpsBoxWithNmsLimitTest, Rejections) {
   {
     std::vector<float> bad = kNmsBoxes;
     bad[0] = 50.0f;  // x1 > x2
-    Builder b(OperationType::BOX_WITH_NMS_LIMIT);
-    b.constant(kF32, {3, 2}, kNmsScores).constant(kF32, {3, 8}, bad);
-    b.constant(kI32, {3}, kNmsBatches);
-    b.f32(0.1f).i32(-1).i32(0).f32(0.5f).f32(0.5f).f32(0.1f);
+    OpBuilder b(OperationType::BOX_WITH_NMS_LIMIT);
+    b.constTensor(kF32, {3, 2}, kNmsScores).constTensor(kF32, {3, 8}, bad);
+    b.constTensor(kI32, {3}, kNmsBatches);
+    b.float32(0.1f).int32(-1).int32(0).float32(0.5f).float32(0.5f).float32(0.1f);
     b.output(kF32).output(kF32).output(kI32).output(kI32);
     expectRejected(b, ops::prepareBoxWithNmsLimit, "BOX_WITH_NMS_LIMIT input 1 holds a malformed");
   }
   {
-    Builder b(OperationType::BOX_WITH_NMS_LIMIT);
-    b.constant<uint8_t>(kQ8, {3, 2}, std::vector<uint8_t>(6), 0.01f, 0);
-    b.constant(kQ16, {3, 8}, std::vector<uint16_t>(24), 0.5f, 0).constant(kI32, {3}, kNmsBatches);
-    b.f32(0.1f).i32(-1).i32(0).f32(0.5f).f32(0.5f).f32(0.1f);
+    OpBuilder b(OperationType::BOX_WITH_NMS_LIMIT);
+    b.constTensor<uint8_t>(kQ8, {3, 2}, std::vector<uint8_t>(6), 0.01f, 0);
+    b.constTensor(kQ16, {3, 8}, std::vector<uint16_t>(24), 0.5f, 0)
+        .constTensor(kI32, {3}, kNmsBatches);
+    b.float32(0.1f).int32(-1).int32(0).float32(0.5f).float32(0.5f).float32(0.1f);
     b.output(kQ8, {}, 0.01f, 0).output(kQ16, {}, 0.125f, 0).output(kI32).output(kI32);
     expectRejected(b, ops::prepareBoxWithNmsLimit,
                    "BOX_WITH_NMS_LIMIT input 1 (boxes) must have scale 0.125");
@@ -253,18 +255,18 @@ TEST(OpsBoxWithNmsLimitTest, Rejections) {
 
 // ---- GENERATE_PROPOSALS ----------------------------------------------------------------
 
-Builder proposals(bool nchw = false, float stride = 8.0f) {
+OpBuilder proposals(bool nchw = false, float stride = 8.0f) {
   // One batch, a 1x2 grid, one 4x4 anchor, zero deltas.
-  Builder b(OperationType::GENERATE_PROPOSALS);
+  OpBuilder b(OperationType::GENERATE_PROPOSALS);
   const std::vector<uint32_t> scoreDims =
       nchw ? std::vector<uint32_t>{1, 1, 1, 2} : std::vector<uint32_t>{1, 1, 2, 1};
   const std::vector<uint32_t> deltaDims =
       nchw ? std::vector<uint32_t>{1, 4, 1, 2} : std::vector<uint32_t>{1, 1, 2, 4};
-  b.constant(kF32, scoreDims, std::vector<float>{0.8f, 0.9f});
-  b.constant(kF32, deltaDims, std::vector<float>(8, 0.0f));
-  b.constant(kF32, {1, 4}, std::vector<float>{0, 0, 4, 4});
-  b.constant(kF32, {1, 2}, std::vector<float>{16, 16});
-  b.f32(stride).f32(stride).i32(-1).i32(-1).f32(0.5f).f32(1.0f).boolean(nchw);
+  b.constTensor(kF32, scoreDims, std::vector<float>{0.8f, 0.9f});
+  b.constTensor(kF32, deltaDims, std::vector<float>(8, 0.0f));
+  b.constTensor(kF32, {1, 4}, std::vector<float>{0, 0, 4, 4});
+  b.constTensor(kF32, {1, 2}, std::vector<float>{16, 16});
+  b.float32(stride).float32(stride).int32(-1).int32(-1).float32(0.5f).float32(1.0f).boolean(nchw);
   b.output(kF32).output(kF32).output(kI32);
   return b;
 }
@@ -317,10 +319,10 @@ TEST(OpsGenerateProposalsTest, Rejections) {
     expectRejected(b, ops::prepareGenerateProposals, "GENERATE_PROPOSALS input 10 must be BOOL");
   }
   {
-    Builder b(OperationType::GENERATE_PROPOSALS);
+    OpBuilder b(OperationType::GENERATE_PROPOSALS);
     b.tensor(kQ8, {1, 1, 2, 1}, 0.1f, 0).tensor(kQ8, {1, 1, 2, 4}, 0.1f, 0);
     b.tensor(kQ16S, {1, 4}, 0.5f, 0).tensor(kQ16, {1, 2}, 0.125f, 0);
-    b.f32(8).f32(8).i32(-1).i32(-1).f32(0.5f).f32(1.0f).boolean(false);
+    b.float32(8).float32(8).int32(-1).int32(-1).float32(0.5f).float32(1.0f).boolean(false);
     b.output(kQ8, {}, 0.1f, 0).output(kQ16, {}, 0.125f, 0).output(kI32);
     expectRejected(b, ops::prepareGenerateProposals,
                    "GENERATE_PROPOSALS input 2 (anchors) must have scale 0.125");
@@ -344,11 +346,18 @@ TEST(OpsGenerateProposalsTest, Rejections) {
 
 // ---- DETECTION_POSTPROCESSING ----------------------------------------------------------
 
-Builder postprocess(bool regular, int32_t maxDetections = 3, int32_t maxClasses = 1) {
-  Builder b(OperationType::DETECTION_POSTPROCESSING);
+OpBuilder postprocess(bool regular, int32_t maxDetections = 3, int32_t maxClasses = 1) {
+  OpBuilder b(OperationType::DETECTION_POSTPROCESSING);
   b.tensor(kF32, {1, 2, 3}).tensor(kF32, {1, 2, 4}).tensor(kF32, {2, 4});
-  b.f32(1).f32(1).f32(1).f32(1).boolean(regular).i32(maxDetections).i32(maxClasses).i32(1);
-  b.f32(0.25f).f32(0.5f).boolean(false);
+  b.float32(1)
+      .float32(1)
+      .float32(1)
+      .float32(1)
+      .boolean(regular)
+      .int32(maxDetections)
+      .int32(maxClasses)
+      .int32(1);
+  b.float32(0.25f).float32(0.5f).boolean(false);
   b.output(kF32).output(kF32).output(kI32).output(kI32);
   return b;
 }
@@ -375,10 +384,10 @@ TEST(OpsDetectionPostprocessingTest, ShapesAndRun) {
 
 TEST(OpsDetectionPostprocessingTest, Rejections) {
   {
-    Builder b(OperationType::DETECTION_POSTPROCESSING);
+    OpBuilder b(OperationType::DETECTION_POSTPROCESSING);
     b.tensor(kF32, {1, 2, 3}).tensor(kF32, {1, 2, 4}).tensor(kF32, {2, 4});
-    b.f32(0).f32(1).f32(1).f32(1).boolean(false).i32(3).i32(1).i32(1);
-    b.f32(0.25f).f32(0.5f).boolean(false);
+    b.float32(0).float32(1).float32(1).float32(1).boolean(false).int32(3).int32(1).int32(1);
+    b.float32(0.25f).float32(0.5f).boolean(false);
     b.output(kF32).output(kF32).output(kI32).output(kI32);
     expectRejected(b, ops::prepareDetectionPostprocessing,
                    "DETECTION_POSTPROCESSING input 3 (y scale) must be > 0");

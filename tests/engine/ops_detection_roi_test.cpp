@@ -4,16 +4,16 @@
 
 #include <vector>
 
-#include "engine/detection_op_builder.h"
+#include "engine/op_test_harness.h"
 #include "engine/ops/detection_ops.h"
 
 namespace nnhal::engine {
 namespace {
 
-using dettest::Builder;
-using dettest::expectRejected;
-using dettest::prepare;
-using dettest::runAll;
+using testing::expectRejected;
+using testing::OpBuilder;
+using testing::prepare;
+using testing::runAll;
 constexpr auto kF32 = OperandType::TENSOR_FLOAT32;
 constexpr auto kI32 = OperandType::TENSOR_INT32;
 constexpr auto kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
@@ -22,12 +22,13 @@ constexpr auto kQ16 = OperandType::TENSOR_QUANT16_ASYMM;
 
 // ---- ROI_ALIGN -------------------------------------------------------------------------
 
-Builder roiAlign(uint32_t rois = 1, bool nchw = false, int32_t outSize = 2, float stride = 1.0f,
-                 int32_t ratio = 2) {
-  Builder b(OperationType::ROI_ALIGN);
+OpBuilder roiAlign(uint32_t rois = 1, bool nchw = false, int32_t outSize = 2, float stride = 1.0f,
+                   int32_t ratio = 2) {
+  OpBuilder b(OperationType::ROI_ALIGN);
   b.tensor(kF32, nchw ? std::vector<uint32_t>{1, 3, 4, 4} : std::vector<uint32_t>{1, 4, 4, 3});
   b.tensor(kF32, {rois, 4}).tensor(kI32, {rois});
-  b.i32(outSize).i32(outSize).f32(stride).f32(stride).i32(ratio).i32(ratio).boolean(nchw);
+  b.int32(outSize).int32(outSize).float32(stride).float32(stride).int32(ratio).int32(ratio).boolean(
+      nchw);
   b.output(kF32);
   return b;
 }
@@ -63,9 +64,9 @@ TEST(OpsRoiAlignTest, ConstantMapAndEmptyRois) {
 }
 
 TEST(OpsRoiAlignTest, QuantizedSignedMap) {
-  Builder b(OperationType::ROI_ALIGN);
+  OpBuilder b(OperationType::ROI_ALIGN);
   b.tensor(kQ8S, {1, 2, 2, 1}, 0.5f, -10).tensor(kQ16, {1, 4}, 0.125f, 0).tensor(kI32, {1});
-  b.i32(1).i32(1).f32(1.0f).f32(1.0f).i32(1).i32(1).boolean(false);
+  b.int32(1).int32(1).float32(1.0f).float32(1.0f).int32(1).int32(1).boolean(false);
   b.output(kQ8S, {}, 0.25f, 0);
   const auto p = prepare(b, ops::prepareRoiAlign);
   ASSERT_TRUE(p.kernel) << p.kernel.error().message;
@@ -77,6 +78,23 @@ TEST(OpsRoiAlignTest, QuantizedSignedMap) {
   EXPECT_EQ(out->as<int8_t>(0), (std::vector<int8_t>{24}));  // 6 / 0.25
 }
 
+// 200 x 200 samples of 255 * 255 each: the sum leaves int32 (found by fuzz_model as signed
+// overflow) and is requantized in floating point: 127.5 / 2 = 63.75 -> 64.
+TEST(OpsRoiAlignTest, QuantizedSumOfManySamples) {
+  OpBuilder b(OperationType::ROI_ALIGN);
+  b.tensor(kQ8S, {1, 2, 2, 1}, 0.5f, -128).tensor(kQ16, {1, 4}, 0.125f, 0).tensor(kI32, {1});
+  b.int32(1).int32(1).float32(1.0f).float32(1.0f).int32(200).int32(200).boolean(false);
+  b.output(kQ8S, {}, 2.0f, 0);
+  const auto p = prepare(b, ops::prepareRoiAlign);
+  ASSERT_TRUE(p.kernel) << p.kernel.error().message;
+  const std::vector<int8_t> map(4, 127);
+  const std::vector<uint16_t> rois = {0, 0, 16, 16};
+  const std::vector<int32_t> batches = {0};
+  const auto out = runAll(p, {map.data(), rois.data(), batches.data()});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->as<int8_t>(0), (std::vector<int8_t>{64}));
+}
+
 TEST(OpsRoiAlignTest, Rejections) {
   expectRejected(roiAlign(1, false, 0), ops::prepareRoiAlign,
                  "ROI_ALIGN input 3 and input 4 (output size) must be > 0");
@@ -84,6 +102,9 @@ TEST(OpsRoiAlignTest, Rejections) {
                  "ROI_ALIGN input 5 and input 6 (strides) must be > 0");
   expectRejected(roiAlign(1, false, 2, 1.0f, -1), ops::prepareRoiAlign,
                  "ROI_ALIGN input 7 and input 8 (sampling ratios) must be >= 0");
+  // A bounded cost per output value: one kernel call cannot be interrupted.
+  expectRejected(roiAlign(1, false, 2, 1.0f, 257), ops::prepareRoiAlign,
+                 "this driver takes at most 65536 samples per output value");
   {
     auto b = roiAlign();
     b.input(1).dimensions = {1, 5};
@@ -105,9 +126,9 @@ TEST(OpsRoiAlignTest, Rejections) {
     expectRejected(b, ops::prepareRoiAlign, "ROI_ALIGN input 0 must have rank 4");
   }
   {
-    Builder b(OperationType::ROI_ALIGN);
+    OpBuilder b(OperationType::ROI_ALIGN);
     b.tensor(kQ8, {1, 2, 2, 1}, 0.5f, 0).tensor(kF32, {1, 4}).tensor(kI32, {1});
-    b.i32(1).i32(1).f32(1.0f).f32(1.0f).i32(1).i32(1).boolean(false);
+    b.int32(1).int32(1).float32(1.0f).float32(1.0f).int32(1).int32(1).boolean(false);
     b.output(kQ8, {}, 0.5f, 0);
     expectRejected(b, ops::prepareRoiAlign, "ROI_ALIGN input 1 must be TENSOR_QUANT16_ASYMM");
   }
@@ -125,13 +146,13 @@ TEST(OpsRoiAlignTest, Rejections) {
 
 // ---- ROI_POOLING -----------------------------------------------------------------------
 
-Builder roiPooling(OperandType type = kF32, bool nchw = false, float outScale = 0.5f) {
-  Builder b(OperationType::ROI_POOLING);
+OpBuilder roiPooling(OperandType type = kF32, bool nchw = false, float outScale = 0.5f) {
+  OpBuilder b(OperationType::ROI_POOLING);
   const bool quant = type != kF32;
   b.tensor(type, nchw ? std::vector<uint32_t>{1, 1, 4, 4} : std::vector<uint32_t>{1, 4, 4, 1},
            quant ? 0.5f : 0.0f, 0);
   b.tensor(quant ? kQ16 : kF32, {1, 4}, quant ? 0.125f : 0.0f, 0).tensor(kI32, {1});
-  b.i32(2).i32(2).f32(1.0f).f32(1.0f).boolean(nchw);
+  b.int32(2).int32(2).float32(1.0f).float32(1.0f).boolean(nchw);
   b.output(type, {}, quant ? outScale : 0.0f, 0);
   return b;
 }
@@ -165,16 +186,16 @@ TEST(OpsRoiPoolingTest, Rejections) {
   expectRejected(roiPooling(kQ8, false, 0.25f), ops::prepareRoiPooling,
                  "ROI_POOLING output 0 must have the scale and zeroPoint of input 0");
   {
-    Builder b(OperationType::ROI_POOLING);
+    OpBuilder b(OperationType::ROI_POOLING);
     b.tensor(kF32, {1, 4, 4, 1}).tensor(kF32, {1, 4}).tensor(kI32, {1});
-    b.i32(2).i32(-2).f32(1.0f).f32(1.0f).boolean(false).output(kF32);
+    b.int32(2).int32(-2).float32(1.0f).float32(1.0f).boolean(false).output(kF32);
     expectRejected(b, ops::prepareRoiPooling,
                    "ROI_POOLING input 3 and input 4 (output size) must be > 0");
   }
   {
-    Builder b(OperationType::ROI_POOLING);
+    OpBuilder b(OperationType::ROI_POOLING);
     b.tensor(kF32, {1, 4, 4, 1}).tensor(kF32, {1, 4}).tensor(kI32, {1});
-    b.i32(2).i32(2).f32(-1.0f).f32(1.0f).boolean(false).output(kF32);
+    b.int32(2).int32(2).float32(-1.0f).float32(1.0f).boolean(false).output(kF32);
     expectRejected(b, ops::prepareRoiPooling, "ROI_POOLING input 5 and input 6 (strides)");
   }
   {
@@ -192,7 +213,7 @@ TEST(OpsRoiPoolingTest, Rejections) {
 // ---- HEATMAP_MAX_KEYPOINT --------------------------------------------------------------
 
 TEST(OpsHeatmapMaxKeypointTest, ShapesAndQuantizedRun) {
-  Builder f(OperationType::HEATMAP_MAX_KEYPOINT);
+  OpBuilder f(OperationType::HEATMAP_MAX_KEYPOINT);
   f.tensor(kF32, {2, 3, 3, 5}).tensor(kF32, {2, 4}).boolean(false).output(kF32).output(kF32);
   const auto p = prepare(f, ops::prepareHeatmapMaxKeypoint);
   ASSERT_TRUE(p.kernel) << p.kernel.error().message;
@@ -200,7 +221,7 @@ TEST(OpsHeatmapMaxKeypointTest, ShapesAndQuantizedRun) {
   EXPECT_EQ(p.outputDims(1), (std::vector<uint32_t>{2, 5, 2}));
 
   // Quantized NCHW: one box, one keypoint, a flat 2x2 heatmap (no refinement).
-  Builder q(OperationType::HEATMAP_MAX_KEYPOINT);
+  OpBuilder q(OperationType::HEATMAP_MAX_KEYPOINT);
   q.tensor(kQ8, {1, 1, 2, 2}, 0.5f, 10).tensor(kQ16, {1, 4}, 0.125f, 0).boolean(true);
   q.output(kQ8, {}, 0.25f, 0).output(kQ16, {}, 0.125f, 0);
   const auto pq = prepare(q, ops::prepareHeatmapMaxKeypoint);
@@ -215,25 +236,25 @@ TEST(OpsHeatmapMaxKeypointTest, ShapesAndQuantizedRun) {
 
 TEST(OpsHeatmapMaxKeypointTest, Rejections) {
   {
-    Builder b(OperationType::HEATMAP_MAX_KEYPOINT);
+    OpBuilder b(OperationType::HEATMAP_MAX_KEYPOINT);
     b.tensor(kF32, {2, 3, 4, 5}).tensor(kF32, {2, 4}).boolean(false).output(kF32).output(kF32);
     expectRejected(b, ops::prepareHeatmapMaxKeypoint,
                    "HEATMAP_MAX_KEYPOINT input 0 heatmaps must be square, got 3x4");
   }
   {
-    Builder b(OperationType::HEATMAP_MAX_KEYPOINT);
+    OpBuilder b(OperationType::HEATMAP_MAX_KEYPOINT);
     b.tensor(kF32, {2, 1, 1, 5}).tensor(kF32, {2, 4}).boolean(false).output(kF32).output(kF32);
     expectRejected(b, ops::prepareHeatmapMaxKeypoint,
                    "HEATMAP_MAX_KEYPOINT input 0 heatmap size must be >= 2");
   }
   {
-    Builder b(OperationType::HEATMAP_MAX_KEYPOINT);
+    OpBuilder b(OperationType::HEATMAP_MAX_KEYPOINT);
     b.tensor(kF32, {2, 3, 3, 5}).tensor(kF32, {3, 4}).boolean(false).output(kF32).output(kF32);
     expectRejected(b, ops::prepareHeatmapMaxKeypoint,
                    "HEATMAP_MAX_KEYPOINT input 1 dimension 0 must be 2 (boxes)");
   }
   {
-    Builder b(OperationType::HEATMAP_MAX_KEYPOINT);
+    OpBuilder b(OperationType::HEATMAP_MAX_KEYPOINT);
     b.tensor(kQ8, {1, 2, 2, 1}, 0.5f, 0).tensor(kQ16, {1, 4}, 0.125f, 0).boolean(false);
     b.output(kQ8, {}, 0.5f, 0).output(kF32);
     expectRejected(b, ops::prepareHeatmapMaxKeypoint, "HEATMAP_MAX_KEYPOINT output 1 has type");
@@ -242,9 +263,9 @@ TEST(OpsHeatmapMaxKeypointTest, Rejections) {
 
 // ---- RANDOM_MULTINOMIAL ----------------------------------------------------------------
 
-Builder multinomial(int32_t samples = 8, uint32_t seeds = 2) {
-  Builder b(OperationType::RANDOM_MULTINOMIAL);
-  b.tensor(kF32, {2, 3}).i32(samples).tensor(kI32, {seeds}).output(kI32);
+OpBuilder multinomial(int32_t samples = 8, uint32_t seeds = 2) {
+  OpBuilder b(OperationType::RANDOM_MULTINOMIAL);
+  b.tensor(kF32, {2, 3}).int32(samples).tensor(kI32, {seeds}).output(kI32);
   return b;
 }
 

@@ -3,15 +3,15 @@
 #include <random>
 #include <vector>
 
+#include "engine/op_test_harness.h"
 #include "engine/ops/ops.h"
-#include "engine/spatial_op_builder.h"
 #include "kernels/fully_connected.h"
 #include "kernels/quantization.h"
 
 namespace nnhal::engine {
 namespace {
 
-using testing::expectInvalid;
+using testing::expectRejected;
 using testing::OpBuilder;
 using testing::runKernel;
 constexpr auto kF32 = OperandType::TENSOR_FLOAT32;
@@ -23,8 +23,8 @@ OpBuilder floatFc(std::vector<uint32_t> inputDims, uint32_t units, uint32_t inpu
   static const std::vector<float> bias(64, 1.0f);
   OpBuilder b(OperationType::FULLY_CONNECTED);
   b.tensor(kF32, std::move(inputDims))
-      .tensor<float>(kF32, {units, inputSize}, 0, 0, &weights)
-      .tensor<float>(kF32, {units}, 0, 0, &bias)
+      .constTensor(kF32, {units, inputSize}, weights)
+      .constTensor(kF32, {units}, bias)
       .int32(0)
       .output(kF32);
   return b;
@@ -45,51 +45,42 @@ TEST(FullyConnectedPrepareTest, FlattensInput) {
 TEST(FullyConnectedPrepareTest, Rejections) {
   {
     auto b = floatFc({2, 5}, 3, 4);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareFullyConnected(ctx),
-                  "FULLY_CONNECTED input 0 has 10 elements, not a multiple of the input size 4");
+    expectRejected(b, ops::prepareFullyConnected,
+                   "FULLY_CONNECTED input 0 has 10 elements, not a multiple of the input size 4");
   }
   {
     auto b = floatFc({8}, 3, 4);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareFullyConnected(ctx), "input 0 must have rank 2 to 4, got 1");
+    expectRejected(b, ops::prepareFullyConnected, "input 0 must have rank 2 to 4, got 1");
   }
   {
     auto b = floatFc({2, 4}, 3, 4);
     b.input(1).dimensions = {3, 4, 1};
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareFullyConnected(ctx), "input 1 must have rank 2");
+    expectRejected(b, ops::prepareFullyConnected, "input 1 must have rank 2");
   }
   {
     auto b = floatFc({2, 4}, 3, 4);
     b.input(2).dimensions = {4};
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareFullyConnected(ctx), "(bias) has 4 values for 3 units");
+    expectRejected(b, ops::prepareFullyConnected, "(bias) has 4 values for 3 units");
   }
   {
     auto b = floatFc({2, 4}, 3, 4);
     b.input(1).dimensions = {0, 4};
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareFullyConnected(ctx), "(weights) must have non-zero dimensions");
+    expectRejected(b, ops::prepareFullyConnected, "(weights) must have non-zero dimensions");
   }
   {
     auto b = floatFc({2, 4}, 3, 4);
     b.int32(0);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareFullyConnected(ctx), "FULLY_CONNECTED takes 4 inputs, got 5");
+    expectRejected(b, ops::prepareFullyConnected, "FULLY_CONNECTED takes 4 inputs, got 5");
   }
   {
     auto b = floatFc({2, 4}, 3, 4);
     b.input(1).type = kQ8S;
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareFullyConnected(ctx),
-                  "FULLY_CONNECTED input 1 must be TENSOR_FLOAT32");
+    expectRejected(b, ops::prepareFullyConnected, "FULLY_CONNECTED input 1 must be TENSOR_FLOAT32");
   }
   {
     auto b = floatFc({2, 4}, 3, 4);
     b.input(3).constantData = nullptr;
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareFullyConnected(ctx), "FULLY_CONNECTED input 3 must be a constant");
+    expectRejected(b, ops::prepareFullyConnected, "FULLY_CONNECTED input 3 must be a constant");
   }
 }
 
@@ -115,8 +106,8 @@ TEST(FullyConnectedQuantTest, Int8MatchesReferenceConstantAndRuntime) {
     OpBuilder b(OperationType::FULLY_CONNECTED);
     b.tensor(kQ8S, {batches, inputSize}, 0.1f, 5);
     if (constant) {
-      b.tensor<int8_t>(kQ8S, {units, inputSize}, 0.02f, -7, &weights)
-          .tensor<int32_t>(kI32, {units}, 0.1f * 0.02f, 0, &bias);
+      b.constTensor(kQ8S, {units, inputSize}, weights, 0.02f, -7)
+          .constTensor(kI32, {units}, bias, 0.1f * 0.02f, 0);
     } else {
       b.tensor(kQ8S, {units, inputSize}, 0.02f, -7).tensor(kI32, {units}, 0.1f * 0.02f, 0);
     }
@@ -125,7 +116,7 @@ TEST(FullyConnectedQuantTest, Int8MatchesReferenceConstantAndRuntime) {
     auto kernel = ops::prepareFullyConnected(ctx);
     ASSERT_TRUE(kernel.has_value()) << kernel.error().message;
     std::vector<int8_t> out(batches * units);
-    ASSERT_TRUE(runKernel(**kernel, ctx, {input.data(), weights.data(), bias.data()}, out.data())
+    ASSERT_TRUE(runKernel(**kernel, ctx, {input.data(), weights.data(), bias.data()}, {out.data()})
                     .has_value());
     EXPECT_EQ(out, expected);
   }

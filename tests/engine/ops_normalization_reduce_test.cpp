@@ -3,16 +3,16 @@
 
 #include <vector>
 
-#include "elementwise_op_harness.h"
+#include "engine/op_test_harness.h"
 #include "engine/ops/normalization_ops.h"
 
 namespace nnhal::engine {
 namespace {
 
-using elemtest::expectRejected;
-using elemtest::OpBuilder;
-using elemtest::prepare;
-using elemtest::run;
+using testing::expectRejected;
+using testing::OpBuilder;
+using testing::prepare;
+using testing::run;
 constexpr auto kF32 = OperandType::TENSOR_FLOAT32;
 constexpr auto kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
 constexpr auto kQ8S = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;

@@ -2,41 +2,32 @@
 // (sizes and scales, both layouts), execution, and every rejection.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <vector>
 
-#include "elementwise_op_harness.h"
+#include "engine/op_test_harness.h"
 #include "engine/ops/normalization_ops.h"
 
 namespace nnhal::engine {
 namespace {
 
-using elemtest::expectRejected;
-using elemtest::OpBuilder;
-using elemtest::prepare;
-using elemtest::Prepared;
+using testing::expectRejected;
+using testing::OpBuilder;
+using testing::prepare;
+using testing::Prepared;
+using testing::run;
 constexpr auto kF32 = OperandType::TENSOR_FLOAT32;
 constexpr auto kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
 constexpr auto kQ8S = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
 constexpr auto kBool = OperandType::BOOL;
 
-/// Runs a prepared kernel with the scratch memory it asked for (the NCHW path needs it).
+/// Runs `p` on `input` (its other inputs are constants) and expects it to succeed.
 template <typename T>
-std::vector<T> runWithScratch(const Prepared& p, const void* input) {
+std::vector<T> runOk(const Prepared& p, const void* input) {
   EXPECT_TRUE(p.kernel) << p.kernel.error().message;
   if (!p.kernel) return {};
-  size_t count = 1;
-  for (uint32_t d : p.outputDims()) count *= d;
-  std::vector<T> out(count);
-  std::vector<uint8_t> scratch(p.ctx->scratchBytes() + 64);
-  std::vector<const void*> inputs(p.ctx->inputCount(), nullptr);
-  inputs[0] = input;
-  std::vector<void*> outputs{out.data()};
-  Parallel parallel(2);
-  RunContext rc(inputs, outputs, scratch.data(), parallel);
-  const auto result = (*p.kernel)->run(rc);
-  EXPECT_TRUE(result) << result.error().message;
-  return out;
+  const auto out = run<T>(p, {input});
+  EXPECT_TRUE(out) << out.error().message;
+  return out ? *out : std::vector<T>{};
 }
 
 TEST(OpsResizeTest, BilinearSizesNhwcAndNchw) {
@@ -46,14 +37,14 @@ TEST(OpsResizeTest, BilinearSizesNhwcAndNchw) {
   const auto p = prepare(nhwc, ops::prepareResizeBilinear);
   ASSERT_TRUE(p.kernel) << p.kernel.error().message;
   EXPECT_EQ(p.outputDims(), (std::vector<uint32_t>{1, 3, 3, 1}));
-  const auto a = runWithScratch<float>(p, x.data());
+  const auto a = runOk<float>(p, x.data());
   OpBuilder nchw(OperationType::RESIZE_BILINEAR);
   nchw.tensor(kF32, {1, 1, 2, 2}).int32(3).int32(3).scalar<uint8_t>(kBool, 1).output(kF32);
   const auto q = prepare(nchw, ops::prepareResizeBilinear);
   ASSERT_TRUE(q.kernel) << q.kernel.error().message;
   EXPECT_EQ(q.outputDims(), (std::vector<uint32_t>{1, 1, 3, 3}));
-  EXPECT_EQ(runWithScratch<float>(q, x.data()), a);  // one channel: same bytes
-  EXPECT_FLOAT_EQ(a[4], 1.0f + 2.0f);                // centre: 1 + 3 * (2/3)
+  EXPECT_EQ(runOk<float>(q, x.data()), a);  // one channel: same bytes
+  EXPECT_FLOAT_EQ(a[4], 1.0f + 2.0f);       // centre: 1 + 3 * (2/3)
 }
 
 TEST(OpsResizeTest, ScalesAndAlignCorners) {
@@ -70,7 +61,7 @@ TEST(OpsResizeTest, ScalesAndAlignCorners) {
   EXPECT_EQ(p.outputDims(), (std::vector<uint32_t>{2, 3, 3, 3}));  // floor(2*1.8), floor(2*1.6)
   std::vector<uint8_t> x(24);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint8_t>(10 * i);
-  const auto y = runWithScratch<uint8_t>(p, x.data());
+  const auto y = runOk<uint8_t>(p, x.data());
   EXPECT_EQ(y[0], x[0]);  // corners are kept
   EXPECT_EQ(y[(2 * 3 + 2) * 3 + 2], x[(1 * 2 + 1) * 3 + 2]);
 }
@@ -87,7 +78,7 @@ TEST(OpsResizeTest, NearestNeighborNchwQuantSigned) {
   const auto p = prepare(b, ops::prepareResizeNearestNeighbor);
   ASSERT_TRUE(p.kernel) << p.kernel.error().message;
   EXPECT_EQ(p.outputDims(), (std::vector<uint32_t>{1, 2, 1, 4}));
-  EXPECT_EQ(runWithScratch<int8_t>(p, x.data()), (std::vector<int8_t>{1, 1, 2, 2, -3, -3, -4, -4}));
+  EXPECT_EQ(runOk<int8_t>(p, x.data()), (std::vector<int8_t>{1, 1, 2, 2, -3, -3, -4, -4}));
 }
 
 TEST(OpsResizeTest, ZeroBatch) {
@@ -96,7 +87,7 @@ TEST(OpsResizeTest, ZeroBatch) {
   const auto p = prepare(b, ops::prepareResizeNearestNeighbor);
   ASSERT_TRUE(p.kernel) << p.kernel.error().message;
   EXPECT_EQ(p.outputDims(), (std::vector<uint32_t>{0, 1, 3, 3}));
-  EXPECT_TRUE(runWithScratch<float>(p, nullptr).empty());
+  EXPECT_TRUE(runOk<float>(p, nullptr).empty());
 }
 
 TEST(OpsResizeTest, Rejections) {
@@ -163,13 +154,13 @@ TEST(OpsL2PoolTest, ImplicitPaddingAndNchw) {
   const auto p = prepare(b, ops::prepareL2Pool2D);
   ASSERT_TRUE(p.kernel) << p.kernel.error().message;
   EXPECT_EQ(p.outputDims(), (std::vector<uint32_t>{1, 1, 1, 1}));
-  EXPECT_EQ(runWithScratch<float>(p, x.data()), (std::vector<float>{2.5f}));  // sqrt(25 / 4)
+  EXPECT_EQ(runOk<float>(p, x.data()), (std::vector<float>{2.5f}));  // sqrt(25 / 4)
   OpBuilder relu1 = l2Pool({1, 1, 2, 2}, 2, 2);
   relu1.scalar<uint8_t>(kBool, 1).output(kF32);
   const auto q = prepare(relu1, ops::prepareL2Pool2D);
   ASSERT_TRUE(q.kernel) << q.kernel.error().message;
   EXPECT_EQ(q.outputDims(), (std::vector<uint32_t>{1, 1, 1, 1}));
-  EXPECT_EQ(runWithScratch<float>(q, x.data()), (std::vector<float>{1.0f}));  // RELU1 clamp
+  EXPECT_EQ(runOk<float>(q, x.data()), (std::vector<float>{1.0f}));  // RELU1 clamp
 }
 
 TEST(OpsL2PoolTest, Rejections) {

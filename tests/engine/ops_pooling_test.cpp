@@ -2,13 +2,13 @@
 
 #include <vector>
 
+#include "engine/op_test_harness.h"
 #include "engine/ops/ops.h"
-#include "engine/spatial_op_builder.h"
 
 namespace nnhal::engine {
 namespace {
 
-using testing::expectInvalid;
+using testing::expectRejected;
 using testing::OpBuilder;
 using testing::runKernel;
 constexpr auto kF32 = OperandType::TENSOR_FLOAT32;
@@ -72,52 +72,43 @@ TEST(PoolingPrepareTest, Rejections) {
   const auto op = OperationType::AVERAGE_POOL_2D;
   {
     auto b = explicitPool(op, 5, 5, 0, 1, 0, 2);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareAveragePool2D(ctx), "AVERAGE_POOL_2D input 7 (filter size 0x2)");
+    expectRejected(b, ops::prepareAveragePool2D, "AVERAGE_POOL_2D input 7 (filter size 0x2)");
   }
   {
     auto b = explicitPool(op, 5, 5, 2, 1, 2, 2);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareAveragePool2D(ctx), "padding (2, 2) must be smaller");
+    expectRejected(b, ops::prepareAveragePool2D, "padding (2, 2) must be smaller");
   }
   {
     auto b = implicitPool(op, kF32, 5, 5, 0, 1, 2);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareAveragePool2D(ctx), "(implicit padding) must be 1 (SAME) or 2");
+    expectRejected(b, ops::prepareAveragePool2D, "(implicit padding) must be 1 (SAME) or 2");
   }
   {
     auto b = implicitPool(op, kF32, 5, 5, 2, 1, 4);
     b.boolean(true);  // NCHW: input [1, 5, 5, 3] is 5 channels of 5 x 3: filter 4 > width 3
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareAveragePool2D(ctx), "exceeds the padded input width 3");
+    expectRejected(b, ops::prepareAveragePool2D, "exceeds the padded input width 3");
   }
   {
     auto b = implicitPool(op, kF32, 5, 5, 1, 1, 2);
     b.int32(1);  // 8 inputs, input 7 INT32
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareAveragePool2D(ctx), "explicit padding takes 10, 11 inputs, got 8");
+    expectRejected(b, ops::prepareAveragePool2D, "explicit padding takes 10, 11 inputs, got 8");
   }
   {
     auto b = implicitPool(op, kF32, 5, 5, 2, 1, 6);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareAveragePool2D(ctx), "exceeds the padded input height");
+    expectRejected(b, ops::prepareAveragePool2D, "exceeds the padded input height");
   }
   {
     auto b = implicitPool(op, kF32, 5, 5, 1, 1, 2);
     b.input(0).dimensions = {5, 5, 3};
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareMaxPool2D(ctx), "input 0 must have rank 4");
+    expectRejected(b, ops::prepareMaxPool2D, "input 0 must have rank 4");
   }
   {
     auto b = implicitPool(op, OperandType::TENSOR_INT32, 5, 5, 1, 1, 2);
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareMaxPool2D(ctx), "has type TENSOR_INT32, not supported");
+    expectRejected(b, ops::prepareMaxPool2D, "has type TENSOR_INT32, not supported");
   }
   {
     auto b = implicitPool(op, kQ8, 5, 5, 1, 1, 2);
     b.input(0).scale = -1.0f;
-    PrepareContext ctx = b.context();
-    expectInvalid(ops::prepareMaxPool2D(ctx), "must have a positive finite scale");
+    expectRejected(b, ops::prepareMaxPool2D, "must have a positive finite scale");
   }
 }
 
@@ -130,7 +121,7 @@ TEST(PoolingRunTest, QuantAverageAndMaxWithActivation) {
     auto kernel = ops::prepareAveragePool2D(ctx);
     ASSERT_TRUE(kernel.has_value()) << kernel.error().message;
     std::vector<uint8_t> out(3);
-    ASSERT_TRUE(runKernel(**kernel, ctx, {input.data()}, out.data()).has_value());
+    ASSERT_TRUE(runKernel(**kernel, ctx, {input.data()}, {out.data()}).has_value());
     // averages 7/4 -> 2, 101/4 -> 25, 806/4 -> 202; RELU6 in scale 0.5 zp 3: [3, 15].
     EXPECT_EQ(out, (std::vector<uint8_t>{3, 15, 15}));
   }
@@ -140,7 +131,7 @@ TEST(PoolingRunTest, QuantAverageAndMaxWithActivation) {
     auto kernel = ops::prepareMaxPool2D(ctx);
     ASSERT_TRUE(kernel.has_value()) << kernel.error().message;
     std::vector<uint8_t> out(3);
-    ASSERT_TRUE(runKernel(**kernel, ctx, {input.data()}, out.data()).has_value());
+    ASSERT_TRUE(runKernel(**kernel, ctx, {input.data()}, {out.data()}).has_value());
     EXPECT_EQ(out, (std::vector<uint8_t>{4, 41, 203}));
   }
 }
@@ -160,7 +151,7 @@ TEST(PoolingRunTest, Int8AverageRoundsAwayFromZero) {
   ASSERT_TRUE(kernel.has_value()) << kernel.error().message;
   const std::vector<int8_t> input{-1, 1, -128, -2, 2, -127};
   std::vector<int8_t> out(3);
-  ASSERT_TRUE(runKernel(**kernel, ctx, {input.data()}, out.data()).has_value());
+  ASSERT_TRUE(runKernel(**kernel, ctx, {input.data()}, {out.data()}).has_value());
   // -3/2 = -1.5 -> -2; 3/2 -> 2; -255/2 = -127.5 -> -128.
   EXPECT_EQ(out, (std::vector<int8_t>{-2, 2, -128}));
 }
@@ -182,7 +173,7 @@ TEST(PoolingRunTest, NchwMaxPool) {
   ASSERT_EQ(ctx.output(0).dimensions, (std::vector<uint32_t>{1, 2, 2, 1}));
   const std::vector<float> input{1, 5, 7, 3, -1, -2, 9, 8};
   std::vector<float> out(4);
-  ASSERT_TRUE(runKernel(**kernel, ctx, {input.data()}, out.data()).has_value());
+  ASSERT_TRUE(runKernel(**kernel, ctx, {input.data()}, {out.data()}).has_value());
   EXPECT_EQ(out, (std::vector<float>{5, 7, -1, 9}));
 }
 
@@ -205,7 +196,7 @@ TEST(PoolingRunTest, FloatAverageIgnoresPadding) {
   ASSERT_EQ(ctx.output(0).dimensions, (std::vector<uint32_t>{1, 3, 3, 1}));
   const std::vector<float> input{1, 2, 3, 4};
   std::vector<float> out(9);
-  ASSERT_TRUE(runKernel(**kernel, ctx, {input.data()}, out.data()).has_value());
+  ASSERT_TRUE(runKernel(**kernel, ctx, {input.data()}, {out.data()}).has_value());
   EXPECT_EQ(out, (std::vector<float>{1, 1.5f, 2, 2, 2.5f, 3, 3, 3.5f, 4}));
 }
 

@@ -3,15 +3,15 @@
 
 #include <vector>
 
-#include "elementwise_op_harness.h"
+#include "engine/op_test_harness.h"
 
 namespace nnhal::engine {
 namespace {
 
-using elemtest::expectRejected;
-using elemtest::OpBuilder;
-using elemtest::prepare;
-using elemtest::run;
+using testing::expectRejected;
+using testing::OpBuilder;
+using testing::prepare;
+using testing::run;
 constexpr auto kF32 = OperandType::TENSOR_FLOAT32;
 constexpr auto kQ8 = OperandType::TENSOR_QUANT8_ASYMM;
 constexpr auto kQ8S = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
@@ -72,7 +72,7 @@ TEST(OpsDequantizeTest, AllInputTypes) {
 
   OpBuilder pc(OperationType::DEQUANTIZE);
   pc.tensor(OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL, {2, 2})
-      .channelQuant({1.0f, 0.5f}, 1)
+      .perChannel({1.0f, 0.5f}, 1)
       .output(kF32);
   const std::vector<int8_t> px{2, 2, -4, -4};
   out = run<float>(prepare(pc, ops::prepareDequantize), {px.data()});
@@ -95,17 +95,17 @@ TEST(OpsDequantizeTest, Rejections) {
   expectRejected(noParams, ops::prepareDequantize, "has no per-channel quantization");
   OpBuilder badDim(OperationType::DEQUANTIZE);
   badDim.tensor(OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL, {2})
-      .channelQuant({1.0f, 1.0f}, 1)
+      .perChannel({1.0f, 1.0f}, 1)
       .output(kF32);
   expectRejected(badDim, ops::prepareDequantize, "channelDim 1 is not below the rank 1");
   OpBuilder count(OperationType::DEQUANTIZE);
   count.tensor(OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL, {3})
-      .channelQuant({1.0f, 1.0f}, 0)
+      .perChannel({1.0f, 1.0f}, 0)
       .output(kF32);
   expectRejected(count, ops::prepareDequantize, "has 2 channel scales for 3 channels");
   OpBuilder scale(OperationType::DEQUANTIZE);
   scale.tensor(OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL, {2})
-      .channelQuant({1.0f, 0.0f}, 0)
+      .perChannel({1.0f, 0.0f}, 0)
       .output(kF32);
   expectRejected(scale, ops::prepareDequantize, "channel 1 has a non-positive");
 }

@@ -6,14 +6,16 @@
 #include <random>
 #include <vector>
 
+#include "engine/op_test_harness.h"
 #include "engine/ops/sequence_ops.h"
-#include "engine/sequence_op_harness.h"
 
 namespace nnhal::engine {
 namespace {
 
-using seqtest::expectRejected;
-using seqtest::SeqOpBuilder;
+using testing::expectRejected;
+using testing::OpBuilder;
+using testing::prepare;
+using testing::prepareAndRun;
 constexpr auto kF32 = OperandType::TENSOR_FLOAT32;
 
 std::vector<float> values(size_t n, int seed) {
@@ -34,7 +36,7 @@ struct Options {
 constexpr uint32_t kInput = 3, kCells = 4;
 
 /// Appends the weights, biases and projection of one cell (LSTM inputs 1..17).
-void addCell(SeqOpBuilder& b, const Options& o, uint32_t inputSize, int seed) {
+void addCell(OpBuilder& b, const Options& o, uint32_t inputSize, int seed) {
   const uint32_t out = o.projection ? 2 : kCells;
   for (int g = 0; g < 4; ++g) {
     if (g == 0 && o.cifg) {
@@ -71,7 +73,7 @@ void addCell(SeqOpBuilder& b, const Options& o, uint32_t inputSize, int seed) {
   }
 }
 
-void addLayerNorms(SeqOpBuilder& b, const Options& o, int seed) {
+void addLayerNorms(OpBuilder& b, const Options& o, int seed) {
   for (int g = 0; g < 4; ++g) {
     if (!o.layerNorm || (g == 0 && o.cifg)) {
       b.omitted();
@@ -81,10 +83,10 @@ void addLayerNorms(SeqOpBuilder& b, const Options& o, int seed) {
   }
 }
 
-SeqOpBuilder lstm(const Options& o, const std::vector<float>& input, uint32_t batch = 2,
-                  bool withNorms = true) {
+OpBuilder lstm(const Options& o, const std::vector<float>& input, uint32_t batch = 2,
+               bool withNorms = true) {
   const uint32_t out = o.projection ? 2 : kCells;
-  SeqOpBuilder b(OperationType::LSTM);
+  OpBuilder b(OperationType::LSTM);
   b.floats({batch, kInput}, input);
   addCell(b, o, kInput, 100);
   b.floats({batch, out}, values(batch * out, 7)).floats({batch, kCells}, values(batch * kCells, 8));
@@ -94,10 +96,10 @@ SeqOpBuilder lstm(const Options& o, const std::vector<float>& input, uint32_t ba
   return b;
 }
 
-SeqOpBuilder sequenceLstm(const Options& o, const std::vector<float>& input, uint32_t maxTime,
-                          bool timeMajor, size_t outputs) {
+OpBuilder sequenceLstm(const Options& o, const std::vector<float>& input, uint32_t maxTime,
+                       bool timeMajor, size_t outputs) {
   const uint32_t out = o.projection ? 2 : kCells;
-  SeqOpBuilder b(OperationType::UNIDIRECTIONAL_SEQUENCE_LSTM);
+  OpBuilder b(OperationType::UNIDIRECTIONAL_SEQUENCE_LSTM);
   b.floats(timeMajor ? std::vector<uint32_t>{maxTime, 2, kInput}
                      : std::vector<uint32_t>{2, maxTime, kInput},
            input);
@@ -111,23 +113,23 @@ SeqOpBuilder sequenceLstm(const Options& o, const std::vector<float>& input, uin
 
 TEST(LstmOpTest, ScratchBufferShapeFollowsCifg) {
   const auto input = values(6, 1);
-  const auto full = seqtest::run(lstm({}, input), ops::prepareLstm);
+  const auto full = prepareAndRun(lstm({}, input), ops::prepareLstm);
   ASSERT_TRUE(full.kernel);
-  EXPECT_EQ(full.dims(0), (std::vector<uint32_t>{2, 16}));
-  EXPECT_EQ(full.dims(1), (std::vector<uint32_t>{2, 4}));
+  EXPECT_EQ(full.outputDims(0), (std::vector<uint32_t>{2, 16}));
+  EXPECT_EQ(full.outputDims(1), (std::vector<uint32_t>{2, 4}));
   EXPECT_EQ(full.output<float>(1), full.output<float>(3));
-  const auto cifg = seqtest::run(lstm({.cifg = true, .peephole = true, .projection = true}, input),
-                                 ops::prepareLstm);
+  const auto cifg = prepareAndRun(lstm({.cifg = true, .peephole = true, .projection = true}, input),
+                                  ops::prepareLstm);
   ASSERT_TRUE(cifg.kernel);
-  EXPECT_EQ(cifg.dims(0), (std::vector<uint32_t>{2, 12}));
-  EXPECT_EQ(cifg.dims(3), (std::vector<uint32_t>{2, 2}));
-  EXPECT_EQ(cifg.dims(2), (std::vector<uint32_t>{2, 4}));
+  EXPECT_EQ(cifg.outputDims(0), (std::vector<uint32_t>{2, 12}));
+  EXPECT_EQ(cifg.outputDims(3), (std::vector<uint32_t>{2, 2}));
+  EXPECT_EQ(cifg.outputDims(2), (std::vector<uint32_t>{2, 4}));
 }
 
 TEST(LstmOpTest, HalVersion10FormHasNoLayerNorm) {
   const auto input = values(6, 1);
-  const auto v10 = seqtest::run(lstm({}, input, 2, false), ops::prepareLstm);
-  const auto v12 = seqtest::run(lstm({}, input), ops::prepareLstm);
+  const auto v10 = prepareAndRun(lstm({}, input, 2, false), ops::prepareLstm);
+  const auto v12 = prepareAndRun(lstm({}, input), ops::prepareLstm);
   ASSERT_TRUE(v10.kernel && v12.kernel);
   EXPECT_EQ(v10.output<float>(3), v12.output<float>(3));
 }
@@ -136,9 +138,9 @@ TEST(UnidirectionalSequenceLstmOpTest, OneStepEqualsLstm) {
   for (const Options& o : {Options{}, Options{.cifg = true, .peephole = true, .layerNorm = true},
                            Options{.peephole = true, .projection = true, .layerNorm = true}}) {
     const auto input = values(6, 3);
-    const auto single = seqtest::run(lstm(o, input), ops::prepareLstm);
+    const auto single = prepareAndRun(lstm(o, input), ops::prepareLstm);
     const auto sequence =
-        seqtest::run(sequenceLstm(o, input, 1, true, 3), ops::prepareUnidirectionalSequenceLstm);
+        prepareAndRun(sequenceLstm(o, input, 1, true, 3), ops::prepareUnidirectionalSequenceLstm);
     ASSERT_TRUE(single.kernel && sequence.kernel);
     EXPECT_EQ(single.output<float>(3), sequence.output<float>(0));
     EXPECT_EQ(single.output<float>(1), sequence.output<float>(1));
@@ -155,11 +157,11 @@ TEST(UnidirectionalSequenceLstmOpTest, BatchMajorMatchesTimeMajor) {
     }
   }
   const auto tm =
-      seqtest::run(sequenceLstm({}, tmInput, 3, true, 1), ops::prepareUnidirectionalSequenceLstm);
+      prepareAndRun(sequenceLstm({}, tmInput, 3, true, 1), ops::prepareUnidirectionalSequenceLstm);
   const auto bm =
-      seqtest::run(sequenceLstm({}, bmInput, 3, false, 1), ops::prepareUnidirectionalSequenceLstm);
+      prepareAndRun(sequenceLstm({}, bmInput, 3, false, 1), ops::prepareUnidirectionalSequenceLstm);
   ASSERT_TRUE(tm.kernel && bm.kernel);
-  EXPECT_EQ(bm.dims(0), (std::vector<uint32_t>{2, 3, 4}));
+  EXPECT_EQ(bm.outputDims(0), (std::vector<uint32_t>{2, 3, 4}));
   const auto a = tm.output<float>(0);
   const auto c = bm.output<float>(0);
   for (size_t t = 0; t < 3; ++t) {
@@ -231,7 +233,7 @@ TEST(LstmOpTest, Rejections) {
     expectRejected(b, ops::prepareLstm, "input 19 (cell state) must have shape [2, 4]");
   }
   {
-    SeqOpBuilder b(OperationType::LSTM);
+    OpBuilder b(OperationType::LSTM);
     b.floats({2, kInput}, input);
     addCell(b, {}, kInput, 100);
     b.floats({2, 4}, values(8, 7)).floats({2, 4}, values(8, 8)).int32(5).float32(0).float32(0);
@@ -239,7 +241,7 @@ TEST(LstmOpTest, Rejections) {
     expectRejected(b, ops::prepareLstm, "input 20 (activation) must be 0 (none)");
   }
   {
-    SeqOpBuilder b(OperationType::LSTM);
+    OpBuilder b(OperationType::LSTM);
     b.floats({2, kInput}, input);
     addCell(b, {}, kInput, 100);
     b.floats({2, 4}, values(8, 7)).floats({2, 4}, values(8, 8)).int32(4).float32(-1).float32(0);
@@ -253,7 +255,7 @@ TEST(LstmOpTest, OptionalModelInputsDeferToExecution) {
   b.input(9).hasNoValue = false;
   b.input(9).lifetime = OperandLifeTime::SUBGRAPH_INPUT;
   b.input(9).dimensions = {4};
-  const auto p = seqtest::prepare(b, ops::prepareLstm);
+  const auto p = prepare(b, ops::prepareLstm);
   EXPECT_FALSE(p.kernel);
   EXPECT_TRUE(p.ctx->valuesMissing());
 }
@@ -268,10 +270,10 @@ TEST(UnidirectionalSequenceLstmOpTest, Rejections) {
 }
 
 /// BIDIRECTIONAL_SEQUENCE_LSTM, time-major [3, 2, 3], both cells alike.
-SeqOpBuilder biLstm(const Options& o, bool merge, size_t outputs, const std::vector<float>& input,
-                    const std::vector<float>* aux = nullptr, bool auxWeights = false) {
+OpBuilder biLstm(const Options& o, bool merge, size_t outputs, const std::vector<float>& input,
+                 const std::vector<float>* aux = nullptr, bool auxWeights = false) {
   const uint32_t out = o.projection ? 2 : kCells;
-  SeqOpBuilder b(OperationType::BIDIRECTIONAL_SEQUENCE_LSTM);
+  OpBuilder b(OperationType::BIDIRECTIONAL_SEQUENCE_LSTM);
   b.floats({3, 2, kInput}, input);
   addCell(b, o, kInput, 100);
   addCell(b, o, kInput, 200);
@@ -301,16 +303,16 @@ SeqOpBuilder biLstm(const Options& o, bool merge, size_t outputs, const std::vec
 TEST(BidirectionalSequenceLstmOpTest, ForwardMatchesUnidirectionalAndMergeConcatenates) {
   const Options o{.peephole = true, .projection = true};
   const auto input = values(18, 5);
-  const auto bi = seqtest::run(biLstm(o, false, 6, input), ops::prepareBidirectionalSequenceLstm);
+  const auto bi = prepareAndRun(biLstm(o, false, 6, input), ops::prepareBidirectionalSequenceLstm);
   const auto merged =
-      seqtest::run(biLstm(o, true, 5, input), ops::prepareBidirectionalSequenceLstm);
+      prepareAndRun(biLstm(o, true, 5, input), ops::prepareBidirectionalSequenceLstm);
   const auto uni =
-      seqtest::run(sequenceLstm(o, input, 3, true, 3), ops::prepareUnidirectionalSequenceLstm);
+      prepareAndRun(sequenceLstm(o, input, 3, true, 3), ops::prepareUnidirectionalSequenceLstm);
   ASSERT_TRUE(bi.kernel && merged.kernel && uni.kernel);
   EXPECT_EQ(bi.output<float>(0), uni.output<float>(0));
   EXPECT_EQ(bi.output<float>(2), uni.output<float>(1));
   EXPECT_EQ(bi.output<float>(3), uni.output<float>(2));
-  EXPECT_EQ(merged.dims(0), (std::vector<uint32_t>{3, 2, 4}));
+  EXPECT_EQ(merged.outputDims(0), (std::vector<uint32_t>{3, 2, 4}));
   const auto fw = bi.output<float>(0);
   const auto bw = bi.output<float>(1);
   const auto both = merged.output<float>(0);
@@ -327,11 +329,11 @@ TEST(BidirectionalSequenceLstmOpTest, ParallelLinkingFeedsAuxToBackwardCell) {
   const auto input = values(18, 5);
   const auto aux = values(18, 6);
   const auto linked =
-      seqtest::run(biLstm({}, false, 2, input, &aux), ops::prepareBidirectionalSequenceLstm);
+      prepareAndRun(biLstm({}, false, 2, input, &aux), ops::prepareBidirectionalSequenceLstm);
   const auto plainAux =
-      seqtest::run(biLstm({}, false, 2, aux), ops::prepareBidirectionalSequenceLstm);
+      prepareAndRun(biLstm({}, false, 2, aux), ops::prepareBidirectionalSequenceLstm);
   const auto plainInput =
-      seqtest::run(biLstm({}, false, 2, input), ops::prepareBidirectionalSequenceLstm);
+      prepareAndRun(biLstm({}, false, 2, input), ops::prepareBidirectionalSequenceLstm);
   ASSERT_TRUE(linked.kernel && plainAux.kernel && plainInput.kernel);
   EXPECT_EQ(linked.output<float>(1), plainAux.output<float>(1));
   EXPECT_EQ(linked.output<float>(0), plainInput.output<float>(0));
@@ -341,10 +343,10 @@ TEST(BidirectionalSequenceLstmOpTest, CrossLinkingWithZeroAuxChangesNothing) {
   const auto input = values(18, 5);
   const std::vector<float> zeros(18, 0.0f);
   for (const Options& o : {Options{}, Options{.cifg = true}}) {
-    const auto cross = seqtest::run(biLstm(o, false, 2, input, &zeros, true),
-                                    ops::prepareBidirectionalSequenceLstm);
+    const auto cross = prepareAndRun(biLstm(o, false, 2, input, &zeros, true),
+                                     ops::prepareBidirectionalSequenceLstm);
     const auto plain =
-        seqtest::run(biLstm(o, false, 2, input), ops::prepareBidirectionalSequenceLstm);
+        prepareAndRun(biLstm(o, false, 2, input), ops::prepareBidirectionalSequenceLstm);
     ASSERT_TRUE(cross.kernel && plain.kernel);
     EXPECT_EQ(cross.output<float>(0), plain.output<float>(0));
     EXPECT_EQ(cross.output<float>(1), plain.output<float>(1));

@@ -5,21 +5,22 @@
 #include <cmath>
 #include <vector>
 
+#include "engine/op_test_harness.h"
 #include "engine/ops/sequence_ops.h"
-#include "engine/sequence_op_harness.h"
 
 namespace nnhal::engine {
 namespace {
 
-using seqtest::expectRejected;
-using seqtest::SeqOpBuilder;
+using testing::expectRejected;
+using testing::OpBuilder;
+using testing::prepareAndRun;
 constexpr auto kF32 = OperandType::TENSOR_FLOAT32;
 
 // --- SVDF --------------------------------------------------------------------------------
 
-SeqOpBuilder svdf(int32_t rank, bool bias) {
+OpBuilder svdf(int32_t rank, bool bias) {
   // batch 1, input 2, filters 2, memory 3.
-  SeqOpBuilder b(OperationType::SVDF);
+  OpBuilder b(OperationType::SVDF);
   b.floats({1, 2}, {1.0f, 2.0f})
       .floats({2, 2}, {1.0f, 0.0f, 0.0f, 1.0f})
       .floats({2, 3}, {1.0f, 1.0f, 1.0f, 0.5f, 0.5f, 0.5f});
@@ -34,14 +35,14 @@ SeqOpBuilder svdf(int32_t rank, bool bias) {
 }
 
 TEST(SvdfOpTest, UpdatesMemoryAndSumsRanks) {
-  const auto p = seqtest::run(svdf(1, false), ops::prepareSvdf);
+  const auto p = prepareAndRun(svdf(1, false), ops::prepareSvdf);
   ASSERT_TRUE(p.kernel);
   // Filter 0 memory [1, 2, x=1] -> 4; filter 1 memory [3, 4, x=2] * 0.5 -> 4.5.
   EXPECT_EQ(p.output<float>(1), (std::vector<float>{4.0f, 4.5f}));
   EXPECT_EQ(p.output<float>(0), (std::vector<float>{2.0f, 1.0f, 0.0f, 4.0f, 2.0f, 0.0f}));
-  const auto ranked = seqtest::run(svdf(2, true), ops::prepareSvdf);
+  const auto ranked = prepareAndRun(svdf(2, true), ops::prepareSvdf);
   ASSERT_TRUE(ranked.kernel);
-  EXPECT_EQ(ranked.dims(1), (std::vector<uint32_t>{1, 1}));
+  EXPECT_EQ(ranked.outputDims(1), (std::vector<uint32_t>{1, 1}));
   EXPECT_EQ(ranked.output<float>(1), (std::vector<float>{18.5f}));
 }
 
@@ -72,8 +73,8 @@ const std::vector<float> kHash = {0.123f, 0.456f, -0.321f, -0.654f,
                                   1.234f, 5.678f, -4.321f, -8.765f};
 const std::vector<int32_t> kLookup = {12345, 54321, 67890, 9876, -12345678, -87654321};
 
-SeqOpBuilder lsh(int32_t type, bool weight) {
-  SeqOpBuilder b(OperationType::LSH_PROJECTION);
+OpBuilder lsh(int32_t type, bool weight) {
+  OpBuilder b(OperationType::LSH_PROJECTION);
   b.floats({4, 2}, kHash).tensor(OperandType::TENSOR_INT32, {3, 2}, kLookup);
   if (weight) {
     b.floats({3}, {0.12f, 0.34f, 0.56f});
@@ -85,11 +86,11 @@ SeqOpBuilder lsh(int32_t type, bool weight) {
 }
 
 TEST(LshProjectionOpTest, DenseAndSparse) {
-  const auto dense = seqtest::run(lsh(2, true), ops::prepareLshProjection);
+  const auto dense = prepareAndRun(lsh(2, true), ops::prepareLshProjection);
   ASSERT_TRUE(dense.kernel);
-  EXPECT_EQ(dense.dims(0), (std::vector<uint32_t>{8}));
+  EXPECT_EQ(dense.outputDims(0), (std::vector<uint32_t>{8}));
   EXPECT_EQ(dense.output<int32_t>(0), (std::vector<int32_t>{1, 1, 1, 0, 1, 1, 1, 0}));
-  const auto sparse = seqtest::run(lsh(3, false), ops::prepareLshProjection);
+  const auto sparse = prepareAndRun(lsh(3, false), ops::prepareLshProjection);
   ASSERT_TRUE(sparse.kernel);
   EXPECT_EQ(sparse.output<int32_t>(0), (std::vector<int32_t>{1, 6, 10, 12}));
 }
@@ -121,10 +122,10 @@ TEST(LshProjectionOpTest, Rejections) {
 
 // --- QUANTIZED_16BIT_LSTM ----------------------------------------------------------------
 
-SeqOpBuilder quantized16() {
+OpBuilder quantized16() {
   constexpr auto kU8 = OperandType::TENSOR_QUANT8_ASYMM;
   const float weightScale = 0.00408021f;
-  SeqOpBuilder b(OperationType::QUANTIZED_16BIT_LSTM);
+  OpBuilder b(OperationType::QUANTIZED_16BIT_LSTM);
   b.tensor(kU8, {1, 2}, std::vector<uint8_t>{128, 128}, 1.0f / 128, 128);
   for (int k = 0; k < 4; ++k) {
     b.tensor(kU8, {4, 2}, std::vector<uint8_t>(8, 100), weightScale, 100);
@@ -143,7 +144,7 @@ SeqOpBuilder quantized16() {
 }
 
 TEST(Quantized16BitLstmOpTest, ZeroGates) {
-  const auto p = seqtest::run(quantized16(), ops::prepareQuantized16BitLstm);
+  const auto p = prepareAndRun(quantized16(), ops::prepareQuantized16BitLstm);
   ASSERT_TRUE(p.kernel);
   EXPECT_EQ(p.output<int16_t>(0), (std::vector<int16_t>{0, 1024, -1024, 2048}));
   const auto out = p.output<uint8_t>(1);
@@ -186,11 +187,11 @@ TEST(Quantized16BitLstmOpTest, Rejections) {
 // --- QUANTIZED_LSTM ------------------------------------------------------------------------
 
 /// batch 1, input 2, units 2, no projection (output 2); CIFG and layer norm optional.
-SeqOpBuilder qlstm(bool cifg, bool layerNorm) {
+OpBuilder qlstm(bool cifg, bool layerNorm) {
   constexpr auto kI8 = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
   constexpr auto kS8 = OperandType::TENSOR_QUANT8_SYMM;
   constexpr auto kI16 = OperandType::TENSOR_QUANT16_SYMM;
-  SeqOpBuilder b(OperationType::QUANTIZED_LSTM);
+  OpBuilder b(OperationType::QUANTIZED_LSTM);
   b.tensor(kI8, {1, 2}, std::vector<int8_t>{10, -20}, 1.0f / 128, 0);
   for (int k = 0; k < 8; ++k) {
     if (cifg && k % 4 == 0) {
@@ -227,9 +228,9 @@ SeqOpBuilder qlstm(bool cifg, bool layerNorm) {
 TEST(QuantizedLstmOpTest, RunsEveryForm) {
   for (bool cifg : {false, true}) {
     for (bool norm : {false, true}) {
-      const auto p = seqtest::run(qlstm(cifg, norm), ops::prepareQuantizedLstm);
+      const auto p = prepareAndRun(qlstm(cifg, norm), ops::prepareQuantizedLstm);
       ASSERT_TRUE(p.kernel) << cifg << norm;
-      EXPECT_EQ(p.dims(1), (std::vector<uint32_t>{1, 2}));
+      EXPECT_EQ(p.outputDims(1), (std::vector<uint32_t>{1, 2}));
       EXPECT_EQ(p.output<int8_t>(0), p.output<int8_t>(2));
     }
   }

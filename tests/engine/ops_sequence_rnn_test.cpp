@@ -6,14 +6,16 @@
 #include <random>
 #include <vector>
 
+#include "engine/op_test_harness.h"
 #include "engine/ops/sequence_ops.h"
-#include "engine/sequence_op_harness.h"
 
 namespace nnhal::engine {
 namespace {
 
-using seqtest::expectRejected;
-using seqtest::SeqOpBuilder;
+using testing::expectRejected;
+using testing::OpBuilder;
+using testing::prepare;
+using testing::prepareAndRun;
 constexpr auto kF32 = OperandType::TENSOR_FLOAT32;
 
 std::vector<float> values(size_t n, int seed) {
@@ -35,8 +37,8 @@ std::vector<float> swapFirstDims(const std::vector<float>& in, size_t a, size_t 
   return out;
 }
 
-SeqOpBuilder rnn(size_t batch = 2, size_t input = 3, size_t units = 4) {
-  SeqOpBuilder b(OperationType::RNN);
+OpBuilder rnn(size_t batch = 2, size_t input = 3, size_t units = 4) {
+  OpBuilder b(OperationType::RNN);
   b.floats({uint32_t(batch), uint32_t(input)}, values(batch * input, 1))
       .floats({uint32_t(units), uint32_t(input)}, values(units * input, 2))
       .floats({uint32_t(units), uint32_t(units)}, values(units * units, 3))
@@ -49,7 +51,7 @@ SeqOpBuilder rnn(size_t batch = 2, size_t input = 3, size_t units = 4) {
 }
 
 TEST(RnnOpTest, ComputesReluStep) {
-  SeqOpBuilder b(OperationType::RNN);
+  OpBuilder b(OperationType::RNN);
   b.floats({1, 2}, {1.0f, 2.0f})
       .floats({2, 2}, {0.5f, 0.5f, -1.0f, 0.25f})
       .floats({2, 2}, {1.0f, 0.0f, 0.0f, 1.0f})
@@ -58,9 +60,9 @@ TEST(RnnOpTest, ComputesReluStep) {
       .int32(1)
       .output(kF32)
       .output(kF32);
-  const auto p = seqtest::run(b, ops::prepareRnn);
+  const auto p = prepareAndRun(b, ops::prepareRnn);
   ASSERT_TRUE(p.kernel);
-  EXPECT_EQ(p.dims(0), (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(p.outputDims(0), (std::vector<uint32_t>{1, 2}));
   // unit 0: 0.1 + 1.5 + 0.3 = 1.9; unit 1: relu(0.2 - 0.5 - 0.4) = 0.
   const auto out = p.output<float>(1);
   EXPECT_NEAR(out[0], 1.9f, 1e-6);
@@ -81,7 +83,7 @@ TEST(RnnOpTest, Rejections) {
     expectRejected(b, ops::prepareRnn, "input 4 (hidden state) must have shape [2, 4]");
   }
   {
-    SeqOpBuilder b(OperationType::RNN);
+    OpBuilder b(OperationType::RNN);
     b.floats({1, 1}, {1.0f}).floats({1, 1}, {1.0f}).floats({1, 1}, {1.0f}).floats({1}, {0.0f});
     b.floats({1, 1}, {0.0f}).int32(5).output(kF32).output(kF32);
     expectRejected(b, ops::prepareRnn, "input 5 (activation) must be 0 (none)");
@@ -98,9 +100,9 @@ TEST(RnnOpTest, Rejections) {
   }
 }
 
-SeqOpBuilder sequenceRnn(bool timeMajor, const std::vector<float>& input, size_t outputs = 2) {
+OpBuilder sequenceRnn(bool timeMajor, const std::vector<float>& input, size_t outputs = 2) {
   // maxTime 3, batch 2, input 3, units 4.
-  SeqOpBuilder b(OperationType::UNIDIRECTIONAL_SEQUENCE_RNN);
+  OpBuilder b(OperationType::UNIDIRECTIONAL_SEQUENCE_RNN);
   b.floats(timeMajor ? std::vector<uint32_t>{3, 2, 3} : std::vector<uint32_t>{2, 3, 3}, input)
       .floats({4, 3}, values(12, 2))
       .floats({4, 4}, values(16, 3))
@@ -115,12 +117,12 @@ SeqOpBuilder sequenceRnn(bool timeMajor, const std::vector<float>& input, size_t
 TEST(UnidirectionalSequenceRnnOpTest, BatchMajorMatchesTimeMajor) {
   const auto timeMajorInput = values(18, 9);
   const auto tm =
-      seqtest::run(sequenceRnn(true, timeMajorInput), ops::prepareUnidirectionalSequenceRnn);
-  const auto bm = seqtest::run(sequenceRnn(false, swapFirstDims(timeMajorInput, 3, 2, 3)),
-                               ops::prepareUnidirectionalSequenceRnn);
+      prepareAndRun(sequenceRnn(true, timeMajorInput), ops::prepareUnidirectionalSequenceRnn);
+  const auto bm = prepareAndRun(sequenceRnn(false, swapFirstDims(timeMajorInput, 3, 2, 3)),
+                                ops::prepareUnidirectionalSequenceRnn);
   ASSERT_TRUE(tm.kernel && bm.kernel);
-  EXPECT_EQ(tm.dims(0), (std::vector<uint32_t>{3, 2, 4}));
-  EXPECT_EQ(bm.dims(0), (std::vector<uint32_t>{2, 3, 4}));
+  EXPECT_EQ(tm.outputDims(0), (std::vector<uint32_t>{3, 2, 4}));
+  EXPECT_EQ(bm.outputDims(0), (std::vector<uint32_t>{2, 3, 4}));
   EXPECT_EQ(swapFirstDims(tm.output<float>(0), 3, 2, 4), bm.output<float>(0));
   // The final hidden state is the last time step's output.
   const auto out = tm.output<float>(0);
@@ -130,7 +132,7 @@ TEST(UnidirectionalSequenceRnnOpTest, BatchMajorMatchesTimeMajor) {
 
 TEST(UnidirectionalSequenceRnnOpTest, Rejections) {
   {
-    SeqOpBuilder b(OperationType::UNIDIRECTIONAL_SEQUENCE_RNN);
+    OpBuilder b(OperationType::UNIDIRECTIONAL_SEQUENCE_RNN);
     b.floats({1, 1, 1}, {1.0f}).floats({1, 1}, {1.0f}).floats({1, 1}, {1.0f});
     b.floats({1}, {0.0f}).floats({1, 1}, {0.0f}).int32(0).int32(2).output(kF32);
     expectRejected(b, ops::prepareUnidirectionalSequenceRnn,
@@ -146,9 +148,9 @@ TEST(UnidirectionalSequenceRnnOpTest, Rejections) {
 }
 
 /// BIDIRECTIONAL_SEQUENCE_RNN, time-major [3, 2, 3], fw units 4, bw units 2.
-SeqOpBuilder biRnn(bool merge, size_t outputs, const std::vector<float>& input,
-                   const std::vector<float>* aux = nullptr, bool auxWeights = false) {
-  SeqOpBuilder b(OperationType::BIDIRECTIONAL_SEQUENCE_RNN);
+OpBuilder biRnn(bool merge, size_t outputs, const std::vector<float>& input,
+                const std::vector<float>* aux = nullptr, bool auxWeights = false) {
+  OpBuilder b(OperationType::BIDIRECTIONAL_SEQUENCE_RNN);
   b.floats({3, 2, 3}, input)
       .floats({4, 3}, values(12, 2))
       .floats({4, 4}, values(16, 3))
@@ -175,12 +177,12 @@ SeqOpBuilder biRnn(bool merge, size_t outputs, const std::vector<float>& input,
 
 TEST(BidirectionalSequenceRnnOpTest, MergedOutputConcatenatesDirections) {
   const auto input = values(18, 1);
-  const auto separate = seqtest::run(biRnn(false, 4, input), ops::prepareBidirectionalSequenceRnn);
-  const auto merged = seqtest::run(biRnn(true, 3, input), ops::prepareBidirectionalSequenceRnn);
+  const auto separate = prepareAndRun(biRnn(false, 4, input), ops::prepareBidirectionalSequenceRnn);
+  const auto merged = prepareAndRun(biRnn(true, 3, input), ops::prepareBidirectionalSequenceRnn);
   ASSERT_TRUE(separate.kernel && merged.kernel);
-  EXPECT_EQ(merged.dims(0), (std::vector<uint32_t>{3, 2, 6}));
-  EXPECT_EQ(separate.dims(1), (std::vector<uint32_t>{3, 2, 2}));
-  EXPECT_EQ(separate.dims(3), (std::vector<uint32_t>{2, 2}));
+  EXPECT_EQ(merged.outputDims(0), (std::vector<uint32_t>{3, 2, 6}));
+  EXPECT_EQ(separate.outputDims(1), (std::vector<uint32_t>{3, 2, 2}));
+  EXPECT_EQ(separate.outputDims(3), (std::vector<uint32_t>{2, 2}));
   const auto fw = separate.output<float>(0);
   const auto bw = separate.output<float>(1);
   const auto both = merged.output<float>(0);
@@ -198,10 +200,10 @@ TEST(BidirectionalSequenceRnnOpTest, ParallelLinkingFeedsAuxToBackwardCell) {
   const auto input = values(18, 1);
   const auto aux = values(18, 2);
   const auto linked =
-      seqtest::run(biRnn(false, 2, input, &aux), ops::prepareBidirectionalSequenceRnn);
+      prepareAndRun(biRnn(false, 2, input, &aux), ops::prepareBidirectionalSequenceRnn);
   const auto plainInput =
-      seqtest::run(biRnn(false, 2, input), ops::prepareBidirectionalSequenceRnn);
-  const auto plainAux = seqtest::run(biRnn(false, 2, aux), ops::prepareBidirectionalSequenceRnn);
+      prepareAndRun(biRnn(false, 2, input), ops::prepareBidirectionalSequenceRnn);
+  const auto plainAux = prepareAndRun(biRnn(false, 2, aux), ops::prepareBidirectionalSequenceRnn);
   ASSERT_TRUE(linked.kernel && plainInput.kernel && plainAux.kernel);
   EXPECT_EQ(linked.output<float>(0), plainInput.output<float>(0));
   EXPECT_EQ(linked.output<float>(1), plainAux.output<float>(1));
@@ -211,13 +213,13 @@ TEST(BidirectionalSequenceRnnOpTest, CrossLinkingAddsAuxProducts) {
   const auto input = values(18, 1);
   const auto zeros = std::vector<float>(18, 0.0f);
   const auto crossZero =
-      seqtest::run(biRnn(false, 2, input, &zeros, true), ops::prepareBidirectionalSequenceRnn);
-  const auto plain = seqtest::run(biRnn(false, 2, input), ops::prepareBidirectionalSequenceRnn);
+      prepareAndRun(biRnn(false, 2, input, &zeros, true), ops::prepareBidirectionalSequenceRnn);
+  const auto plain = prepareAndRun(biRnn(false, 2, input), ops::prepareBidirectionalSequenceRnn);
   ASSERT_TRUE(crossZero.kernel && plain.kernel);
   EXPECT_EQ(crossZero.output<float>(0), plain.output<float>(0));  // aux of zeros adds nothing
   const auto aux = values(18, 2);
   const auto cross =
-      seqtest::run(biRnn(false, 2, input, &aux, true), ops::prepareBidirectionalSequenceRnn);
+      prepareAndRun(biRnn(false, 2, input, &aux, true), ops::prepareBidirectionalSequenceRnn);
   EXPECT_NE(cross.output<float>(0), plain.output<float>(0));
 }
 
@@ -250,12 +252,12 @@ TEST(BidirectionalSequenceRnnOpTest, OptionalModelInputsDeferToExecution) {
   b.input(9).hasNoValue = false;
   b.input(9).lifetime = OperandLifeTime::SUBGRAPH_INPUT;
   b.input(9).dimensions = {3, 2, 3};
-  const auto p = seqtest::prepare(b, ops::prepareBidirectionalSequenceRnn);
+  const auto p = prepare(b, ops::prepareBidirectionalSequenceRnn);
   EXPECT_FALSE(p.kernel);
   EXPECT_TRUE(p.ctx->valuesMissing());
   // At execution the same operand omitted by the request is simply absent.
   b.input(9).hasNoValue = true;
-  EXPECT_TRUE(seqtest::prepare(b, ops::prepareBidirectionalSequenceRnn, true).kernel);
+  EXPECT_TRUE(prepare(b, ops::prepareBidirectionalSequenceRnn, true).kernel);
 }
 
 }  // namespace
