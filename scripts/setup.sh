@@ -8,7 +8,7 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
   build-essential g++ cmake ninja-build pkg-config git ca-certificates ccache \
-  clang-14 clang-format \
+  clang-14 clang-format clang-16 libclang-rt-16-dev \
   libboost-dev libboost-system-dev \
   libtbb-dev libspdlog-dev libfmt-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \

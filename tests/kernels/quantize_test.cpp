@@ -1,4 +1,5 @@
 #include "kernels/quantize.h"
+#include "kernels/quantization.h"
 
 #include <gtest/gtest.h>
 
@@ -8,6 +9,19 @@
 
 namespace nnhal::kernels {
 namespace {
+
+// Any positive scale is valid, even a denormal one: 6 / scale leaves float's range (found by
+// fuzz_model as a float -> int conversion of infinity). The range saturates instead.
+TEST(ActivationRangeTest, TinyScaleSaturates) {
+  const float tiny = std::numeric_limits<float>::denorm_min();
+  int32_t lo = 0, hi = 0;
+  activationRangeQuantized(FusedActivationFunc::RELU6, tiny, 10, 0, 255, &lo, &hi);
+  EXPECT_EQ(lo, 10);
+  EXPECT_EQ(hi, 255);
+  activationRangeQuantized(FusedActivationFunc::RELU1, tiny, 0, -128, 127, &lo, &hi);
+  EXPECT_EQ(lo, -128);
+  EXPECT_EQ(hi, 127);
+}
 
 TEST(QuantizeTest, Uint8RoundsHalfAwayAndSaturates) {
   const std::vector<float> in{0.0f, 0.25f, -0.25f, 1.0f, 100.0f, -100.0f, std::nanf("")};
