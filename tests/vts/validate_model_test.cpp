@@ -6,6 +6,8 @@
 // with no prepared model.
 #include <gtest/gtest.h>
 
+#include <iostream>
+
 #include "vts/vts_model_mutations.h"
 #include "vts/vts_targets.h"
 
@@ -74,6 +76,54 @@ TEST_P(ValidateModel, Rejects) {
     }
   }
   EXPECT_EQ(failures, 0u) << failures << " mutations were not refused";
+}
+
+// The sweep cannot pass by generating nothing: every family mutates some CTS model, and the
+// counts of a small model are the VTS's (4 invalid types per operand, 2 zero points per
+// TENSOR_QUANT8_ASYMM operand, ...). Prints the number of mutations per family.
+TEST(ValidateModelFamilies, EveryFamilyMutates) {
+  size_t total = 0;
+  for (MutationFamily family : kAllMutationFamilies) {
+    size_t count = 0;
+    for (const auto& cts : vtsValidationModels()) count += mutationsOf(family, cts->model).size();
+    EXPECT_GT(count, 0u) << familyName(family);
+    std::cout << "[ mutations ] " << familyName(family) << ": " << count << "\n";
+    total += count;
+  }
+  std::cout << "[ mutations ] total: " << total << "\n";
+  RecordProperty("mutations", static_cast<int>(total));
+}
+
+TEST(ValidateModelFamilies, CountsFollowTheVts) {
+  // ADD(a, b, activation) -> out: 3 tensors and 1 INT32 scalar, one operation.
+  Model model;
+  for (int i = 0; i < 4; ++i) {
+    Operand operand;
+    operand.type = i == 2 ? OperandType::INT32 : OperandType::TENSOR_QUANT8_ASYMM;
+    operand.dimensions = i == 2 ? std::vector<uint32_t>{} : std::vector<uint32_t>{2};
+    operand.scale = i == 2 ? 0.0f : 0.5f;
+    operand.numberOfConsumers = i == 3 ? 0 : 1;
+    operand.lifetime = i == 3 ? OperandLifeTime::SUBGRAPH_OUTPUT : OperandLifeTime::SUBGRAPH_INPUT;
+    model.main.operands.push_back(operand);
+  }
+  model.main.operations = {{OperationType::ADD, {0, 1, 2}, {3}}};
+  model.main.inputIndexes = {0, 1, 2};
+  model.main.outputIndexes = {3};
+  auto count = [&](MutationFamily family) { return mutationsOf(family, model).size(); };
+  EXPECT_EQ(count(MutationFamily::kOperandType), 16u);              // 4 operands x 4 values
+  EXPECT_EQ(count(MutationFamily::kOperandRank), 1u);               // the INT32 scalar
+  EXPECT_EQ(count(MutationFamily::kOperandScale), 4u);              // one per operand
+  EXPECT_EQ(count(MutationFamily::kOperandZeroPoint), 7u);          // 3 x {-1, 256} + INT32 {1}
+  EXPECT_EQ(count(MutationFamily::kOperandNumberOfConsumers), 7u);  // 3 x {n-1, n+1} + {1}
+  EXPECT_EQ(count(MutationFamily::kOperationType), 3u);
+  EXPECT_EQ(count(MutationFamily::kOperationInputOperandIndex), 3u);
+  EXPECT_EQ(count(MutationFamily::kRemoveOperand), 3u);  // not the unread output
+  EXPECT_EQ(count(MutationFamily::kExecutionPreference), 2u);
+  EXPECT_EQ(count(MutationFamily::kExecutionPriority), 2u);
+  const auto removed = mutationsOf(MutationFamily::kRemoveOperand, model);
+  // As in the VTS: operand 0 removed, the larger indexes keep their values.
+  EXPECT_EQ(removed[0].model.main.operations[0].inputs, (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(removed[0].model.main.operands.size(), 3u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Embedded, ValidateModel,
