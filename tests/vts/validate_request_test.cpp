@@ -1,4 +1,4 @@
-// VTS ValidateRequest as a sweep: every CTS model the VTS validates is prepared, and each of
+// VTS ValidateRequest as a sweep: every valid CTS model is prepared, and each of
 // its requests with one input (removeInputTest) or one output (removeOutputTest) left out
 // must be refused with INVALID_ARGUMENT on the synchronous, callback and fenced paths, on
 // the embedded driver and through nnhald: nothing runs, no output shape comes back.
@@ -23,7 +23,7 @@ void PrintTo(const RequestCase& c, std::ostream* os) {
 
 std::vector<RequestCase> requestCases(Target target) {
   std::vector<RequestCase> cases;
-  for (const auto& cts : vtsValidationModels()) cases.push_back({target, cts});
+  for (const auto& cts : validationModels(true)) cases.push_back({target, cts});
   return cases;
 }
 

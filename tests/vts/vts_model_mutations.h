@@ -88,11 +88,4 @@ std::string familyName(MutationFamily family);
 /// family does not apply (e.g. no scalar operand for the rank mutation).
 std::vector<ModelMutation> mutationsOf(MutationFamily family, const Model& model);
 
-/// Whether the VTS runs ValidateModel on a spec model of this name: not on the variants
-/// that move operands in or out of the graph's inputs.
-inline bool vtsValidatesModel(const std::string& name) {
-  return name.find("inputs_as_internal") == std::string::npos &&
-         name.find("all_tensors_as_inputs") == std::string::npos;
-}
-
 }  // namespace nnhal::testing

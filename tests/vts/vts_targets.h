@@ -61,14 +61,17 @@ inline const std::vector<std::shared_ptr<const tools::CtsModel>>& allCtsModels()
   return models;
 }
 
-/// The models the VTS ValidationTest runs on: valid ones, without the variants that move
-/// operands in or out of the graph's inputs.
-inline std::vector<std::shared_ptr<const tools::CtsModel>> vtsValidationModels() {
+/// The models to validate. The VTS ValidationTest takes the valid ones without the variants
+/// that move operands in or out of the graph's inputs (`inputs_as_internal`,
+/// `all_tensors_as_inputs`); with `everyValid`, every valid model (all of them pass too).
+inline std::vector<std::shared_ptr<const tools::CtsModel>> validationModels(bool everyValid) {
   std::vector<std::shared_ptr<const tools::CtsModel>> chosen;
   for (const auto& cts : allCtsModels()) {
     if (cts->expectFailure) continue;
-    if (cts->name.find("inputs_as_internal") != std::string::npos) continue;
-    if (cts->name.find("all_tensors_as_inputs") != std::string::npos) continue;
+    if (!everyValid && (cts->name.find("inputs_as_internal") != std::string::npos ||
+                        cts->name.find("all_tensors_as_inputs") != std::string::npos)) {
+      continue;
+    }
     chosen.push_back(cts);
   }
   return chosen;
