@@ -28,11 +28,7 @@ void CompilationActor::post(Compile message) {
     message.reply(fail(ErrorStatus::DEVICE_UNAVAILABLE, "the driver is shutting down"));
     return;
   }
-  // Kept until post() returns: the handler's callback may release the last reference to the
-  // driver (and so to this runtime) while post() still signals the pool.
-  const std::shared_ptr<Runtime> runtime = runtime_;
-  boost::asio::post(runtime->executor(),
-                    [this, m = std::move(message)]() mutable { handle(std::move(m)); });
+  postTo(runtime_, [this, m = std::move(message)]() mutable { handle(std::move(m)); });
 }
 
 void CompilationActor::handle(Compile m) {

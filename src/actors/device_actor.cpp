@@ -103,10 +103,9 @@ std::unique_ptr<cache::TokenMap> openTokenMap(const DeviceOptions& options,
 /// Calls `callback` on a pool thread (never on an actor's strand).
 void deliver(const std::shared_ptr<Runtime>& runtime, PrepareCallback callback,
              Result<std::shared_ptr<PreparedModel>> result) {
-  boost::asio::post(runtime->executor(),
-                    [callback = std::move(callback), result = std::move(result)]() mutable {
-                      callback(std::move(result));
-                    });
+  postTo(runtime, [callback = std::move(callback), result = std::move(result)]() mutable {
+    callback(std::move(result));
+  });
 }
 
 /// The files a model was loaded from, kept by its CacheBinding.

@@ -105,11 +105,7 @@ ErrorStatus ExecutionActor::post(Execute message) {
     message.reply(fail(ErrorStatus::DEVICE_UNAVAILABLE, "the prepared model is shutting down"));
     return ErrorStatus::DEVICE_UNAVAILABLE;
   }
-  // The handler may release the last reference to this actor and to the runtime before
-  // post() returns here (a callback dropping the prepared model): the runtime, whose pool
-  // post() is still signalling, stays alive until then.
-  const std::shared_ptr<Runtime> runtime = runtime_;
-  boost::asio::post(runtime->executor(), [this, start, m = std::move(message)]() mutable {
+  postTo(runtime_, [this, start, m = std::move(message)]() mutable {
     auto result = runAdmitted(m.request, m.options, start, m.cancelled.get());
     gate_.leave();
     m.reply(std::move(result));

@@ -205,8 +205,7 @@ void FencedExecution::waitNextLocked() {
       // The admission may start the run at once, on its own thread: it is called outside
       // this lock. Until it does, the deadline and cancel hooks can still end the execution.
       phase_ = Phase::kAdmitting;
-      boost::asio::post(actor_.runtime_->executor(), [self = shared_from_this(),
-                                                      admission = admission_]() mutable {
+      postTo(actor_.runtime_, [self = shared_from_this(), admission = admission_]() mutable {
         admission([ticket = Ticket(self)](std::move_only_function<void()> finished) mutable {
           ticket.run(std::move(finished));
         });
@@ -260,11 +259,10 @@ void FencedExecution::onFenceReady(const boost::system::error_code& ec) {
 
 void FencedExecution::postRunLocked(std::move_only_function<void()> finished) {
   if (timer_) timer_->cancel();  // from here on the engine checks the deadline
-  boost::asio::post(actor_.runtime_->executor(),
-                    [self = shared_from_this(), finished = std::move(finished)]() mutable {
-                      self->run();
-                      if (finished) finished();
-                    });
+  postTo(actor_.runtime_, [self = shared_from_this(), finished = std::move(finished)]() mutable {
+    self->run();
+    if (finished) finished();
+  });
 }
 
 void FencedExecution::admitted(std::move_only_function<void()> finished) {

@@ -53,4 +53,12 @@ class Runtime {
   uint64_t maxExecutionBytes_;
 };
 
+/// Posts `handler` to the runtime's pool. `runtime` is held until post() returns: the handler
+/// may run at once and drop the last other reference to the runtime (a callback releasing
+/// the prepared model or the device) while post() is still signalling the pool.
+template <typename Handler>
+void postTo(std::shared_ptr<Runtime> runtime, Handler&& handler) {
+  boost::asio::post(runtime->executor(), std::forward<Handler>(handler));
+}
+
 }  // namespace nnhal::actors

@@ -45,9 +45,7 @@ class OpBuilder {
   template <typename T>
   OpBuilder& tensor(OperandType type, std::vector<uint32_t> dims, const std::vector<T>& values,
                     float scale = 0.0f, int32_t zeroPoint = 0) {
-    add(tensorInfo(type, std::move(dims), scale, zeroPoint));
-    setValue(inputs_.size() - 1, values.data(), values.size() * sizeof(T), false);
-    return *this;
+    return addWithValue(tensorInfo(type, std::move(dims), scale, zeroPoint), values, false);
   }
   /// A TENSOR_FLOAT32 input that is not a constant, with `values` (see above).
   OpBuilder& floats(std::vector<uint32_t> dims, const std::vector<float>& values) {
@@ -57,9 +55,7 @@ class OpBuilder {
   template <typename T>
   OpBuilder& constTensor(OperandType type, std::vector<uint32_t> dims, const std::vector<T>& values,
                          float scale = 0.0f, int32_t zeroPoint = 0) {
-    add(tensorInfo(type, std::move(dims), scale, zeroPoint));
-    setValue(inputs_.size() - 1, values.data(), values.size() * sizeof(T), true);
-    return *this;
+    return addWithValue(tensorInfo(type, std::move(dims), scale, zeroPoint), values, true);
   }
   /// Gives the last input per-channel quantization along `channelDim`.
   OpBuilder& perChannel(std::vector<float> scales, uint32_t channelDim) {
@@ -142,6 +138,12 @@ class OpBuilder {
     info.scale = scale;
     info.zeroPoint = zeroPoint;
     return info;
+  }
+  template <typename T>
+  OpBuilder& addWithValue(OperandInfo info, const std::vector<T>& values, bool constant) {
+    add(std::move(info));
+    setValue(inputs_.size() - 1, values.data(), values.size() * sizeof(T), constant);
+    return *this;
   }
   OpBuilder& add(OperandInfo info) {
     inputs_.push_back(std::move(info));

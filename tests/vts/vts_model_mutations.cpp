@@ -33,26 +33,6 @@ class Collector {
 
 std::string str(size_t n) { return std::to_string(n); }
 
-std::string lifetimeName(L lifetime) {
-  switch (lifetime) {
-    case L::TEMPORARY_VARIABLE:
-      return "TEMPORARY_VARIABLE";
-    case L::SUBGRAPH_INPUT:
-      return "SUBGRAPH_INPUT";
-    case L::SUBGRAPH_OUTPUT:
-      return "SUBGRAPH_OUTPUT";
-    case L::CONSTANT_COPY:
-      return "CONSTANT_COPY";
-    case L::CONSTANT_REFERENCE:
-      return "CONSTANT_REFERENCE";
-    case L::NO_VALUE:
-      return "NO_VALUE";
-    case L::SUBGRAPH:
-      return "SUBGRAPH";
-  }
-  return "lifetime " + std::to_string(static_cast<int32_t>(lifetime));
-}
-
 /// Bytes of the operand's value; 0 when its shape is not fully known.
 size_t dataBytes(const Operand& operand) {
   if (operand.type == T::SUBGRAPH) return 0;
@@ -229,8 +209,8 @@ void operandLifeTime(const Model& model, Collector& c) {
       invalid.erase(std::remove(invalid.begin(), invalid.end(), L::CONSTANT_COPY), invalid.end());
     }
     for (L lifetime : invalid) {
-      c.add("operand " + str(i) + " has lifetime " + lifetimeName(lifetime) +
-                " instead of lifetime " + lifetimeName(operand.lifetime),
+      c.add("operand " + str(i) + " has lifetime " + std::string(toString(lifetime)) +
+                " instead of lifetime " + std::string(toString(operand.lifetime)),
             [i, lifetime](ModelMutation& m) {
               Operand& o = m.model.main.operands[i];
               const auto index = static_cast<uint32_t>(i);
@@ -274,8 +254,8 @@ void operandInputOutput(const Model& model, Collector& c) {
     }
     if (!changed) continue;
     const L lifetime = *changed;
-    c.add("operand " + str(i) + " has lifetime " + lifetimeName(lifetime) +
-              " instead of lifetime " + lifetimeName(operand.lifetime),
+    c.add("operand " + str(i) + " has lifetime " + std::string(toString(lifetime)) +
+              " instead of lifetime " + std::string(toString(operand.lifetime)),
           [i, lifetime](ModelMutation& m) {
             Operand& o = m.model.main.operands[i];
             o.lifetime = lifetime;
