@@ -105,6 +105,10 @@ TEST(OpsRoiAlignTest, Rejections) {
   // A bounded cost per output value: one kernel call cannot be interrupted.
   expectRejected(roiAlign(1, false, 2, 1.0f, 257), ops::prepareRoiAlign,
                  "this driver takes at most 65536 samples per output value");
+  // Allowed per value (256 x 256), but 128 x 128 values x 3 channels of them is ~3.2e9
+  // samples in one execution.
+  expectRejected(roiAlign(1, false, 128, 1.0f, 256), ops::prepareRoiAlign,
+                 "samples in one execution; this driver takes at most 1073741824");
   {
     auto b = roiAlign();
     b.input(1).dimensions = {1, 5};
