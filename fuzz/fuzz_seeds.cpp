@@ -4,6 +4,7 @@
 // OUT_DIR/session (a client's frames: Hello, SupportedOperations, PrepareModel, Execute).
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -12,6 +13,7 @@
 #include "cache/cache_format.h"
 #include "engine/compiler.h"
 #include "fuzz/fuzz_input.h"
+#include "ipc/burst_packets.h"
 #include "ipc/frame.h"
 #include "ipc/messages.h"
 #include "tools/common/cts_model.h"
@@ -69,7 +71,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const fs::path out = argv[1];
-  for (const char* target : {"model", "cache", "tflite", "session"}) {
+  for (const char* target : {"model", "cache", "tflite", "session", "burst"}) {
     fs::create_directories(out / target);
   }
   const fs::path shared = NNHAL_SHARED_DIR;
@@ -148,7 +150,32 @@ int main(int argc, char** argv) {
     fs::copy_file(model, out / "tflite" / model.filename(), fs::copy_options::overwrite_existing);
     ++counts[2];
   }
-  spdlog::info("seeds: {} model, {} cache, {} tflite, {} session", counts[0], counts[1], counts[2],
-               counts[3]);
+  // Burst packets for fuzz_burst's ADD model: valid ones with and without timing, a
+  // deadline, dimensions, an unknown slot, and two packets in one input.
+  size_t burstSeeds = 0;
+  auto burstPacket = [](MeasureTiming measure, bool deadline, bool dims, int32_t slot) {
+    ipc::BurstRequest request;
+    request.inputs = {
+        {false, {0, 0, 16}, dims ? std::vector<uint32_t>{4} : std::vector<uint32_t>{}},
+        {false, {0, 16, 16}, {}}};
+    request.outputs = {{false, {0, 32, 16}, {}}};
+    request.slots = {slot};
+    request.measure = measure;
+    if (deadline) request.deadline = std::chrono::steady_clock::now() + std::chrono::hours(24);
+    const auto datums = ipc::serialize(request);
+    const auto* bytes = reinterpret_cast<const uint8_t*>(datums.data());
+    return std::vector<uint8_t>(bytes, bytes + datums.size() * sizeof(ipc::FmqRequestDatum));
+  };
+  for (auto parts : std::vector<std::vector<std::vector<uint8_t>>>{
+           {burstPacket(MeasureTiming::NO, false, false, 0)},
+           {burstPacket(MeasureTiming::YES, false, true, 1)},
+           {burstPacket(MeasureTiming::YES, true, false, 2)},
+           {burstPacket(MeasureTiming::NO, false, false, 9)},
+           {burstPacket(MeasureTiming::NO, false, true, 3),
+            burstPacket(MeasureTiming::YES, true, false, 0)}}) {
+    writeFile(out / "burst" / std::to_string(burstSeeds++), fuzz::joinParts(parts));
+  }
+  spdlog::info("seeds: {} model, {} cache, {} tflite, {} session, {} burst", counts[0], counts[1],
+               counts[2], counts[3], burstSeeds);
   return 0;
 }

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_input.h"
-#include "ipc/server.h"
+#include "ipc/daemon/server.h"
 #include "nnhal/device.h"
 #include "nnhal/memory.h"
 

@@ -10,11 +10,21 @@ check() {  # folder, forbidden include pattern, why
     echo "layering: $1 must not include $2 ($3):"; echo "$hits"; status=1
   fi
 }
+check_top() {  # folder (its own files only, not its subfolders), forbidden include pattern, why
+  local hits
+  hits=$(grep -nHE "#include [<\"]($2)" "$1"/*.h "$1"/*.cpp 2>/dev/null || true)
+  if [ -n "$hits" ]; then
+    echo "layering: $1/*.{h,cpp} must not include $2 ($3):"; echo "$hits"; status=1
+  fi
+}
 check include/nnhal 'hal/|kernels/|engine/|actors/|cache/|ipc/|boost/|tbb/|oneapi/' "public headers stand alone"
 check src/hal 'kernels/|engine/|actors/|cache/|ipc/|boost/asio|tbb/|oneapi/' "hal is the bottom layer"
 check src/kernels 'engine/|actors/|cache/|ipc/|boost/|tbb/|oneapi/|spdlog/' "kernels are pure"
 check src/engine 'actors/|cache/|ipc/|boost/asio' "the engine knows nothing of actors or IPC"
 check src/cache 'actors/|ipc/|boost/asio' "the cache layer is below actors and ipc"
 check src/actors 'ipc/' "actors are below ipc"
-check src/ipc 'actors/|engine/|kernels/' "ipc (daemon and client) uses the driver through the public Device only"
+check src/ipc 'cache/|engine/|kernels/' "ipc (wire code, client and daemon) stands on hal and the public API only"
+check_top src/ipc 'actors/|ipc/daemon/|ipc/client/' "the shared wire code (nnhal_ipc) is below the client and the daemon and links no driver"
+check src/ipc/client 'actors/|ipc/daemon/' "a client (nnhal_client) links no driver code: the public API and hal only"
+check src/ipc/daemon 'actors/' "the daemon reaches the driver through the public Device and hal/driver_control.h; it links actors only for nnhald's createDevice"
 exit $status

@@ -14,13 +14,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build-fuzz}
-TARGETS=(model tflite cache session)
+TARGETS=(model tflite cache session burst)
 describe() {
   case "$1" in
     model) echo "model + request -> getSupportedOperations, prepareModel, executeSynchronously (embedded)" ;;
     tflite) echo "TFLite flatbuffer -> importTfliteModel -> validateModel" ;;
     cache) echo "model and data cache files -> the decoding and compilation of prepareModelFromCache" ;;
     session) echo "bytes and descriptors -> a connection to an in-process nnhald" ;;
+    burst) echo "burst request packets -> a BurstListener over real message queues (embedded model)" ;;
   esac
 }
 
@@ -41,7 +42,7 @@ build() {
 }
 
 seed() {
-  if [ ! -d "$BUILD_DIR/corpus/model" ]; then
+  if [ ! -d "$BUILD_DIR/corpus/model" ] || [ ! -d "$BUILD_DIR/corpus/burst" ]; then
     echo "== seeding the corpora from ../shared"
     "$BUILD_DIR/fuzz_seeds" "$BUILD_DIR/corpus"
   fi

@@ -21,6 +21,8 @@
 
 namespace nnhal {
 
+class Burst;  // nnhal/burst.h
+
 /// Options of one execution (the non-Request arguments of IPreparedModel::execute_1_3).
 struct ExecuteOptions {
   MeasureTiming measure = MeasureTiming::NO;
@@ -113,6 +115,13 @@ class PreparedModel {
                                                       const std::vector<SyncFence>& waitFor,
                                                       const ExecuteOptions& options,
                                                       OptionalDuration timeoutAfterFence = {}) = 0;
+
+  /// Opens a burst for a stream of executions of this model (IPreparedModel::
+  /// configureExecutionBurst, HAL 1.2; nnhal/burst.h). The burst keeps this model alive.
+  /// Errors: DEVICE_UNAVAILABLE when the prepared model or its driver is shutting down;
+  /// RESOURCE_EXHAUSTED_TRANSIENT when nnhald refuses another burst to this client (its
+  /// quota) or the message queues cannot be created; GENERAL_FAILURE otherwise.
+  virtual Result<std::shared_ptr<Burst>> configureExecutionBurst() = 0;
 
   /// Convenience: executeSynchronously with default options.
   Result<ExecutionResult> executeSynchronously(const Request& request) {

@@ -1,31 +1,10 @@
-// The non-virtual parts of the public Device interface and the embedded driver factory.
-#include <future>
-
-#include "actors/device_actor.h"
+// The embedded driver factory of the public Device interface (its blocking convenience
+// methods are in hal/device.cpp).
 #include "nnhal/device.h"
 
+#include "actors/device_actor.h"
+
 namespace nnhal {
-
-Result<std::shared_ptr<PreparedModel>> Device::prepareModel(Model model,
-                                                            const PrepareOptions& options) {
-  std::promise<Result<std::shared_ptr<PreparedModel>>> promise;
-  auto future = promise.get_future();
-  prepareModel(std::move(model), options,
-               [&promise](Result<std::shared_ptr<PreparedModel>> result) {
-                 promise.set_value(std::move(result));
-               });
-  return future.get();
-}
-
-Result<std::shared_ptr<PreparedModel>> Device::prepareModelFromCache(const CacheFiles& cache,
-                                                                     OptionalTimePoint deadline) {
-  std::promise<Result<std::shared_ptr<PreparedModel>>> promise;
-  auto future = promise.get_future();
-  prepareModelFromCache(cache, deadline, [&promise](Result<std::shared_ptr<PreparedModel>> result) {
-    promise.set_value(std::move(result));
-  });
-  return future.get();
-}
 
 Result<std::shared_ptr<Device>> createDevice(const DeviceOptions& options) {
   try {

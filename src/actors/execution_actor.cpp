@@ -45,16 +45,18 @@ bool ExecutionActor::runsQuickly() const {
 Result<ExecutionResult> ExecutionActor::runAdmitted(const Request& request,
                                                     const ExecuteOptions& options,
                                                     Clock::time_point start,
-                                                    const std::atomic<bool>* cancelled) {
+                                                    const std::atomic<bool>* cancelled,
+                                                    BurstResources* burst) {
   if (options.deadline && Clock::now() > *options.deadline) {
     return fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT, "the execution deadline has passed");
   }
   const auto deviceStart = Clock::now();
   Result<std::vector<OutputShape>> shapes;
   try {
-    shapes = engine::execute(*plan_, request, arenas_, runtime_->parallel(),
-                             engine::RunOptions{options.deadline, options.loopTimeout, cancelled,
-                                                runtime_->maxExecutionBytes(), &staging_});
+    shapes = engine::execute(
+        *plan_, request, burst ? burst->arenas : arenas_, runtime_->parallel(),
+        engine::RunOptions{options.deadline, options.loopTimeout, cancelled,
+                           runtime_->maxExecutionBytes(), burst ? &burst->staging : &staging_});
   } catch (const std::bad_alloc&) {
     shapes = fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "out of memory during the execution");
   } catch (const std::exception& e) {
@@ -90,6 +92,19 @@ Result<ExecutionResult> ExecutionActor::runValidated(const Request& request,
     return fail(ErrorStatus::DEVICE_UNAVAILABLE, "the prepared model is shutting down");
   }
   auto result = runAdmitted(request, options, start);
+  gate_.leave();
+  return result;
+}
+
+Result<ExecutionResult> ExecutionActor::runInBurst(const Request& request,
+                                                   const ExecuteOptions& options,
+                                                   BurstResources& resources) {
+  const auto start = Clock::now();
+  NNHAL_TRY(validate(request, options));
+  if (!gate_.enter()) {
+    return fail(ErrorStatus::DEVICE_UNAVAILABLE, "the prepared model is shutting down");
+  }
+  auto result = runAdmitted(request, options, start, nullptr, &resources);
   gate_.leave();
   return result;
 }

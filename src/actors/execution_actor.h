@@ -52,6 +52,17 @@ class ExecutionActor {
   Result<ExecutionResult> run(const Request& request, const ExecuteOptions& options);
   /// run() for a request and options that already passed validate().
   Result<ExecutionResult> runValidated(const Request& request, const ExecuteOptions& options);
+
+  /// What a burst keeps between its executions: its own arena and staging memory, so that
+  /// after its first execution it allocates nothing and takes no lock of the shared pools.
+  struct BurstResources {
+    explicit BurstResources(size_t arenaBytes) : arenas(arenaBytes) {}
+    engine::ArenaPool arenas;
+    engine::StagingPool staging;
+  };
+  /// run() with a burst's resources instead of the model's pools.
+  Result<ExecutionResult> runInBurst(const Request& request, const ExecuteOptions& options,
+                                     BurstResources& resources);
   /// Validates the request and starts a fenced execution (PreparedModel::executeFenced).
   /// With `admission`, the run waits for it once the fences signalled
   /// (hal::PreparedModelControl::executeFencedAdmitted).
@@ -77,7 +88,8 @@ class ExecutionActor {
 
   Result<ExecutionResult> runAdmitted(const Request& request, const ExecuteOptions& options,
                                       std::chrono::steady_clock::time_point start,
-                                      const std::atomic<bool>* cancelled = nullptr);
+                                      const std::atomic<bool>* cancelled = nullptr,
+                                      BurstResources* burst = nullptr);
 
   std::shared_ptr<Runtime> runtime_;
   std::shared_ptr<const engine::ExecutionPlan> plan_;

@@ -2,10 +2,19 @@
 
 #include <future>
 
+#include "actors/embedded_burst.h"
 #include "cache/cache_format.h"
 #include "engine/compiler.h"
 
 namespace nnhal::actors {
+
+Result<std::shared_ptr<Burst>> PreparedModelImpl::configureExecutionBurst() {
+  try {
+    return std::shared_ptr<Burst>(std::make_shared<EmbeddedBurst>(shared_from_this(), actor_));
+  } catch (const std::bad_alloc&) {
+    return fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "out of memory for a burst");
+  }
+}
 
 Result<void> PreparedModelImpl::updateCache() const {
   if (cache_ == nullptr) {

@@ -25,7 +25,9 @@ struct CacheBinding {
   std::shared_ptr<const CacheImage> loadedFrom;
 };
 
-class PreparedModelImpl final : public PreparedModel, public hal::PreparedModelControl {
+class PreparedModelImpl final : public PreparedModel,
+                                public hal::PreparedModelControl,
+                                public std::enable_shared_from_this<PreparedModelImpl> {
  public:
   PreparedModelImpl(std::shared_ptr<Runtime> runtime,
                     std::shared_ptr<const engine::ExecutionPlan> plan,
@@ -47,6 +49,8 @@ class PreparedModelImpl final : public PreparedModel, public hal::PreparedModelC
                                               OptionalDuration timeoutAfterFence) override {
     return actor_.executeFenced(request, waitFor, options, timeoutAfterFence);
   }
+  /// An EmbeddedBurst (actors/embedded_burst.h) that keeps this model alive.
+  Result<std::shared_ptr<Burst>> configureExecutionBurst() override;
   using PreparedModel::executeSynchronously;
 
   /// execute() that stops before its next step once `*cancelled` is true (the callback then

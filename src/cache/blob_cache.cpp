@@ -8,9 +8,13 @@
 #include <utility>
 
 #include "cache/file_io.h"
-#include "cache/serialization.h"
+#include "hal/serialization.h"
 
 namespace nnhal::cache {
+
+using hal::ByteReader;
+using hal::ByteWriter;
+
 namespace {
 
 constexpr char kMagic[8] = {'N', 'N', 'H', 'A', 'L', 'B', 'L', 'B'};

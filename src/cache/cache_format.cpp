@@ -12,13 +12,17 @@
 #include <tuple>
 #include <utility>
 
-#include "cache/model_codec.h"
-#include "cache/serialization.h"
 #include "engine/compiler.h"
+#include "hal/model_codec.h"
 #include "hal/process_memory.h"
+#include "hal/serialization.h"
 #include "hal/validation.h"
 
 namespace nnhal::cache {
+
+using hal::ByteReader;
+using hal::ByteWriter;
+
 namespace {
 
 constexpr char kModelMagic[8] = {'N', 'N', 'H', 'A', 'L', 'M', 'C', '1'};
@@ -308,7 +312,7 @@ Result<EncodedCache> encodeCache(const Model& model, const engine::PreparedState
   }
   const size_t subgraphs = 1 + model.referenced.size();
   payload.putU32(static_cast<uint32_t>(subgraphs));
-  for (size_t s = 0; s < subgraphs; ++s) putSubgraph(payload, subgraphAt(model, s));
+  for (size_t s = 0; s < subgraphs; ++s) hal::putSubgraph(payload, subgraphAt(model, s));
   payload.putBlob(model.operandValues);
   payload.putU32(static_cast<uint32_t>(model.pools.size()));
   for (const Memory& pool : model.pools) payload.putU64(pool.valid() ? pool.size() : 0);
@@ -382,7 +386,7 @@ Result<DecodedCache> decodeCache(std::span<const uint8_t> modelBytes, const Dige
   const uint32_t subgraphs = in.readCount(kMaxCount, 16);
   if (in.ok() && subgraphs == 0) in.failWith("no main subgraph");
   for (uint32_t s = 0; s < subgraphs && in.ok(); ++s) {
-    Subgraph subgraph = getSubgraph(in);
+    Subgraph subgraph = hal::getSubgraph(in);
     if (s == 0) {
       model.main = std::move(subgraph);
     } else {

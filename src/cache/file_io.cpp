@@ -59,16 +59,6 @@ std::string errnoText(const std::string& what) {
   return what + ": " + std::strerror(error);
 }
 
-UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
-  if (this != &other) reset(other.release());
-  return *this;
-}
-
-void UniqueFd::reset(int fd) {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = fd;
-}
-
 Result<UniqueFd> duplicate(int fd) {
   const int copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
   if (copy < 0) return failure("dup of descriptor " + std::to_string(fd));

@@ -21,33 +21,13 @@
 #include <string>
 #include <vector>
 
+#include "hal/unique_fd.h"
 #include "nnhal/status.h"
 
 namespace nnhal::cache {
 
-/// Owns a file descriptor (closed on destruction).
-class UniqueFd {
- public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) : fd_(fd) {}
-  ~UniqueFd() { reset(); }
-  UniqueFd(UniqueFd&& other) noexcept : fd_(other.release()) {}
-  UniqueFd& operator=(UniqueFd&& other) noexcept;
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-
-  int get() const { return fd_; }
-  bool valid() const { return fd_ >= 0; }
-  int release() {
-    const int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-  void reset(int fd = -1);
-
- private:
-  int fd_ = -1;
-};
+/// The descriptor owner of hal/unique_fd.h, under the name cache code has always used.
+using hal::UniqueFd;
 
 /// dup()s `fd` (close-on-exec). Errors: GENERAL_FAILURE for a bad descriptor.
 Result<UniqueFd> duplicate(int fd);

@@ -9,9 +9,13 @@
 #include <cstring>
 #include <system_error>
 
-#include "cache/serialization.h"
+#include "hal/serialization.h"
 
 namespace nnhal::cache {
+
+using hal::ByteReader;
+using hal::ByteWriter;
+
 namespace {
 
 constexpr char kMagic[8] = {'N', 'N', 'H', 'A', 'L', 'T', 'K', 'M'};

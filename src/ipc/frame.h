@@ -25,17 +25,17 @@
 #include <string>
 #include <vector>
 
-#include "cache/file_io.h"
+#include "hal/unique_fd.h"
 #include "nnhal/status.h"
 
 namespace nnhal::ipc {
 
-using cache::UniqueFd;
+using hal::UniqueFd;
 
 /// "NNHD" read as a little-endian u32.
 inline constexpr uint32_t kFrameMagic = 0x44484E4E;
 /// Version of the protocol this build speaks; both ends must agree (Hello checks it).
-inline constexpr uint16_t kProtocolVersion = 1;
+inline constexpr uint16_t kProtocolVersion = 2;
 /// Bytes of the fixed header.
 inline constexpr size_t kFrameHeaderBytes = 24;
 /// Most descriptors one frame may carry (Linux SCM_MAX_FD).

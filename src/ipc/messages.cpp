@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "cache/model_codec.h"
+#include "hal/model_codec.h"
 
 namespace nnhal::ipc {
 namespace {
@@ -139,7 +139,7 @@ std::vector<RequestArgument> getArguments(ByteReader& in) {
     arg.location.poolIndex = in.getU32();
     arg.location.offset = in.getU32();
     arg.location.length = in.getU32();
-    arg.dimensions = in.getU32Vector(cache::kMaxCodecRank);
+    arg.dimensions = in.getU32Vector(hal::kMaxCodecRank);
   }
   return args;
 }
@@ -227,6 +227,22 @@ std::string toString(MessageType type) {
       return "GetFencedInfo";
     case MessageType::kReleaseFenced:
       return "ReleaseFenced";
+    case MessageType::kConfigureBurst:
+      return "ConfigureBurst";
+    case MessageType::kBurstConfigured:
+      return "BurstConfigured";
+    case MessageType::kReleaseBurst:
+      return "ReleaseBurst";
+    case MessageType::kBurstFreeMemory:
+      return "BurstFreeMemory";
+    case MessageType::kBurstReply:
+      return "BurstReply";
+    case MessageType::kBurstGetMemories:
+      return "BurstGetMemories";
+    case MessageType::kBurstMemories:
+      return "BurstMemories";
+    case MessageType::kBurstLastError:
+      return "BurstLastError";
   }
   return "MessageType(" + std::to_string(static_cast<uint16_t>(type)) + ")";
 }
@@ -348,9 +364,9 @@ HelloReply decodeHelloReply(ByteReader& in) {
 
 void encode(const WireModel& m, OutMessage& out) {
   ByteWriter& w = out.payload;
-  cache::putSubgraph(w, m.model.main);
+  hal::putSubgraph(w, m.model.main);
   w.putU32(static_cast<uint32_t>(m.model.referenced.size()));
-  for (const Subgraph& subgraph : m.model.referenced) cache::putSubgraph(w, subgraph);
+  for (const Subgraph& subgraph : m.model.referenced) hal::putSubgraph(w, subgraph);
   w.putBlob(m.model.operandValues);
   putPools(w, m.pools);
   w.putU8(m.model.relaxComputationFloat32toFloat16 ? 1 : 0);
@@ -363,11 +379,11 @@ void encode(const WireModel& m, OutMessage& out) {
 
 WireModel decodeWireModel(ByteReader& in, size_t fdCount) {
   WireModel m;
-  m.model.main = cache::getSubgraph(in);
+  m.model.main = hal::getSubgraph(in);
   m.model.referenced.resize(in.readCount(kMaxWireCount, 16));
   for (Subgraph& subgraph : m.model.referenced) {
     if (!in.ok()) break;
-    subgraph = cache::getSubgraph(in);
+    subgraph = hal::getSubgraph(in);
   }
   const uint64_t valueBytes = in.readLength(kMaxOperandValuesBytes);
   const std::span<const uint8_t> values = in.getBytes(valueBytes);
@@ -483,7 +499,7 @@ ExecutionReply decodeExecutionReply(ByteReader& in) {
   m.status = getStatusChecked(in);
   m.outputShapes.resize(in.readCount(kMaxWireCount, 5));
   for (OutputShape& shape : m.outputShapes) {
-    shape.dimensions = in.getU32Vector(cache::kMaxCodecRank);
+    shape.dimensions = in.getU32Vector(hal::kMaxCodecRank);
     shape.isSufficient = getBool(in, "outputShape.isSufficient");
   }
   m.timing.timeOnDevice = in.getU64();
@@ -508,6 +524,9 @@ void encode(const Stats& m, OutMessage& out) {
   out.payload.putU64(m.preparedModels);
   out.payload.putU64(m.pools);
   out.payload.putU64(m.callsInFlight);
+  out.payload.putU64(m.bursts);
+  out.payload.putU64(m.burstListeners);
+  out.payload.putU64(m.burstMemories);
 }
 
 Stats decodeStats(ByteReader& in) {
@@ -516,6 +535,9 @@ Stats decodeStats(ByteReader& in) {
   m.preparedModels = in.getU64();
   m.pools = in.getU64();
   m.callsInFlight = in.getU64();
+  m.bursts = in.getU64();
+  m.burstListeners = in.getU64();
+  m.burstMemories = in.getU64();
   return m;
 }
 
@@ -607,5 +629,84 @@ Error toError(WireStatus status, std::vector<OutputShape> shapes) {
 }
 
 WireStatus toWireStatus(const Error& error) { return WireStatus{error.status, error.message}; }
+
+// --- bursts -----------------------------------------------------------------------------
+
+void encode(const ConfigureBurst& m, OutMessage& out) {
+  out.payload.putU64(m.handle);
+  out.payload.putU32(m.requestLength);
+  out.payload.putU32(m.resultLength);
+}
+
+ConfigureBurst decodeConfigureBurst(ByteReader& in) {
+  ConfigureBurst m;
+  m.handle = in.getU64();
+  m.requestLength = in.getU32();
+  m.resultLength = in.getU32();
+  return m;
+}
+
+void encode(const BurstConfigured& m, OutMessage& out) {
+  encode(m.status, out);
+  out.payload.putU64(m.burst);
+  out.payload.putU32(m.requestFdIndex);
+  out.payload.putU32(m.requestLength);
+  out.payload.putU32(m.resultFdIndex);
+  out.payload.putU32(m.resultLength);
+}
+
+BurstConfigured decodeBurstConfigured(ByteReader& in, size_t fdCount) {
+  BurstConfigured m;
+  m.status = getStatusChecked(in);
+  m.burst = in.getU64();
+  const bool ok = m.status.status == ErrorStatus::NONE;  // queues travel only on success
+  m.requestFdIndex = ok ? getFdIndex(in, fdCount, "request queue") : in.getU32();
+  m.requestLength = in.getU32();
+  m.resultFdIndex = ok ? getFdIndex(in, fdCount, "result queue") : in.getU32();
+  m.resultLength = in.getU32();
+  return m;
+}
+
+void encode(const BurstHandle& m, OutMessage& out) { out.payload.putU64(m.burst); }
+
+BurstHandle decodeBurstHandle(ByteReader& in) { return {in.getU64()}; }
+
+void encode(const BurstSlot& m, OutMessage& out) {
+  out.payload.putU64(m.burst);
+  out.payload.putI32(m.slot);
+}
+
+BurstSlot decodeBurstSlot(ByteReader& in) {
+  BurstSlot m;
+  m.burst = in.getU64();
+  m.slot = in.getI32();
+  return m;
+}
+
+void encode(const BurstGetMemories& m, OutMessage& out) {
+  out.payload.putU64(m.burst);
+  out.payload.putU32(static_cast<uint32_t>(m.slots.size()));
+  for (int32_t slot : m.slots) out.payload.putI32(slot);
+}
+
+BurstGetMemories decodeBurstGetMemories(ByteReader& in) {
+  BurstGetMemories m;
+  m.burst = in.getU64();
+  m.slots.resize(in.readCount(kMaxWireCount, 4));
+  for (int32_t& slot : m.slots) slot = in.getI32();
+  return m;
+}
+
+void encode(const BurstMemories& m, OutMessage& out) {
+  encode(m.status, out);
+  putPools(out.payload, m.pools);
+}
+
+BurstMemories decodeBurstMemories(ByteReader& in, size_t fdCount) {
+  BurstMemories m;
+  m.status = getStatusChecked(in);
+  m.pools = getPools(in, fdCount);
+  return m;
+}
 
 }  // namespace nnhal::ipc

@@ -5,7 +5,7 @@
 // OutMessage (bytes + the descriptors to send, borrowed) and a decode function reading it
 // from a ByteReader. Descriptors inside a message are indexes into the frame's descriptor
 // list; decoders check every index against `fdCount`. Decoders are bounds-checked and
-// bounded (see cache/serialization.h): malformed input makes the reader fail with a reason
+// bounded (see hal/serialization.h): malformed input makes the reader fail with a reason
 // (checked with decodeDone), never crash. Enum values of the HAL are carried as sent: the
 // daemon's driver validates them as it validates an embedded caller's.
 //
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "cache/serialization.h"
+#include "hal/serialization.h"
 #include "ipc/frame.h"
 #include "nnhal/device.h"
 #include "nnhal/prepared_model.h"
@@ -27,8 +27,8 @@
 
 namespace nnhal::ipc {
 
-using cache::ByteReader;
-using cache::ByteWriter;
+using hal::ByteReader;
+using hal::ByteWriter;
 
 /// Message types (the u16 of the frame header). "c>d": client to daemon.
 enum class MessageType : uint16_t {
@@ -52,6 +52,14 @@ enum class MessageType : uint16_t {
   kFencedInfoReply = 18,          ///< d>c FencedInfoReply
   kGetFencedInfo = 19,            ///< c>d FencedHandle; reply kFencedInfoReply once finished
   kReleaseFenced = 20,            ///< c>d FencedHandle; no reply
+  kConfigureBurst = 21,           ///< c>d ConfigureBurst; reply kBurstConfigured (+ 2 queues)
+  kBurstConfigured = 22,          ///< d>c BurstConfigured
+  kReleaseBurst = 23,             ///< c>d BurstHandle; no reply
+  kBurstFreeMemory = 24,          ///< c>d BurstSlot; reply kBurstReply once the slot is gone
+  kBurstReply = 25,               ///< d>c WireStatus
+  kBurstGetMemories = 26,         ///< d>c BurstGetMemories: the daemon asks (its own call id)
+  kBurstMemories = 27,            ///< c>d BurstMemories: the answer, same call id
+  kBurstLastError = 28,           ///< c>d BurstHandle; reply kBurstReply: the last error's text
 };
 
 /// Name of a message type for logs ("Hello", ...); "MessageType(<n>)" for unknown ones.
@@ -236,6 +244,49 @@ struct ReleasePools {
   std::vector<uint64_t> ids;
 };
 
+/// configureExecutionBurst: the prepared model and the queue lengths the client wants
+/// (0 = kDefaultFmqLength). The daemon creates both queues.
+struct ConfigureBurst {
+  uint64_t handle = 0;  ///< the prepared model
+  uint32_t requestLength = 0;
+  uint32_t resultLength = 0;
+};
+
+/// The burst, with its two queues (descriptors of this frame): requests (client writes,
+/// daemon reads) and results (daemon writes, client reads); 24-byte elements.
+struct BurstConfigured {
+  WireStatus status;
+  uint64_t burst = 0;
+  uint32_t requestFdIndex = 0;
+  uint32_t requestLength = 0;
+  uint32_t resultFdIndex = 0;
+  uint32_t resultLength = 0;
+};
+
+/// Names a burst (kReleaseBurst, kBurstLastError).
+struct BurstHandle {
+  uint64_t burst = 0;
+};
+
+/// IBurstContext::freeMemory.
+struct BurstSlot {
+  uint64_t burst = 0;
+  int32_t slot = 0;
+};
+
+/// IBurstCallback::getMemories: the daemon met slots it does not know.
+struct BurstGetMemories {
+  uint64_t burst = 0;
+  std::vector<int32_t> slots;
+};
+
+/// The client's answer: one pool per slot asked, in order, or an error (INVALID_ARGUMENT
+/// for a slot the client does not know) and no pools.
+struct BurstMemories {
+  WireStatus status;
+  std::vector<WirePool> pools;
+};
+
 /// Object counts (for tests and monitoring): of the asking connection only, or of the whole
 /// daemon on its admin socket.
 struct Stats {
@@ -243,6 +294,9 @@ struct Stats {
   uint64_t preparedModels = 0;  ///< prepared models alive (held by sessions or executions)
   uint64_t pools = 0;           ///< request pools mapped and cached by sessions
   uint64_t callsInFlight = 0;   ///< own: requests not answered; daemon: calls running
+  uint64_t bursts = 0;          ///< bursts configured and not released
+  uint64_t burstListeners = 0;  ///< BurstListener threads running
+  uint64_t burstMemories = 0;   ///< memories mapped for burst slots
   bool operator==(const Stats&) const = default;
 };
 
@@ -264,6 +318,12 @@ void encode(const ExecuteFenced& m, OutMessage& out);
 void encode(const FencedReply& m, OutMessage& out);
 void encode(const FencedHandle& m, OutMessage& out);
 void encode(const FencedInfoReply& m, OutMessage& out);
+void encode(const ConfigureBurst& m, OutMessage& out);
+void encode(const BurstConfigured& m, OutMessage& out);
+void encode(const BurstHandle& m, OutMessage& out);
+void encode(const BurstSlot& m, OutMessage& out);
+void encode(const BurstGetMemories& m, OutMessage& out);
+void encode(const BurstMemories& m, OutMessage& out);
 
 WireStatus decodeWireStatus(ByteReader& in);
 Hello decodeHello(ByteReader& in);
@@ -282,6 +342,12 @@ ExecuteFenced decodeExecuteFenced(ByteReader& in, size_t fdCount);
 FencedReply decodeFencedReply(ByteReader& in, size_t fdCount);
 FencedHandle decodeFencedHandle(ByteReader& in);
 FencedInfoReply decodeFencedInfoReply(ByteReader& in);
+ConfigureBurst decodeConfigureBurst(ByteReader& in);
+BurstConfigured decodeBurstConfigured(ByteReader& in, size_t fdCount);
+BurstHandle decodeBurstHandle(ByteReader& in);
+BurstSlot decodeBurstSlot(ByteReader& in);
+BurstGetMemories decodeBurstGetMemories(ByteReader& in);
+BurstMemories decodeBurstMemories(ByteReader& in, size_t fdCount);
 
 /// Checks that a decode consumed the whole payload without error; the error
 /// (GENERAL_FAILURE) names the message and the reason.

@@ -11,12 +11,10 @@
 #include <filesystem>
 #include <string>
 
-#include "cache/file_io.h"
+#include "hal/unique_fd.h"
 
 namespace nnhal::hal {
 namespace {
-
-using cache::UniqueFd;
 
 UniqueFd memfdOf(size_t size, unsigned seals) {
   UniqueFd fd(memfd_create("pool-io-test", MFD_CLOEXEC | MFD_ALLOW_SEALING));

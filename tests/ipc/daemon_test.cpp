@@ -7,9 +7,9 @@
 #include <future>
 #include <random>
 
+#include "ipc/client/remote_device.h"
 #include "ipc/frame.h"
 #include "ipc/messages.h"
-#include "ipc/remote_device.h"
 #include "ipc_test_util.h"
 #include "nnhal/sync_fence.h"
 #include "raw_client.h"
@@ -140,7 +140,9 @@ TEST(Daemon, RefusesAnotherProtocolVersionWithAReason) {
   auto hello = decodePayload(reply->payload, MessageType::kHelloReply, decodeHelloReply);
   ASSERT_TRUE(hello) << hello.error().message;
   EXPECT_EQ(hello->status.status, ErrorStatus::DEVICE_UNAVAILABLE);
-  EXPECT_NE(hello->status.message.find("protocol version 1, not 99"), std::string::npos)
+  EXPECT_NE(hello->status.message.find("protocol version " + std::to_string(kProtocolVersion) +
+                                       ", not 99"),
+            std::string::npos)
       << hello->status.message;
   EXPECT_TRUE(raw.closedByPeer(2s));
 

@@ -19,7 +19,7 @@
 #include <thread>
 
 #include "common/hostile_models.h"
-#include "ipc/remote_device.h"
+#include "ipc/client/remote_device.h"
 #include "ipc_test_util.h"
 #include "raw_client.h"
 

@@ -1,7 +1,7 @@
 // A conformance subset through nnhald: every NNAPI CTS model of shared/cts/V1_0 and
-// V1_1 (V1_2 and V1_3 on request), executed synchronously, asynchronously and with unspecified
-// output dimensions on a remote Device, judged by the same rules as the embedded CTS suite
-// (tests/cts).
+// V1_1 (V1_2 and V1_3 on request), executed synchronously, asynchronously, in a burst and with
+// unspecified output dimensions on a remote Device, judged by the same rules as the embedded CTS
+// suite (tests/cts).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -27,7 +27,7 @@ void runFolder(const char* folder) {
     for (const tools::CtsModel& cts : *loaded) {
       ++models;
       for (tools::CtsMode mode : {tools::CtsMode::kSynchronous, tools::CtsMode::kAsync,
-                                  tools::CtsMode::kDynamicOutputShape}) {
+                                  tools::CtsMode::kDynamicOutputShape, tools::CtsMode::kBurst}) {
         const tools::CtsOutcome outcome = tools::runCtsModel(**device, cts, mode);
         EXPECT_TRUE(outcome.passed)
             << cts.name << " [" << tools::toString(mode) << "]: " << outcome.message;

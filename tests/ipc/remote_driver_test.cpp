@@ -5,8 +5,9 @@
 #include <future>
 #include <mutex>
 
-#include "ipc/remote_device.h"
+#include "ipc/client/remote_device.h"
 #include "ipc_test_util.h"
+#include "nnhal/burst.h"
 #include "nnhal/sync_fence.h"
 
 namespace nnhal::ipc {
@@ -409,6 +410,135 @@ TEST_P(DriverTest, FencedExecutionErrors) {
   ASSERT_TRUE(info);
   EXPECT_EQ(info->status, ErrorStatus::MISSED_DEADLINE_TRANSIENT);
   EXPECT_EQ(info->timingLaunched, Timing{});
+}
+
+// --- bursts: the same results and statuses as executeSynchronously --------------------------
+
+TEST_P(DriverTest, BurstExecutesLikeExecuteSynchronously) {
+  auto prepared = prepare(convModel());
+  ASSERT_NE(prepared, nullptr);
+  auto burst = prepared->configureExecutionBurst();
+  ASSERT_TRUE(burst) << burst.error().message;
+  for (int round = 0; round < 5; ++round) {
+    Memory pool = *Memory::create(64);
+    auto* in = reinterpret_cast<float*>(pool.data());
+    for (int i = 0; i < 9; ++i) in[i] = static_cast<float>(i + round);
+    Request request;
+    request.pools = {pool};
+    request.inputs = {{false, {0, 0, 36}, {}}};
+    request.outputs = {{false, {0, 36, 16}, {}}};
+    auto viaBurst = (*burst)->execute(request, MeasureTiming::YES);
+    ASSERT_TRUE(viaBurst) << viaBurst.error().message;
+    std::vector<float> burstOut(in + 9, in + 13);
+    auto direct = prepared->executeSynchronously(request);
+    ASSERT_TRUE(direct) << direct.error().message;
+    EXPECT_EQ(std::vector<float>(in + 9, in + 13), burstOut);
+    EXPECT_EQ(viaBurst->outputShapes, direct->outputShapes);
+    EXPECT_NE(viaBurst->timing.timeInDriver, kNoTiming);
+    EXPECT_LE(viaBurst->timing.timeOnDevice, viaBurst->timing.timeInDriver);
+    // 1 + 2 + 3 + 4 windows of ones plus the bias.
+    EXPECT_FLOAT_EQ(burstOut[0], in[0] + in[1] + in[3] + in[4] + 0.5f);
+  }
+  Memory pool = *Memory::create(64);
+  Request request;
+  request.pools = {pool};
+  request.inputs = {{false, {0, 0, 36}, {}}};
+  request.outputs = {{false, {0, 36, 16}, {}}};
+  auto untimed = (*burst)->execute(request, MeasureTiming::NO);
+  ASSERT_TRUE(untimed);
+  EXPECT_EQ(untimed->timing, Timing{});
+}
+
+TEST_P(DriverTest, BurstReportsDynamicShapesAndErrorsAsExecuteSynchronously) {
+  auto prepared = prepare(addModel({0}));
+  ASSERT_NE(prepared, nullptr);
+  auto burst = prepared->configureExecutionBurst();
+  ASSERT_TRUE(burst);
+  AddRequest r = addRequest();
+  auto result = (*burst)->execute(r.request, MeasureTiming::NO);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->outputShapes[0].dimensions, std::vector<uint32_t>{4});
+  AddRequest small = addRequest(8);
+  auto tooSmall = (*burst)->execute(small.request, MeasureTiming::YES);
+  ASSERT_FALSE(tooSmall);
+  EXPECT_EQ(tooSmall.error().status, ErrorStatus::OUTPUT_INSUFFICIENT_SIZE);
+  ASSERT_EQ(tooSmall.error().outputShapes.size(), 1u);
+  EXPECT_EQ(tooSmall.error().outputShapes[0].dimensions, std::vector<uint32_t>{4});
+  EXPECT_FALSE(tooSmall.error().outputShapes[0].isSufficient);
+
+  AddRequest bad = addRequest();
+  bad.request.inputs[1].location.offset = 60;  // past the 64-byte pool
+  auto invalid = (*burst)->execute(bad.request, MeasureTiming::NO);
+  ASSERT_FALSE(invalid);
+  EXPECT_EQ(invalid.error().status, ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_TRUE(invalid.error().outputShapes.empty());
+  auto badMeasure = (*burst)->execute(r.request, static_cast<MeasureTiming>(7));
+  ASSERT_FALSE(badMeasure);
+  EXPECT_EQ(badMeasure.error().status, ErrorStatus::INVALID_ARGUMENT);
+  auto missed =
+      (*burst)->execute(r.request, MeasureTiming::NO, std::chrono::steady_clock::now() - 1ms);
+  ASSERT_FALSE(missed);
+  EXPECT_EQ(missed.error().status, ErrorStatus::MISSED_DEADLINE_TRANSIENT);
+  // Removing an input, as the VTS's removeInputTest does on the burst path.
+  AddRequest removed = addRequest();
+  removed.request.inputs.pop_back();
+  auto missing = (*burst)->execute(removed.request, MeasureTiming::NO);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().status, ErrorStatus::INVALID_ARGUMENT);
+  // After all that the burst still works; freeing unknown or freed memories breaks nothing.
+  (*burst)->freeMemory(r.pool);
+  (*burst)->freeMemory(r.pool);
+  (*burst)->freeMemory(*Memory::create(16));
+  EXPECT_TRUE((*burst)->execute(r.request, MeasureTiming::NO));
+}
+
+TEST_P(DriverTest, BurstRunsOnEveryMemoryKindAndWithTokenPools) {
+  auto prepared = prepare(addModel());
+  ASSERT_NE(prepared, nullptr);
+  auto burst = prepared->configureExecutionBurst();
+  ASSERT_TRUE(burst);
+  Memory backing = *Memory::create(8192);
+  auto mmapFd = Memory::fromFd(backing.fd(), 64, 4096 + 128, MemoryKind::MMAP_FD);
+  ASSERT_TRUE(mmapFd) << mmapFd.error().message;
+  for (Memory pool : {*Memory::create(64, MemoryKind::ASHMEM),
+                      *Memory::create(64, MemoryKind::HARDWARE_BUFFER_BLOB), *mmapFd}) {
+    AddRequest r = addRequest(pool);
+    auto result = (*burst)->execute(r.request, MeasureTiming::NO);
+    ASSERT_TRUE(result) << toString(pool.kind()) << ": " << result.error().message;
+    for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(r.out()[i], r.a()[i] + r.b()[i]);
+  }
+  // A token of no allocated buffer fails as executeSynchronously fails.
+  AddRequest r = addRequest();
+  r.request.pools.push_back(MemoryDomainToken{5});
+  auto direct = prepared->executeSynchronously(r.request);
+  auto viaBurst = (*burst)->execute(r.request, MeasureTiming::NO);
+  ASSERT_EQ(direct.has_value(), viaBurst.has_value());
+  if (!direct) {
+    EXPECT_EQ(direct.error().status, viaBurst.error().status);
+  }
+}
+
+TEST_P(DriverTest, BurstsRunConcurrentlyOneThreadEach) {
+  auto prepared = prepare(addModel());
+  ASSERT_NE(prepared, nullptr);
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      auto burst = prepared->configureExecutionBurst();
+      if (!burst) {
+        ++failures;
+        return;
+      }
+      for (int i = 0; i < 200; ++i) {
+        AddRequest r = addRequest(16, static_cast<float>(t * 1000 + i));
+        auto result = (*burst)->execute(r.request, MeasureTiming::NO);
+        if (!result || r.out()[3] != r.a()[3] + r.b()[3]) ++failures;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, DriverTest,

@@ -1,11 +1,14 @@
 // VTS ValidateRequest as a sweep: every valid CTS model is prepared, and each of
 // its requests with one input (removeInputTest) or one output (removeOutputTest) left out
-// must be refused with INVALID_ARGUMENT on the synchronous, callback and fenced paths, on
-// the embedded driver and through nnhald: nothing runs, no output shape comes back.
+// must be refused with INVALID_ARGUMENT on the synchronous, callback, burst and fenced paths,
+// on the embedded driver and through nnhald: nothing runs, no output shape comes back. After
+// each burst refusal, as the VTS does, a valid freeMemory, a free of an unknown memory and a
+// double free must break nothing.
 #include <gtest/gtest.h>
 
 #include <future>
 
+#include "nnhal/burst.h"
 #include "tools/common/cts_model.h"
 #include "vts/vts_targets.h"
 
@@ -31,9 +34,9 @@ std::string requestName(const ::testing::TestParamInfo<RequestCase>& info) {
   return testNameOf(info.param.cts->name);
 }
 
-/// Runs `request` on the three paths; returns what went wrong on each ("" when all three
+/// Runs `request` on the four paths; returns what went wrong on each ("" when all four
 /// refused it with INVALID_ARGUMENT and nothing else).
-std::string refusedEverywhere(PreparedModel& prepared, const Request& request,
+std::string refusedEverywhere(PreparedModel& prepared, Burst& burst, const Request& request,
                               MeasureTiming measure) {
   std::string problems;
   ExecuteOptions options;
@@ -64,6 +67,22 @@ std::string refusedEverywhere(PreparedModel& prepared, const Request& request,
     }
   }
 
+  auto viaBurst = burst.execute(request, measure);
+  if (viaBurst) {
+    problems += " [burst]: returned NONE;";
+  } else if (viaBurst.error().status != ErrorStatus::INVALID_ARGUMENT ||
+             !viaBurst.error().outputShapes.empty()) {
+    problems += " [burst]: " + std::string(toString(viaBurst.error().status)) + " " +
+                viaBurst.error().message + ";";
+  }
+  for (const RequestMemoryPool& pool : request.pools) {
+    if (const auto* memory = std::get_if<Memory>(&pool)) {
+      burst.freeMemory(*memory);
+      burst.freeMemory(*memory);
+    }
+  }
+  burst.freeMemory(*Memory::create(16));
+
   auto fenced = prepared.executeFenced(request, {}, options);
   if (fenced) {
     problems += " [executeFenced]: launched;";
@@ -84,20 +103,22 @@ TEST_P(ValidateRequest, RemovedArgumentsAreRefused) {
   ASSERT_TRUE(prepared.result) << prepared.result.error().message;
   auto request = tools::ctsRequest(*c.cts);
   ASSERT_TRUE(request) << request.error().message;
+  auto burst = (*prepared.result)->configureExecutionBurst();
+  ASSERT_TRUE(burst) << burst.error().message;
   // The VTS picks MeasureTiming from a hash of the test; alternate between the two.
   size_t variant = 0;
   for (size_t i = 0; i < request->inputs.size(); ++i) {
     Request mutated = *request;
     mutated.inputs.erase(mutated.inputs.begin() + static_cast<ptrdiff_t>(i));
     const MeasureTiming measure = variant++ % 2 == 0 ? MeasureTiming::NO : MeasureTiming::YES;
-    const std::string problems = refusedEverywhere(**prepared.result, mutated, measure);
+    const std::string problems = refusedEverywhere(**prepared.result, **burst, mutated, measure);
     EXPECT_TRUE(problems.empty()) << "removeInputTest: removed input " << i << problems;
   }
   for (size_t i = 0; i < request->outputs.size(); ++i) {
     Request mutated = *request;
     mutated.outputs.erase(mutated.outputs.begin() + static_cast<ptrdiff_t>(i));
     const MeasureTiming measure = variant++ % 2 == 0 ? MeasureTiming::NO : MeasureTiming::YES;
-    const std::string problems = refusedEverywhere(**prepared.result, mutated, measure);
+    const std::string problems = refusedEverywhere(**prepared.result, **burst, mutated, measure);
     EXPECT_TRUE(problems.empty()) << "removeOutputTest: removed output " << i << problems;
   }
 }

@@ -7,6 +7,8 @@
 #include <string>
 #include <variant>
 
+#include "nnhal/burst.h"
+
 namespace nnhal::tools {
 namespace {
 
@@ -123,6 +125,8 @@ std::string_view toString(CtsMode mode) {
       return "async";
     case CtsMode::kDynamicOutputShape:
       return "dynamic-output-shape";
+    case CtsMode::kBurst:
+      return "burst";
   }
   return "?";
 }
@@ -220,6 +224,12 @@ CtsOutcome runCtsModel(Device& device, const CtsModel& cts, CtsMode mode,
     (*prepared)->execute(*request, options,
                          [&done](Result<ExecutionResult> r) { done.set_value(std::move(r)); });
     result = done.get_future().get();
+  } else if (mode == CtsMode::kBurst) {
+    auto burst = (*prepared)->configureExecutionBurst();
+    if (!burst) return {false, "configureExecutionBurst failed: " + burst.error().message};
+    OptionalTimePoint deadline;
+    if (infiniteLoop) deadline = std::chrono::steady_clock::now() + loopTimeout;
+    result = (*burst)->execute(*request, MeasureTiming::NO, deadline);
   } else {
     result = (*prepared)->executeSynchronously(*request, options);
   }

@@ -16,6 +16,7 @@ enum class CtsMode {
   kSynchronous,         ///< executeSynchronously
   kAsync,               ///< execute with a callback
   kDynamicOutputShape,  ///< executeSynchronously with every output's dimensions set to 0
+  kBurst,               ///< Burst::execute on a burst of the prepared model (nnhal/burst.h)
 };
 
 std::string_view toString(CtsMode mode);
@@ -36,7 +37,8 @@ std::string judgeOutputs(const CtsModel& cts, const std::vector<std::vector<uint
 
 /// Prepares and executes `cts` on `device` in `mode` and judges it. expectFailure models
 /// pass when preparation or execution fails. `while_infinite_loop*` models pass when the
-/// execution ends with MISSED_DEADLINE_* within `loopTimeout`.
+/// execution ends with MISSED_DEADLINE_* within `loopTimeout` (in kBurst mode, which has no
+/// loop timeout, a deadline `loopTimeout` from the start).
 CtsOutcome runCtsModel(Device& device, const CtsModel& cts, CtsMode mode,
                        std::chrono::nanoseconds loopTimeout = std::chrono::milliseconds(200));
 

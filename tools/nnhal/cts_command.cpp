@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 
+#include "nnhal/client.h"
 #include "nnhal/device.h"
 #include "tools/common/cts_model.h"
 #include "tools/common/cts_runner.h"
@@ -30,8 +31,9 @@ std::vector<tools::CtsMode> modesFor(const std::string& mode) {
   if (mode == "sync") return {tools::CtsMode::kSynchronous};
   if (mode == "async") return {tools::CtsMode::kAsync};
   if (mode == "dynamic") return {tools::CtsMode::kDynamicOutputShape};
-  return {tools::CtsMode::kSynchronous, tools::CtsMode::kAsync,
-          tools::CtsMode::kDynamicOutputShape};
+  if (mode == "burst") return {tools::CtsMode::kBurst};
+  return {tools::CtsMode::kSynchronous, tools::CtsMode::kAsync, tools::CtsMode::kDynamicOutputShape,
+          tools::CtsMode::kBurst};
 }
 
 }  // namespace
@@ -39,7 +41,7 @@ std::vector<tools::CtsMode> modesFor(const std::string& mode) {
 int runCts(const CtsArgs& args) {
   DeviceOptions options;
   options.kernelThreads = args.threads;
-  auto device = createDevice(options);
+  auto device = args.connect.empty() ? createDevice(options) : connect(args.connect);
   if (!device) {
     std::fprintf(stderr, "nnhal: error: %s\n", device.error().message.c_str());
     return 1;

@@ -8,7 +8,8 @@ namespace nnhal::cli {
 
 struct CtsArgs {
   std::vector<std::string> paths;  ///< files or folders of CTS JSON
-  std::string mode = "all";        ///< all | sync | async | dynamic
+  std::string mode = "all";        ///< all | sync | async | dynamic | burst
+  std::string connect;             ///< nnhald socket; empty = the embedded driver
   std::string filter;              ///< only test models whose name contains this
   bool quiet = false;              ///< print failures and the summary only
   unsigned threads = 0;            ///< kernel threads (0 = all cores)

@@ -4,7 +4,8 @@
 //             [--repeat N] [--threads T] [--output out.bin] [--cache-dir DIR]
 //             [--connect SOCKET]
 //   nnhal info [--connect SOCKET]
-//   nnhal cts PATH... [--mode all|sync|async|dynamic] [--filter S] [--quiet]
+//   nnhal cts PATH... [--mode all|sync|async|dynamic|burst] [--filter S] [--quiet]
+//             [--connect SOCKET]
 #include <spdlog/cfg/env.h>
 #include <spdlog/spdlog.h>
 
@@ -306,9 +307,13 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::ExistingPath);
   cts->add_option("--mode", ctsArgs.mode,
-                  "all: sync, async and dynamic output shapes; or one of sync|async|dynamic")
+                  "all: sync, async, dynamic output shapes and burst; or one of "
+                  "sync|async|dynamic|burst")
       ->capture_default_str()
-      ->check(CLI::IsMember({"all", "sync", "async", "dynamic"}));
+      ->check(CLI::IsMember({"all", "sync", "async", "dynamic", "burst"}));
+  cts->add_option("--connect", ctsArgs.connect,
+                  "Run through the nnhald daemon listening on this socket instead of the "
+                  "embedded driver");
   cts->add_option("--filter", ctsArgs.filter, "Only test models whose name contains this");
   cts->add_flag("--quiet", ctsArgs.quiet, "Print only failures and the summary");
   cts->add_option("--threads", ctsArgs.threads, "Kernel threads (0 = all cores)");

@@ -5,7 +5,7 @@
 //          [--driver-threads N] [--kernel-threads N] [--log-level LEVEL]
 //          [--max-frame-bytes N] [quota options: nnhald --help]
 //
-// Every client is untrusted: its quotas (ipc/client_limits.h) have an option each.
+// Every client is untrusted: its quotas (ipc/daemon/client_limits.h) have an option each.
 // SIGTERM / SIGINT: stop accepting, let in-flight work finish and reply, exit 0.
 #include <spdlog/spdlog.h>
 
@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "ipc/server.h"
+#include "ipc/daemon/server.h"
 #include "nnhal/device.h"
 
 int main(int argc, char** argv) {
@@ -102,6 +102,18 @@ int main(int argc, char** argv) {
                    "Fenced executions of a client not yet released")
       ->capture_default_str();
   quotas
+      ->add_option("--max-bursts", limits.maxBursts,
+                   "Bursts a client holds at once (each has a listener thread and two "
+                   "message queues)")
+      ->capture_default_str();
+  uint64_t burstPollUs = static_cast<uint64_t>(limits.burstPollWindow.count());
+  quotas
+      ->add_option("--burst-poll-us", burstPollUs,
+                   "How long an idle burst listener polls its queue before sleeping, µs "
+                   "(0 = never poll; bursts of LOW_POWER models never poll)")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{0}, uint64_t{10'000}));
+  quotas
       ->add_option("--max-unread-reply-bytes", limits.maxUnreadReplyBytes,
                    "Replies queued for a client that does not read them before its "
                    "connection is closed (its requests stop being read at a quarter)")
@@ -128,6 +140,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   limits.frameTimeout = std::chrono::milliseconds(frameTimeoutMs);
   limits.maxLoopTimeout = std::chrono::milliseconds(maxLoopTimeoutMs);
+  limits.burstPollWindow = std::chrono::microseconds(burstPollUs);
 
   spdlog::set_level(spdlog::level::from_str(logLevel));
   std::signal(SIGPIPE, SIG_IGN);

@@ -1,4 +1,6 @@
-#include "ipc/remote_device.h"
+#include "ipc/client/remote_device.h"
+
+#include "ipc/client/remote_burst.h"
 
 #include <condition_variable>
 #include <mutex>
@@ -160,6 +162,15 @@ ErrorStatus RemotePreparedModel::execute(Request request, const ExecuteOptions& 
       [link = link_](const Frame& frame) { return executionResultFrom(frame); });
   return launch(link_->connection(), MessageType::kExecute, executeBuilder(request, options), state,
                 std::move(handler));
+}
+
+Result<std::shared_ptr<Burst>> RemotePreparedModel::configureExecutionBurst() {
+  return configureExecutionBurst(kDefaultFmqLength, kDefaultFmqLength);
+}
+
+Result<std::shared_ptr<Burst>> RemotePreparedModel::configureExecutionBurst(uint32_t requestLength,
+                                                                            uint32_t resultLength) {
+  return RemoteBurst::configure(link_, shared_from_this(), requestLength, resultLength);
 }
 
 // --- fenced executions -----------------------------------------------------------------

@@ -1,4 +1,4 @@
-// ipc/connection.h — the client's connection to nnhald.
+// ipc/client/connection.h — the client's connection to nnhald.
 //
 // One Unix socket per connection. Calls are frames with a fresh call id; their replies are
 // dispatched by call id, on the connection's reader thread, to the call's Handler (which
@@ -35,6 +35,17 @@
 
 namespace nnhal::ipc {
 
+/// Answers the daemon's getMemories for one burst (ipc/client/remote_burst.h). Runs on the
+/// reader thread; must not block.
+class BurstMemoryProvider {
+ public:
+  virtual ~BurstMemoryProvider() = default;
+  /// One pool per slot (descriptors added to `out`; the Memory objects that own them are
+  /// added to `keep` so they stay open until sent), or an error status and no pools.
+  virtual BurstMemories provideMemories(const std::vector<int32_t>& slots, OutMessage& out,
+                                        std::vector<Memory>& keep) = 0;
+};
+
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   /// Receives the frames of one call, or (as an Error, DEVICE_UNAVAILABLE) the loss of the
@@ -66,6 +77,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   /// Shuts the socket down: the reader fails every pending call and stops.
   void close();
+  /// True once the connection is gone (cheap: an atomic load, for polling waiters).
+  bool lost() const { return lost_.load(std::memory_order_acquire); }
+
+  /// Routes the daemon's getMemories calls for `burst` to `provider` until unregistered.
+  void registerBurst(uint64_t burst, std::weak_ptr<BurstMemoryProvider> provider);
+  void unregisterBurst(uint64_t burst);
 
   /// Runs `callback` on the connection's callback thread (started on first use), in order.
   void postCallback(std::move_only_function<void()> callback);
@@ -74,6 +91,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Connection(UniqueFd socket, uint32_t maxPayloadBytes);
   static void readLoop(std::shared_ptr<Connection> self, FrameParser parser);
   void dispatch(Frame frame);
+  /// Answers a kBurstGetMemories call of the daemon.
+  void answerGetMemories(const Frame& frame);
   void failAll(const std::string& reason);
   Error lostError() const;
 
@@ -93,6 +112,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   uint64_t nextCallId_ = 1;
   bool dead_ = false;
   std::string deadReason_;
+  std::atomic<bool> lost_{false};
+
+  std::mutex burstsMutex_;
+  std::unordered_map<uint64_t, std::weak_ptr<BurstMemoryProvider>> bursts_;
 };
 
 }  // namespace nnhal::ipc

@@ -1,4 +1,4 @@
-// cache/model_codec.h — the binary form of a Subgraph (operands, operations, inputs and
+// hal/model_codec.h — the binary form of a Subgraph (operands, operations, inputs and
 // outputs), shared by the compilation cache (docs/CACHE_FORMAT.md) and the IPC wire format.
 //
 // Layout, little-endian, per subgraph: u32 operand count, then per operand {i32 type,
@@ -17,10 +17,10 @@
 
 #include <cstdint>
 
-#include "cache/serialization.h"
+#include "hal/serialization.h"
 #include "nnhal/types.h"
 
-namespace nnhal::cache {
+namespace nnhal::hal {
 
 /// Longest list (operands, operations, indexes, scales) a decoder accepts.
 inline constexpr uint32_t kMaxCodecCount = uint32_t{1} << 24;
@@ -34,4 +34,4 @@ void putSubgraph(ByteWriter& out, const Subgraph& subgraph);
 /// the returned Subgraph is partial and must be discarded.
 Subgraph getSubgraph(ByteReader& in);
 
-}  // namespace nnhal::cache
+}  // namespace nnhal::hal

@@ -1,4 +1,4 @@
-#include "ipc/server.h"
+#include "ipc/daemon/server.h"
 
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>

@@ -1,10 +1,10 @@
-#include "cache/model_codec.h"
+#include "hal/model_codec.h"
 
 #include <utility>
 #include <variant>
 #include <vector>
 
-namespace nnhal::cache {
+namespace nnhal::hal {
 namespace {
 
 enum class Extra : uint8_t { kNone = 0, kChannelQuant = 1, kExtension = 2 };
@@ -101,4 +101,4 @@ Subgraph getSubgraph(ByteReader& in) {
   return subgraph;
 }
 
-}  // namespace nnhal::cache
+}  // namespace nnhal::hal

@@ -1,4 +1,4 @@
-// ipc/server.h — the nnhald service: accepts clients on a Unix domain socket and gives each
+// ipc/daemon/server.h — the nnhald service: accepts clients on a Unix domain socket and gives each
 // its own Session over the daemon's embedded Device (docs/IPC_PROTOCOL.md).
 //
 // Connections are bounded (ClientLimits::maxConnections in all, maxConnectionsPerProcess
@@ -28,8 +28,8 @@
 #include <mutex>
 #include <vector>
 
-#include "ipc/client_limits.h"
-#include "ipc/session.h"
+#include "ipc/daemon/client_limits.h"
+#include "ipc/daemon/session.h"
 #include "nnhal/device.h"
 
 namespace nnhal::ipc {

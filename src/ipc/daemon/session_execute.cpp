@@ -1,5 +1,5 @@
 // Session: executions, fenced executions, and the queue of work that runs on the driver's
-// threads (ipc/session.h).
+// threads (ipc/daemon/session.h).
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
 
@@ -8,7 +8,7 @@
 #include <boost/asio/executor_work_guard.hpp>
 
 #include "hal/driver_control.h"
-#include "ipc/internal/session_detail.h"
+#include "ipc/daemon/internal/session_detail.h"
 
 namespace nnhal::ipc {
 namespace {
@@ -152,7 +152,7 @@ bool Session::handleExecute(Frame& frame, bool async, bool moreWaiting) {
 
   if (!async && !moreWaiting && running_ == 0 && waiting_.empty() && embedded != nullptr &&
       embedded->runsQuickly()) {
-    // The fast path: short by construction (ipc/session.h), so it may run on this thread.
+    // The fast path: short by construction (ipc/daemon/session.h), so it may run on this thread.
     ++counters_.callsInFlight;
     auto result = embedded->executeValidated(*request, options);  // validated above
     --counters_.callsInFlight;

@@ -1,4 +1,4 @@
-// Session: supported operations and preparations (ipc/session.h).
+// Session: supported operations and preparations (ipc/daemon/session.h).
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/executor_work_guard.hpp>
@@ -6,7 +6,7 @@
 
 #include "hal/driver_control.h"
 #include "hal/pool_io.h"
-#include "ipc/internal/session_detail.h"
+#include "ipc/daemon/internal/session_detail.h"
 
 namespace nnhal::ipc {
 namespace {
@@ -186,7 +186,7 @@ bool Session::handleSupportedOperations(Frame& frame) {
   return true;
 }
 
-void Session::replyPrepared(uint64_t callId, uint64_t constantBytes,
+void Session::replyPrepared(uint64_t callId, uint64_t constantBytes, bool lowPower,
                             Result<std::shared_ptr<PreparedModel>> result) {
   --inFlight_;
   --counters_.callsInFlight;
@@ -195,8 +195,10 @@ void Session::replyPrepared(uint64_t callId, uint64_t constantBytes,
   PrepareReply reply;
   if (result) {
     reply.handle = nextHandle_++;
-    models_[reply.handle] =
+    auto tracked =
         std::make_shared<TrackedModel>(std::move(*result), config_->counters, constantBytes);
+    tracked->lowPower = lowPower;
+    models_[reply.handle] = std::move(tracked);
   } else {
     constantBytes_ -= constantBytes;
     reply.status = toWireStatus(result.error());
@@ -208,17 +210,18 @@ void Session::replyPrepared(uint64_t callId, uint64_t constantBytes,
 }
 
 void Session::launchPreparation(uint64_t callId, uint64_t constantBytes, bool launchedSent,
+                                bool lowPower,
                                 const std::function<ErrorStatus(PrepareCallback)>& start) {
   using PreparedResult = Result<std::shared_ptr<PreparedModel>>;
   ++counters_.callsInFlight;  // from its start: queued work of a departed client never runs
   auto state = std::make_shared<LaunchState<std::shared_ptr<PreparedModel>>>();
   const ErrorStatus status =
-      start([self = shared_from_this(), state, callId, constantBytes,
+      start([self = shared_from_this(), state, callId, constantBytes, lowPower,
              work = boost::asio::make_work_guard(strand_)](PreparedResult result) mutable {
         if (state->keepIfEarly(result)) return;
-        self->onStrand([self, callId, constantBytes, result = std::move(result),
+        self->onStrand([self, callId, constantBytes, lowPower, result = std::move(result),
                         work = std::move(work)]() mutable {
-          self->replyPrepared(callId, constantBytes, std::move(result));
+          self->replyPrepared(callId, constantBytes, lowPower, std::move(result));
           self->jobDone();
         });
       });
@@ -226,7 +229,7 @@ void Session::launchPreparation(uint64_t callId, uint64_t constantBytes, bool la
   if (status != ErrorStatus::NONE) {
     const Error error = early && !*early ? early->error() : Error{status, "", {}};
     if (launchedSent) {
-      replyPrepared(callId, constantBytes, std::unexpected(error));
+      replyPrepared(callId, constantBytes, lowPower, std::unexpected(error));
     } else {
       sendLaunched(callId, toWireStatus(error));
       --inFlight_;
@@ -240,7 +243,7 @@ void Session::launchPreparation(uint64_t callId, uint64_t constantBytes, bool la
   }
   if (!launchedSent) sendLaunched(callId, {});
   if (early) {
-    replyPrepared(callId, constantBytes, std::move(*early));
+    replyPrepared(callId, constantBytes, lowPower, std::move(*early));
     jobDone();
   }
 }
@@ -314,15 +317,17 @@ bool Session::handlePrepareModel(Frame& frame) {
           constantBytes_ += *constants;
           const bool launchedSent = config_->driver != nullptr;
           if (launchedSent) sendLaunched(callId, {});
-          launchPreparation(callId, *constants, launchedSent, [&](PrepareCallback callback) {
-            // Checked off the io thread already: not validated again here.
-            if (config_->driver != nullptr) {
-              return config_->driver->prepareChecked(std::move(message->model.model), options,
-                                                     std::move(callback));
-            }
-            return device_.prepareModel(std::move(message->model.model), options,
-                                        std::move(callback));
-          });
+          const bool lowPower = options.preference == ExecutionPreference::LOW_POWER;
+          launchPreparation(callId, *constants, launchedSent, lowPower,
+                            [&](PrepareCallback callback) {
+                              // Checked off the io thread already: not validated again here.
+                              if (config_->driver != nullptr) {
+                                return config_->driver->prepareChecked(
+                                    std::move(message->model.model), options, std::move(callback));
+                              }
+                              return device_.prepareModel(std::move(message->model.model), options,
+                                                          std::move(callback));
+                            });
         });
   });
   return true;
@@ -355,7 +360,7 @@ bool Session::handlePrepareFromCache(Frame& frame) {
   if (launchedSent) sendLaunched(callId, {});
   schedule([this, self = shared_from_this(), callId, fds, launchedSent, files = std::move(files),
             deadline = m->deadline]() mutable {
-    launchPreparation(callId, 0, launchedSent, [&](PrepareCallback callback) {
+    launchPreparation(callId, 0, launchedSent, false, [&](PrepareCallback callback) {
       return device_.prepareModelFromCache(files, deadline, std::move(callback));
     });
   });

@@ -1,4 +1,4 @@
-// ipc/client_limits.h — what one client of nnhald may hold and do at once
+// ipc/daemon/client_limits.h — what one client of nnhald may hold and do at once
 // (docs/IPC_PROTOCOL.md, "Quotas").
 //
 // A client is one connection. Beyond a quota, a request gets RESOURCE_EXHAUSTED_TRANSIENT
@@ -35,6 +35,16 @@ struct ClientLimits {
   /// queue could deadlock a chain of fences the client signals later), so this also bounds
   /// how many of them run at once.
   uint32_t maxFencedExecutions = 16;
+  /// Bursts a connection holds at once. Each has a listener thread and two queues of at
+  /// most kMaxFmqLength 24-byte elements.
+  uint32_t maxBursts = 16;
+  /// Memories one burst keeps mapped (its slots).
+  uint32_t maxBurstMemories = 256;
+  /// How long an idle burst listener polls its request queue before sleeping on the futex
+  /// (bursts of models prepared for LOW_POWER never poll).
+  std::chrono::microseconds burstPollWindow{50};
+  /// How long a burst listener waits for the client's answer to getMemories.
+  std::chrono::milliseconds getMemoriesTimeout{2'000};
   /// Bytes of replies queued for a client that does not read them. Above a quarter of it the
   /// daemon stops reading that client's requests until the replies drain; above it, the
   /// connection is closed.

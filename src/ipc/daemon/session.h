@@ -1,4 +1,4 @@
-// ipc/session.h — one client connection of the daemon.
+// ipc/daemon/session.h — one client connection of the daemon.
 //
 // A Session reads frames from its socket, decodes them, calls the daemon's embedded Device
 // and writes the replies (docs/IPC_PROTOCOL.md). It owns the client's objects: a table
@@ -52,7 +52,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "ipc/client_limits.h"
+#include "ipc/daemon/client_limits.h"
+#include "ipc/daemon/server_counters.h"
 #include "ipc/frame.h"
 #include "ipc/messages.h"
 #include "nnhal/device.h"
@@ -63,18 +64,6 @@ class DeviceControl;
 }  // namespace nnhal::hal
 
 namespace nnhal::ipc {
-
-/// Object counts of the whole daemon, shared by the server and its sessions; only
-/// administrators (the admin socket) see them.
-struct ServerCounters {
-  std::atomic<uint64_t> sessions{0};
-  std::atomic<uint64_t> preparedModels{0};
-  std::atomic<uint64_t> pools{0};
-  std::atomic<uint64_t> callsInFlight{0};
-  Stats snapshot() const {
-    return {sessions.load(), preparedModels.load(), pools.load(), callsInFlight.load()};
-  }
-};
 
 /// What every session of a server shares.
 struct SessionConfig {
@@ -138,10 +127,11 @@ class Session : public std::enable_shared_from_this<Session> {
   /// Calls `start` (a Device preparation given its callback) and, unless `launchedSent`,
   /// replies Launched with the status it returned; then PrepareReply with the outcome.
   /// `constantBytes` are released if the preparation fails.
-  void launchPreparation(uint64_t callId, uint64_t constantBytes, bool launchedSent,
+  /// `lowPower`: prepared for ExecutionPreference::LOW_POWER (its bursts do not poll).
+  void launchPreparation(uint64_t callId, uint64_t constantBytes, bool launchedSent, bool lowPower,
                          const std::function<ErrorStatus(PrepareCallback)>& start);
   /// Registers a prepared model under a new handle (or carries the error) and replies.
-  void replyPrepared(uint64_t callId, uint64_t constantBytes,
+  void replyPrepared(uint64_t callId, uint64_t constantBytes, bool lowPower,
                      Result<std::shared_ptr<PreparedModel>> result);
   void sendLaunched(uint64_t callId, const WireStatus& status);
   /// Why a new preparation would exceed the prepared-model or queue quota, or none.
@@ -161,6 +151,21 @@ class Session : public std::enable_shared_from_this<Session> {
   /// Builds a Request, mapping new pools into the session's table.
   Result<Request> requestFrom(WireRequest wire, const std::vector<UniqueFd>& fds);
   ExecuteOptions executeOptions(const Execute& m) const;
+
+  // --- bursts (session_burst.cpp)
+  bool handleConfigureBurst(const Frame& frame);
+  bool handleBurstFreeMemory(const Frame& frame);
+  bool handleBurstMemories(const Frame& frame);
+  bool handleBurstLastError(const Frame& frame);
+  void releaseBurst(uint64_t burst);
+  /// Stops a listener and destroys it (joining its thread) on an intake thread.
+  void disposeBurst(std::shared_ptr<class BurstListener> listener);
+  /// The listener's getMemories: asks the client on the strand, waits on the caller's
+  /// (listener's) thread for the answer, at most kGetMemoriesTimeout.
+  static Result<std::vector<Memory>> askMemories(std::weak_ptr<Session> weak, uint64_t burst,
+                                                 const std::vector<int32_t>& slots,
+                                                 const std::function<bool()>& keepWaiting);
+  struct MemoryCall;
 
   // --- the queue of work that runs on the driver's threads (session_execute.cpp)
   /// Whether one more request may wait in the queue; otherwise the error to reply.
@@ -231,6 +236,11 @@ class Session : public std::enable_shared_from_this<Session> {
   /// close.
   uint64_t nextFenceWait_ = 1;
   std::unordered_map<uint64_t, std::shared_ptr<boost::asio::posix::stream_descriptor>> fenceWaits_;
+  /// Bursts by handle, and the getMemories calls of their listeners waiting for the client.
+  uint64_t nextBurst_ = 1;
+  std::unordered_map<uint64_t, std::shared_ptr<class BurstListener>> bursts_;
+  uint64_t nextDaemonCall_ = 1;
+  std::unordered_map<uint64_t, std::shared_ptr<MemoryCall>> memoryCalls_;
   /// Calls `then` on the strand once `fence` signalled (at once when it is not active).
   void whenSignalled(const SyncFence& fence, std::function<void()> then);
 };

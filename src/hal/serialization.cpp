@@ -1,8 +1,8 @@
-#include "cache/serialization.h"
+#include "hal/serialization.h"
 
 #include <utility>
 
-namespace nnhal::cache {
+namespace nnhal::hal {
 
 void ByteWriter::putBytes(std::span<const uint8_t> bytes) {
   buffer_.insert(buffer_.end(), bytes.begin(), bytes.end());
@@ -111,4 +111,4 @@ void ByteReader::alignTo(size_t alignment) {
   }
 }
 
-}  // namespace nnhal::cache
+}  // namespace nnhal::hal

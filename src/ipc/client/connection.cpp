@@ -1,4 +1,4 @@
-#include "ipc/connection.h"
+#include "ipc/client/connection.h"
 
 #include "hal/thread_reaper.h"
 
@@ -337,7 +337,52 @@ void Connection::readLoop(std::shared_ptr<Connection> self, FrameParser parser) 
   self->failAll(reason);
 }
 
+void Connection::registerBurst(uint64_t burst, std::weak_ptr<BurstMemoryProvider> provider) {
+  std::lock_guard<std::mutex> lock(burstsMutex_);
+  bursts_[burst] = std::move(provider);
+}
+
+void Connection::unregisterBurst(uint64_t burst) {
+  std::lock_guard<std::mutex> lock(burstsMutex_);
+  bursts_.erase(burst);
+}
+
+void Connection::answerGetMemories(const Frame& frame) {
+  auto asked = decodePayload(frame.payload, MessageType::kBurstGetMemories, decodeBurstGetMemories);
+  std::shared_ptr<BurstMemoryProvider> provider;
+  if (asked) {
+    std::lock_guard<std::mutex> lock(burstsMutex_);
+    auto found = bursts_.find(asked->burst);
+    if (found != bursts_.end()) provider = found->second.lock();
+  }
+  std::vector<Memory> keep;  // declared before the lock: closed after the send
+  std::lock_guard<std::mutex> lock(writeMutex_);
+  OutMessage out;
+  if (!asked) {
+    encode(BurstMemories{toWireStatus(asked.error()), {}}, out);
+  } else if (provider == nullptr) {
+    encode(BurstMemories{{ErrorStatus::INVALID_ARGUMENT,
+                          "burst " + std::to_string(asked->burst) + " is unknown to the client"},
+                         {}},
+           out);
+  } else {
+    encode(provider->provideMemories(asked->slots, out, keep), out);
+  }
+  FrameHeader header;
+  header.type = static_cast<uint16_t>(MessageType::kBurstMemories);
+  header.callId = frame.header.callId;
+  header.payloadBytes = static_cast<uint32_t>(out.payload.size());
+  header.fdCount = static_cast<uint32_t>(out.fds.size());
+  if (!sendFrame(socket_.get(), header, out.payload.buffer(), out.fds)) {
+    ::shutdown(socket_.get(), SHUT_RDWR);
+  }
+}
+
 void Connection::dispatch(Frame frame) {
+  if (frame.header.type == static_cast<uint16_t>(MessageType::kBurstGetMemories)) {
+    answerGetMemories(frame);
+    return;
+  }
   const uint64_t id = frame.header.callId;
   Handler handler;
   {
@@ -362,6 +407,7 @@ void Connection::failAll(const std::string& reason) {
     std::lock_guard<std::mutex> lock(pendingMutex_);
     dead_ = true;
     deadReason_ = reason;
+    lost_.store(true, std::memory_order_release);
     pending.swap(pending_);
   }
   for (auto& [id, handler] : pending) handler(std::unexpected(lostError()));

@@ -1,4 +1,4 @@
-// cache/serialization.h — a small, bounds-checked little-endian binary writer and reader.
+// hal/serialization.h — a small, bounds-checked little-endian binary writer and reader.
 //
 // ByteWriter appends fixed-size integers, floats, length-prefixed byte strings and zero
 // padding to a growing buffer. ByteReader reads them back from a span and never reads past
@@ -24,7 +24,7 @@
 static_assert(std::endian::native == std::endian::little,
               "the cache format is little-endian; add byte swapping for big-endian hosts");
 
-namespace nnhal::cache {
+namespace nnhal::hal {
 
 class ByteWriter {
  public:
@@ -124,4 +124,4 @@ class ByteReader {
   std::string error_;
 };
 
-}  // namespace nnhal::cache
+}  // namespace nnhal::hal

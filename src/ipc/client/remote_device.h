@@ -1,4 +1,4 @@
-// ipc/remote_device.h — the client's Device and PreparedModel over a Connection to nnhald.
+// ipc/client/remote_device.h — the client's Device and PreparedModel over a Connection to nnhald.
 //
 // Every call is a message to the daemon, whose embedded driver produces the statuses and
 // messages; these classes only carry them back. Asynchronous calls (prepareModel,
@@ -13,7 +13,7 @@
 
 #include <memory>
 
-#include "ipc/connection.h"
+#include "ipc/client/connection.h"
 #include "nnhal/device.h"
 #include "nnhal/prepared_model.h"
 
@@ -32,7 +32,8 @@ class Link {
   std::shared_ptr<Connection> connection_;
 };
 
-class RemotePreparedModel final : public PreparedModel {
+class RemotePreparedModel final : public PreparedModel,
+                                  public std::enable_shared_from_this<RemotePreparedModel> {
  public:
   RemotePreparedModel(std::shared_ptr<Link> link, uint64_t handle)
       : link_(std::move(link)), handle_(handle) {}
@@ -50,6 +51,11 @@ class RemotePreparedModel final : public PreparedModel {
                                               const std::vector<SyncFence>& waitFor,
                                               const ExecuteOptions& options,
                                               OptionalDuration timeoutAfterFence) override;
+  /// A RemoteBurst (ipc/client/remote_burst.h) with queues of kDefaultFmqLength elements.
+  Result<std::shared_ptr<Burst>> configureExecutionBurst() override;
+  /// The same with chosen queue lengths (elements; 0 = the default), for tests.
+  Result<std::shared_ptr<Burst>> configureExecutionBurst(uint32_t requestLength,
+                                                         uint32_t resultLength);
   using PreparedModel::executeSynchronously;
 
   uint64_t handle() const { return handle_; }

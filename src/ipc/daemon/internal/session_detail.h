@@ -1,11 +1,11 @@
-// ipc/internal/session_detail.h — what the three parts of Session (session.cpp,
+// ipc/daemon/internal/session_detail.h — what the three parts of Session (session.cpp,
 // session_prepare.cpp, session_execute.cpp) share.
 #pragma once
 
 #include <mutex>
 #include <optional>
 
-#include "ipc/session.h"
+#include "ipc/daemon/session.h"
 
 namespace nnhal::ipc {
 
@@ -46,6 +46,7 @@ struct Session::TrackedModel {
   std::shared_ptr<PreparedModel> model;
   std::shared_ptr<ServerCounters> counters;
   uint64_t constantBytes = 0;  ///< counted against ClientLimits::maxConstantBytes
+  bool lowPower = false;       ///< prepared for LOW_POWER: its bursts do not poll
 };
 
 /// A request pool of a session: its mapping, or why it cannot be used; counted while alive.

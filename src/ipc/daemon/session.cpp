@@ -1,5 +1,5 @@
-// Session: reading frames, dispatching them, writing replies, closing (ipc/session.h).
-#include "ipc/session.h"
+// Session: reading frames, dispatching them, writing replies, closing (ipc/daemon/session.h).
+#include "ipc/daemon/session.h"
 
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
@@ -9,7 +9,8 @@
 #include <new>
 
 #include "hal/driver_control.h"
-#include "ipc/internal/session_detail.h"
+#include "ipc/daemon/burst_listener.h"
+#include "ipc/daemon/internal/session_detail.h"
 
 namespace nnhal::ipc {
 
@@ -30,6 +31,8 @@ Session::Session(Socket socket, std::shared_ptr<const SessionConfig> config, uin
 }
 
 Session::~Session() {
+  for (auto& [id, listener] : bursts_) listener->stop();
+  bursts_.clear();
   waiting_.clear();
   fenced_.clear();
   models_.clear();
@@ -269,6 +272,20 @@ bool Session::dispatch(Frame& frame, bool moreWaiting) {
       fenced_.erase(m->handle);
       return true;
     }
+    case MessageType::kConfigureBurst:
+      return handleConfigureBurst(frame);
+    case MessageType::kReleaseBurst: {
+      auto m = decodePayload(frame.payload, type, decodeBurstHandle);
+      if (!m) break;
+      releaseBurst(m->burst);
+      return true;
+    }
+    case MessageType::kBurstFreeMemory:
+      return handleBurstFreeMemory(frame);
+    case MessageType::kBurstMemories:
+      return handleBurstMemories(frame);
+    case MessageType::kBurstLastError:
+      return handleBurstLastError(frame);
     case MessageType::kGetStats: {
       if (!frame.payload.empty()) break;
       OutMessage out;
@@ -286,7 +303,7 @@ bool Session::dispatch(Frame& frame, bool moreWaiting) {
 
 Stats Session::ownStats() const {
   // A client sees its own objects only: nothing of other clients leaks through statistics.
-  return {1, models_.size(), pools_.size(), inFlight_};
+  return {1, models_.size(), pools_.size(), inFlight_, bursts_.size(), 0, 0};
 }
 
 bool Session::handleHello(const Frame& frame) {
@@ -432,6 +449,9 @@ void Session::close(const std::string& reason) {
   }
   fenceWaits_.clear();
   fenced_.clear();
+  for (auto& [id, listener] : bursts_) disposeBurst(std::move(listener));
+  bursts_.clear();
+  memoryCalls_.clear();  // their listeners are stopping: they stop waiting
   models_.clear();
   pools_.clear();
   if (onClosed_) {

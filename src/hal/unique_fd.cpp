@@ -1,0 +1,17 @@
+#include "hal/unique_fd.h"
+
+#include <unistd.h>
+
+namespace nnhal::hal {
+
+UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
+  if (this != &other) reset(other.release());
+  return *this;
+}
+
+void UniqueFd::reset(int fd) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = fd;
+}
+
+}  // namespace nnhal::hal
