@@ -346,6 +346,48 @@ TEST_F(BurstTest, ACorruptedQueueStopsOnlyThatBurst) {
   EXPECT_TRUE((*burst)->execute(r.request, MeasureTiming::NO));
 }
 
+TEST_F(BurstTest, AClientThatNeverReadsItsResultsBlocksOnlyItsOwnBurst) {
+  auto observerDevice = connect(daemon_->adminSocket());
+  ASSERT_TRUE(observerDevice);
+  auto observer = *observerDevice;
+  const Stats before = statsOf(observer);
+  auto prepared = prepare(addModel());
+  auto raw = RawBurst::open(remote(), *prepared, 8);
+  ASSERT_NE(raw, nullptr);
+  AddRequest r = addRequest();
+  raw->memories = {r.pool};
+  BurstRequest valid;
+  valid.inputs = r.request.inputs;
+  valid.outputs = r.request.outputs;
+  valid.slots = {0};
+  const auto packet = serialize(valid);
+  // Results of 4 datums: two fill the 8-element result queue, the third blocks the listener.
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_EQ(raw->requests.write(std::as_bytes(std::span(packet))), Fmq::Status::kOk);
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_EQ(raw->results.availableToRead(), 8u);
+  // Other work of the same client and the daemon go on.
+  EXPECT_TRUE(prepared->executeSynchronously(r.request));
+  auto other = prepared->configureExecutionBurst();
+  ASSERT_TRUE(other);
+  EXPECT_TRUE((*other)->execute(r.request, MeasureTiming::NO));
+  other->reset();
+  // Releasing the stuck burst stops its listener.
+  ASSERT_TRUE(remote().link()->connection().call(
+      MessageType::kReleaseBurst, [&](OutMessage& out) { encode(BurstHandle{raw->handle}, out); },
+      {}));
+  auto settled = statsSettle(
+      observer,
+      [&](const Stats& s) {
+        return s.bursts == before.bursts && s.burstListeners == before.burstListeners &&
+               s.burstMemories == before.burstMemories;
+      },
+      5s);
+  ASSERT_TRUE(settled) << "the blocked listener did not stop";
+  EXPECT_LT(*settled, 1000ms);
+}
+
 TEST_F(BurstTest, QuotaOfBurstsPerClient) {
   auto prepared = prepare(addModel());
   std::vector<std::shared_ptr<Burst>> bursts;
