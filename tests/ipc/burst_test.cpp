@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <thread>
 
 #include "ipc/burst_packets.h"
@@ -74,8 +75,15 @@ class RawBurst : public BurstMemoryProvider {
     return burst;
   }
 
+  /// The memories of slots 0, 1, ... (read by the connection's reader thread).
+  void setMemories(std::vector<Memory> slots) {
+    std::lock_guard<std::mutex> lock(mutex);
+    memories = std::move(slots);
+  }
+
   BurstMemories provideMemories(const std::vector<int32_t>& slots, OutMessage& out,
                                 std::vector<Memory>& keep) override {
+    std::lock_guard<std::mutex> lock(mutex);
     BurstMemories answer;
     for (int32_t slot : slots) {
       if (slot < 0 || static_cast<size_t>(slot) >= memories.size()) {
@@ -105,6 +113,9 @@ class RawBurst : public BurstMemoryProvider {
   uint64_t handle = 0;
   Fmq requests;
   Fmq results;
+
+ private:
+  std::mutex mutex;
   std::vector<Memory> memories;
 };
 
@@ -145,7 +156,7 @@ TEST_F(BurstTest, EveryMalformedPacketFailsAndTheQueueStaysInStep) {
   auto raw = RawBurst::open(remote(), *prepared);
   ASSERT_NE(raw, nullptr);
   AddRequest r = addRequest();
-  raw->memories = {r.pool};
+  raw->setMemories({r.pool});
   BurstRequest valid;
   valid.inputs = r.request.inputs;
   valid.outputs = r.request.outputs;
@@ -355,7 +366,7 @@ TEST_F(BurstTest, AClientThatNeverReadsItsResultsBlocksOnlyItsOwnBurst) {
   auto raw = RawBurst::open(remote(), *prepared, 8);
   ASSERT_NE(raw, nullptr);
   AddRequest r = addRequest();
-  raw->memories = {r.pool};
+  raw->setMemories({r.pool});
   BurstRequest valid;
   valid.inputs = r.request.inputs;
   valid.outputs = r.request.outputs;
