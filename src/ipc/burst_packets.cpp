@@ -28,7 +28,7 @@ void appendArguments(const std::vector<RequestArgument>& arguments, RequestDatum
                      RequestDatumKind dimension, std::vector<FmqRequestDatum>& packet) {
   for (const RequestArgument& argument : arguments) {
     FmqRequestDatum datum = requestDatum(info);
-    datum.operandInformation.hasNoValue = argument.hasNoValue;
+    datum.operandInformation.hasNoValue = argument.hasNoValue ? 1 : 0;
     datum.operandInformation.poolIndex = argument.location.poolIndex;
     datum.operandInformation.offset = argument.location.offset;
     datum.operandInformation.length = argument.location.length;
@@ -83,8 +83,13 @@ Result<std::vector<RequestArgument>> readArguments(RequestCursor& cursor, uint32
     NNHAL_ASSIGN_OR_RETURN(const FmqRequestDatum* datum,
                            cursor.next(info, "an operand information datum"));
     const auto& operand = datum->operandInformation;
+    if (operand.hasNoValue > 1) {
+      return invalidArgument("burst request packet: datum " +
+                             std::to_string(cursor.position() - 1) + ": hasNoValue " +
+                             std::to_string(operand.hasNoValue) + " is not a bool (0 or 1)");
+    }
     RequestArgument argument;
-    argument.hasNoValue = operand.hasNoValue;
+    argument.hasNoValue = operand.hasNoValue != 0;
     argument.location = DataLocation{operand.poolIndex, operand.offset, operand.length};
     if (operand.numberOfDimensions > cursor.remaining()) {
       return invalidArgument(
@@ -193,7 +198,7 @@ std::vector<FmqResultDatum> serialize(const BurstResult& result, size_t maxDatum
   packet.push_back(resultDatum(ResultDatumKind::kPacketInformation));
   for (const OutputShape& shape : result.outputShapes) {
     FmqResultDatum datum = resultDatum(ResultDatumKind::kOperandInformation);
-    datum.operandInformation.isSufficient = shape.isSufficient;
+    datum.operandInformation.isSufficient = shape.isSufficient ? 1 : 0;
     datum.operandInformation.numberOfDimensions = static_cast<uint32_t>(shape.dimensions.size());
     packet.push_back(datum);
     for (uint32_t value : shape.dimensions) {
@@ -248,8 +253,10 @@ Result<BurstResult> deserializeResult(std::span<const FmqResultDatum> packet) {
       return std::unexpected(badResult(at, "not an operand information"));
     }
     const auto operand = packet[at++].operandInformation;
+    if (operand.isSufficient > 1)
+      return std::unexpected(badResult(at - 1, "isSufficient is not a bool"));
     OutputShape shape;
-    shape.isSufficient = operand.isSufficient;
+    shape.isSufficient = operand.isSufficient != 0;
     if (operand.numberOfDimensions > packet.size() - at) {
       return std::unexpected(badResult(at - 1, "too many dimensions"));
     }

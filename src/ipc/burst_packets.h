@@ -65,7 +65,9 @@ struct FmqRequestDatum {
     uint32_t numberOfPools;
   };
   struct OperandInformation {
-    bool hasNoValue;
+    /// The HAL's bool, kept as a byte: it arrives from the peer, and a bool holding any
+    /// value but 0 or 1 is undefined behaviour. Deserialization refuses other values.
+    uint8_t hasNoValue;
     uint32_t poolIndex;  ///< DataLocation
     uint32_t offset;
     uint32_t length;
@@ -96,8 +98,8 @@ struct FmqResultDatum {
     uint32_t numberOfOperands;
   };
   struct OperandInformation {
-    bool isSufficient;
-    uint8_t padding[3];  ///< always zero
+    uint8_t isSufficient;  ///< the HAL's bool as a byte, 0 or 1 (see hasNoValue)
+    uint8_t padding[3];    ///< always zero
     uint32_t numberOfDimensions;
   };
   struct ExecutionTiming {

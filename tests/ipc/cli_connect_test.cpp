@@ -81,6 +81,17 @@ TEST(CliConnect, MainJobGivesIdenticalOutputThroughTheDaemon) {
   EXPECT_EQ(withoutTimings(second.output), withoutTimings(embedded.output));
 }
 
+TEST(CliConnect, CtsInBurstModeThroughTheDaemon) {
+  Daemon daemon;
+  ASSERT_TRUE(daemon.running());
+  const std::string folder = std::string(NNHAL_SHARED_DIR) + "/cts/V1_0";
+  const CliRun run =
+      runCli("cts " + folder + " --mode burst --quiet --connect " + daemon.socket().string());
+  EXPECT_EQ(run.exitCode, 0) << run.output;
+  EXPECT_NE(run.output.find(" 0 failed"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("x 1 modes"), std::string::npos) << run.output;
+}
+
 TEST(CliConnect, ReportsAnUnreachableDaemon) {
   TempDir dir;
   const CliRun run = runCli("info --connect " + (dir.path() / "none.sock").string());

@@ -251,6 +251,12 @@ TEST(BurstPackets, EveryBrokenLayoutIsRefusedWithTheDatumNamed) {
   auto unknownKind = packet;
   unknownKind[3].kind = static_cast<RequestDatumKind>(42);
   EXPECT_FALSE(deserializeRequest(unknownKind));
+  auto notABool = packet;
+  notABool[1].operandInformation.hasNoValue = 97;
+  auto refused = deserializeRequest(notABool);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("hasNoValue 97"), std::string::npos)
+      << refused.error().message;
   auto manyDims = packet;
   manyDims[1].operandInformation.numberOfDimensions = 0xffffffff;
   EXPECT_FALSE(deserializeRequest(manyDims));
@@ -274,6 +280,9 @@ TEST(BurstPackets, ResultsRoundTripWithZeroedPadding) {
   EXPECT_EQ(back->status, r.status);
   EXPECT_EQ(back->outputShapes, r.outputShapes);
   EXPECT_EQ(back->timing, Timing{});
+  auto notABool = packet;
+  notABool[1].operandInformation.isSufficient = 2;
+  EXPECT_FALSE(deserializeResult(notABool));
 }
 
 TEST(BurstPackets, AResultLongerThanTheQueueBecomesGeneralFailure) {

@@ -102,10 +102,8 @@ class Connection::CallbackQueue : public std::enable_shared_from_this<CallbackQu
   std::thread worker_;
 };
 
-Connection::Connection(UniqueFd socket, uint32_t maxPayloadBytes)
-    : socket_(std::move(socket)),
-      maxPayloadBytes_(maxPayloadBytes),
-      callbacks_(std::make_shared<CallbackQueue>()) {}
+Connection::Connection(UniqueFd socket)
+    : socket_(std::move(socket)), callbacks_(std::make_shared<CallbackQueue>()) {}
 
 Connection::~Connection() {
   if (reader_.joinable()) {
@@ -197,7 +195,7 @@ Result<std::shared_ptr<Connection>> Connection::open(const std::filesystem::path
   }
   if (info != nullptr) *info = std::move(decoded->info);
 
-  std::shared_ptr<Connection> connection(new Connection(std::move(fd), options.maxPayloadBytes));
+  std::shared_ptr<Connection> connection(new Connection(std::move(fd)));
   connection->reader_ = std::thread(readLoop, connection, std::move(parser));
   return connection;
 }

@@ -88,7 +88,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void postCallback(std::move_only_function<void()> callback);
 
  private:
-  Connection(UniqueFd socket, uint32_t maxPayloadBytes);
+  explicit Connection(UniqueFd socket);
   static void readLoop(std::shared_ptr<Connection> self, FrameParser parser);
   void dispatch(Frame frame);
   /// Answers a kBurstGetMemories call of the daemon.
@@ -99,7 +99,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
   class CallbackQueue;
 
   UniqueFd socket_;
-  const uint32_t maxPayloadBytes_;
   std::thread reader_;
   std::shared_ptr<CallbackQueue> callbacks_;
 
