@@ -119,6 +119,15 @@ class RawBurst : public BurstMemoryProvider {
   std::vector<Memory> memories;
 };
 
+/// The request packet of `r`, its one pool in slot 0.
+std::vector<FmqRequestDatum> packetOf(const AddRequest& r) {
+  BurstRequest request;
+  request.inputs = r.request.inputs;
+  request.outputs = r.request.outputs;
+  request.slots = {0};
+  return serialize(request);
+}
+
 class BurstTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { daemon_ = new Daemon(); }
@@ -157,11 +166,7 @@ TEST_F(BurstTest, EveryMalformedPacketFailsAndTheQueueStaysInStep) {
   ASSERT_NE(raw, nullptr);
   AddRequest r = addRequest();
   raw->setMemories({r.pool});
-  BurstRequest valid;
-  valid.inputs = r.request.inputs;
-  valid.outputs = r.request.outputs;
-  valid.slots = {0};
-  const auto packet = serialize(valid);
+  const auto packet = packetOf(r);
   auto ok = raw->send(packet);
   ASSERT_TRUE(ok);
   ASSERT_EQ(ok->status, ErrorStatus::NONE);
@@ -367,11 +372,7 @@ TEST_F(BurstTest, AClientThatNeverReadsItsResultsBlocksOnlyItsOwnBurst) {
   ASSERT_NE(raw, nullptr);
   AddRequest r = addRequest();
   raw->setMemories({r.pool});
-  BurstRequest valid;
-  valid.inputs = r.request.inputs;
-  valid.outputs = r.request.outputs;
-  valid.slots = {0};
-  const auto packet = serialize(valid);
+  const auto packet = packetOf(r);
   // Results of 4 datums: two fill the 8-element result queue, the third blocks the listener.
   for (int i = 0; i < 4; ++i) {
     ASSERT_EQ(raw->requests.write(std::as_bytes(std::span(packet))), Fmq::Status::kOk);

@@ -158,6 +158,9 @@ class Session : public std::enable_shared_from_this<Session> {
   bool handleBurstMemories(const Frame& frame);
   bool handleBurstLastError(const Frame& frame);
   void releaseBurst(uint64_t burst);
+  /// Replies BurstReply with `answer(listener)`, or INVALID_ARGUMENT for an unknown burst.
+  void replyAboutBurst(uint64_t callId, uint64_t burst,
+                       const std::function<WireStatus(class BurstListener&)>& answer);
   /// Stops a listener and destroys it (joining its thread) on an intake thread.
   void disposeBurst(std::shared_ptr<class BurstListener> listener);
   /// The listener's getMemories: asks the client on the strand, waits on the caller's

@@ -114,16 +114,10 @@ bool Session::handleBurstFreeMemory(const Frame& frame) {
     close(m.error().message);
     return false;
   }
-  WireStatus status;
-  if (auto found = bursts_.find(m->burst); found != bursts_.end()) {
-    found->second->freeSlot(m->slot);
-  } else {
-    status = {ErrorStatus::INVALID_ARGUMENT,
-              "burst " + std::to_string(m->burst) + " is unknown to this connection"};
-  }
-  OutMessage out;
-  encode(status, out);
-  send(MessageType::kBurstReply, frame.header.callId, out);
+  replyAboutBurst(frame.header.callId, m->burst, [&](BurstListener& listener) {
+    listener.freeSlot(m->slot);
+    return WireStatus{};
+  });
   return true;
 }
 
@@ -133,17 +127,23 @@ bool Session::handleBurstLastError(const Frame& frame) {
     close(m.error().message);
     return false;
   }
+  replyAboutBurst(frame.header.callId, m->burst,
+                  [](BurstListener& listener) { return listener.lastError(); });
+  return true;
+}
+
+void Session::replyAboutBurst(uint64_t callId, uint64_t burst,
+                              const std::function<WireStatus(BurstListener&)>& answer) {
   WireStatus status;
-  if (auto found = bursts_.find(m->burst); found != bursts_.end()) {
-    status = found->second->lastError();
+  if (auto found = bursts_.find(burst); found != bursts_.end()) {
+    status = answer(*found->second);
   } else {
     status = {ErrorStatus::INVALID_ARGUMENT,
-              "burst " + std::to_string(m->burst) + " is unknown to this connection"};
+              "burst " + std::to_string(burst) + " is unknown to this connection"};
   }
   OutMessage out;
   encode(status, out);
-  send(MessageType::kBurstReply, frame.header.callId, out);
-  return true;
+  send(MessageType::kBurstReply, callId, out);
 }
 
 bool Session::handleBurstMemories(const Frame& frame) {
