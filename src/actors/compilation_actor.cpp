@@ -11,9 +11,9 @@
 namespace nnhal::actors {
 
 CompilationActor::Job CompilationActor::compileJob(Model model) {
-  return [model = std::move(model)]() mutable -> Result<Plan> {
+  return [model = std::move(model)](OptionalTimePoint deadline) mutable -> Result<Plan> {
     NNHAL_ASSIGN_OR_RETURN(std::unique_ptr<engine::ExecutionPlan> plan,
-                           engine::compile(std::move(model)));
+                           engine::compile(std::move(model), {nullptr, deadline}));
     return Plan(std::move(plan));
   };
 }
@@ -40,7 +40,7 @@ void CompilationActor::handle(Compile m) {
     const auto start = std::chrono::steady_clock::now();
     Result<Plan> plan;
     try {
-      plan = m.job();
+      plan = m.job(m.deadline);
     } catch (const std::bad_alloc&) {
       plan = fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "out of memory while compiling");
     } catch (const std::exception& e) {

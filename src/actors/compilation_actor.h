@@ -28,8 +28,9 @@ class CompilationActor {
  public:
   using Plan = std::shared_ptr<engine::ExecutionPlan>;
   using Reply = std::move_only_function<void(Result<Plan>)>;
-  /// The work of one compilation; runs once, on a pool thread.
-  using Job = std::move_only_function<Result<Plan>()>;
+  /// The work of one compilation; runs once, on a pool thread, given the preparation's
+  /// deadline (a job that compiles checks it between operations).
+  using Job = std::move_only_function<Result<Plan>(OptionalTimePoint deadline)>;
   struct Compile {
     Job job;
     OptionalTimePoint deadline;

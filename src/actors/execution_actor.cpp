@@ -50,6 +50,18 @@ Result<ExecutionResult> ExecutionActor::runAdmitted(const Request& request,
   if (options.deadline && Clock::now() > *options.deadline) {
     return fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT, "the execution deadline has passed");
   }
+  const int64_t fastest = fastestRunNs_.load(std::memory_order_relaxed);
+  if (options.deadline && fastest != INT64_MAX) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(*options.deadline - Clock::now());
+    if (left.count() < fastest) {
+      // Even an idle driver could not finish in time: say so without running.
+      return fail(ErrorStatus::MISSED_DEADLINE_PERSISTENT,
+                  "the deadline leaves " + std::to_string(left.count() / 1000) +
+                      " us, and the fastest run of this model took " +
+                      std::to_string(fastest / 1000) + " us");
+    }
+  }
   const auto deviceStart = Clock::now();
   Result<std::vector<OutputShape>> shapes;
   try {
@@ -71,6 +83,10 @@ Result<ExecutionResult> ExecutionActor::runAdmitted(const Request& request,
     quickRuns_.store(0, std::memory_order_relaxed);
   }
   if (!shapes) return std::unexpected(std::move(shapes).error());
+  const int64_t ran = std::chrono::duration_cast<std::chrono::nanoseconds>(deviceEnd - deviceStart).count();
+  for (int64_t seen = fastestRunNs_.load(std::memory_order_relaxed);
+       ran < seen && !fastestRunNs_.compare_exchange_weak(seen, ran, std::memory_order_relaxed);) {
+  }
   ExecutionResult result;
   result.outputShapes = std::move(*shapes);
   if (options.measure == MeasureTiming::YES) {

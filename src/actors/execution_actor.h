@@ -12,6 +12,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -100,6 +101,9 @@ class ExecutionActor {
   CancelRegistry fenceWaits_;
   /// Consecutive executions shorter than kQuickRun (saturates).
   std::atomic<uint32_t> quickRuns_{0};
+  /// The shortest successful run so far (ns of the step loop; INT64_MAX before the first).
+  /// A deadline closer than that can never be met: MISSED_DEADLINE_PERSISTENT.
+  std::atomic<int64_t> fastestRunNs_{INT64_MAX};
 };
 
 }  // namespace nnhal::actors

@@ -166,7 +166,8 @@ class SubgraphCompiler {
   std::vector<bool> known_;
 };
 
-Result<SubgraphPlan> compileSubgraph(ExecutionPlan& plan, size_t index, PreparedStateStore* state) {
+Result<SubgraphPlan> compileSubgraph(ExecutionPlan& plan, size_t index, PreparedStateStore* state,
+                                     const OptionalTimePoint& deadline) {
   const Model& m = plan.model;
   const Subgraph& subgraph = subgraphAt(m, index);
   SubgraphPlan sp;
@@ -174,6 +175,12 @@ Result<SubgraphPlan> compileSubgraph(ExecutionPlan& plan, size_t index, Prepared
 
   for (size_t k = 0; k < subgraph.operations.size(); ++k) {
     const Operation& operation = subgraph.operations[k];
+    if (deadline && std::chrono::steady_clock::now() > *deadline) {
+      return fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT,
+                  "the preparation deadline passed after " + std::to_string(k) + " of " +
+                      std::to_string(subgraph.operations.size()) + " operations of " +
+                      subgraphName(index) + " were prepared");
+    }
     auto outcome = compiler.step(k);
     if (!outcome) {
       return invalidArgument(subgraphName(index) + " " + opName(k, operation.type) + ": " +
@@ -360,7 +367,7 @@ Result<std::unique_ptr<ExecutionPlan>> compile(Model model, const CompileOptions
   const size_t count = 1 + plan->model.referenced.size();
   plan->subgraphs.reserve(count);
   for (size_t s = 0; s < count; ++s) {
-    NNHAL_ASSIGN_OR_RETURN(SubgraphPlan sp, compileSubgraph(*plan, s, state));
+    NNHAL_ASSIGN_OR_RETURN(SubgraphPlan sp, compileSubgraph(*plan, s, state, options.deadline));
     plan->subgraphs.push_back(std::move(sp));
   }
   if (state != nullptr && state->mode() == PreparedStateStore::Mode::kRestore) {

@@ -32,6 +32,9 @@ struct CompileOptions {
   /// one in restore mode hands restored state back to them (its retained owners move into
   /// the plan). Null: neither.
   PreparedStateStore* state = nullptr;
+  /// Checked before each operation is prepared: once it has passed, compilation stops with
+  /// MISSED_DEADLINE_TRANSIENT instead of preparing the rest.
+  OptionalTimePoint deadline;
 };
 
 /// Compiles `model` (already validated): propagates shapes through the main subgraph,
@@ -40,7 +43,8 @@ struct CompileOptions {
 /// Errors: INVALID_ARGUMENT for an invalid or unsupported operation or operand (the message
 /// names the operation index and type), as checkModel reports them;
 /// GENERAL_FAILURE in restore mode when a required restored state was rejected (its
-/// replaced constants are not in the model, so preparing without it would compute garbage).
+/// replaced constants are not in the model, so preparing without it would compute garbage);
+/// MISSED_DEADLINE_TRANSIENT when options.deadline passed before the last operation.
 Result<std::unique_ptr<ExecutionPlan>> compile(Model model, const CompileOptions& options = {});
 
 }  // namespace nnhal::engine

@@ -87,6 +87,7 @@ Result<std::vector<OutputShape>> executeStatic(const ExecutionPlan& plan, const 
 
   std::vector<const void*> stepInputs;
   std::vector<void*> stepOutputs;
+  const ExecutionStop stop(options.deadline, options.cancelled);
   for (const PlannedStep& step : main.steps) {
     NNHAL_TRY(checkCancelled(options.cancelled));
     if (options.deadline && std::chrono::steady_clock::now() > *options.deadline) {
@@ -98,7 +99,10 @@ Result<std::vector<OutputShape>> executeStatic(const ExecutionPlan& plan, const 
     for (uint32_t in : step.inputs) stepInputs.push_back(address(in));
     for (uint32_t out : step.outputs) stepOutputs.push_back(address(out));
     void* scratch = step.scratchBytes > 0 ? arena.get() + step.scratchOffset : nullptr;
-    auto ran = step.kernel->run(RunContext(stepInputs, stepOutputs, scratch, parallel));
+    auto ran = step.kernel->run(RunContext(stepInputs, stepOutputs, scratch, {parallel, &stop}));
+    if (ran && stop.stopped()) {  // the kernel stopped midway: its outputs are incomplete
+      return std::unexpected(stop.error("during " + std::string(toString(step.type))));
+    }
     if (!ran) {
       Error error = std::move(ran).error();
       error.message = std::string(toString(step.type)) + ": " + error.message;

@@ -49,6 +49,7 @@ class Frame {
         index_(index),
         parallel_(parallel),
         options_(options),
+        stop_(options.deadline, options.cancelled),
         values_(sp_.operands.size()) {}
 
   Result<void> run(const std::vector<Value>& inputs, std::vector<Value>& outputs) {
@@ -73,6 +74,9 @@ class Frame {
         case StepKind::kWhile:
           ran = runWhile(step);
           break;
+      }
+      if (ran && stop_.stopped()) {  // a kernel stopped midway: its outputs are incomplete
+        return std::unexpected(stop_.error("during " + std::string(toString(step.type))));
       }
       if (!ran) {
         Error error = std::move(ran).error();
@@ -206,7 +210,7 @@ class Frame {
     }
     const auto inputs = inputPointers(step);
     void* scratch = step.scratchBytes > 0 ? arena_.get() + step.scratchOffset : nullptr;
-    return step.kernel->run(RunContext(inputs, outputs, scratch, parallel_));
+    return step.kernel->run(RunContext(inputs, outputs, scratch, {parallel_, &stop_}));
   }
 
   OperandInfo describe(uint32_t index, bool output) const {
@@ -259,7 +263,8 @@ class Frame {
       NNHAL_ASSIGN_OR_RETURN(scratch, allocate(ctx.scratchBytes(), options_.budget));
     }
     const auto inputPtrs = inputPointers(step);
-    return kernel->run(RunContext(inputPtrs, outputPointers, scratch.get(), parallel_));
+    return kernel->run(
+        RunContext(inputPtrs, outputPointers, scratch.get(), {parallel_, &stop_}));
   }
 
   size_t subgraphOf(uint32_t operand) const { return sp_.operands[operand].subgraph; }
@@ -328,6 +333,7 @@ class Frame {
   size_t index_;
   const Parallel& parallel_;
   const InterpreterOptions& options_;
+  ExecutionStop stop_;  ///< lets long kernels of this invocation stop between chunks
   std::vector<Value> values_;
   std::shared_ptr<uint8_t[]> arena_;
 };

@@ -56,7 +56,7 @@ struct OperandInfo {
 class RunContext {
  public:
   RunContext(std::span<const void* const> inputs, std::span<void* const> outputs, void* scratch,
-             const Parallel& parallel)
+             StoppableParallel parallel)
       : inputs_(inputs), outputs_(outputs), scratch_(scratch), parallel_(parallel) {}
 
   /// Buffer of input `i` (null for an omitted optional input).
@@ -73,14 +73,15 @@ class RunContext {
   size_t outputCount() const { return outputs_.size(); }
   /// Scratch memory of the size requested at prepare time (64-byte aligned), or null.
   void* scratch() const { return scratch_; }
-  /// Runs fn(begin, end) over [0, n) split into chunks on the kernel thread pool.
-  const Parallel& parallel() const { return parallel_; }
+  /// Runs fn(begin, end) over [0, n) split into chunks on the kernel thread pool; stops
+  /// handing out chunks once the execution must stop (engine/parallel.h).
+  const StoppableParallel& parallel() const { return parallel_; }
 
  private:
   std::span<const void* const> inputs_;
   std::span<void* const> outputs_;
   void* scratch_;
-  const Parallel& parallel_;
+  StoppableParallel parallel_;
 };
 
 /// A prepared operation: everything computed once, ready to run many times, from many

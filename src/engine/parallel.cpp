@@ -5,6 +5,7 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <chrono>
 #include <thread>
 
 namespace nnhal::engine {
@@ -31,6 +32,61 @@ void Parallel::forRange(size_t n, size_t grain,
   arena_->arena.execute([&] {
     tbb::parallel_for(tbb::blocked_range<size_t>(0, n, grain),
                       [&](const tbb::blocked_range<size_t>& r) { fn(r.begin(), r.end()); });
+  });
+}
+
+void Parallel::forChunks(size_t n, size_t chunk,
+                         const std::function<void(size_t, size_t)>& fn) const {
+  if (n == 0) return;
+  chunk = std::max<size_t>(chunk, 1);
+  if (threads_ <= 1 || n <= chunk) {
+    for (size_t begin = 0; begin < n; begin += chunk) fn(begin, std::min(n, begin + chunk));
+    return;
+  }
+  const size_t count = (n + chunk - 1) / chunk;
+  arena_->arena.execute([&] {
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, count, 1),
+        [&](const tbb::blocked_range<size_t>& r) {
+          for (size_t c = r.begin(); c != r.end(); ++c) {
+            fn(c * chunk, std::min(n, (c + 1) * chunk));
+          }
+        },
+        tbb::simple_partitioner());
+  });
+}
+
+bool ExecutionStop::check() const {
+  if (stopped_.load(std::memory_order_relaxed)) return true;
+  const bool stop = (cancelled_ != nullptr && cancelled_->load(std::memory_order_relaxed)) ||
+                    (deadline_ && std::chrono::steady_clock::now() > *deadline_);
+  if (stop) stopped_.store(true, std::memory_order_relaxed);
+  return stop;
+}
+
+Error ExecutionStop::error(const std::string& what) const {
+  if (cancelled_ != nullptr && cancelled_->load(std::memory_order_relaxed)) {
+    return Error{ErrorStatus::DEVICE_UNAVAILABLE, "the execution was cancelled " + what, {}};
+  }
+  return Error{ErrorStatus::MISSED_DEADLINE_TRANSIENT, "the execution deadline passed " + what,
+               {}};
+}
+
+void StoppableParallel::forRange(size_t n, size_t grain,
+                                 const std::function<void(size_t, size_t)>& fn) const {
+  if (stop_ == nullptr || !stop_->active()) {
+    parallel_.forRange(n, grain, fn);
+    return;
+  }
+  if (n == 0 || stop_->check()) return;
+  const size_t chunk =
+      std::max<size_t>({grain, size_t{1}, (n + kStopChunks - 1) / kStopChunks});
+  if (chunk >= n) {
+    fn(0, n);
+    return;
+  }
+  parallel_.forChunks(n, chunk, [&](size_t begin, size_t end) {
+    if (!stop_->check()) fn(begin, end);
   });
 }
 

@@ -2,13 +2,22 @@
 //
 // Parallel wraps a oneTBB task_arena with a fixed number of threads. Kernels are pure
 // functions over a sub-range [begin, end) of their work; the engine's Kernel adapters
-// call Parallel::forRange to split that range. With one thread, or work smaller than the
-// grain, the function runs inline on the calling thread (no thread hop).
+// call forRange to split that range. With one thread, or work smaller than the grain, the
+// function runs inline on the calling thread (no thread hop).
+//
+// An execution with a deadline or a cancel flag sees Parallel through a StoppableParallel:
+// its forRange hands the work out in at most kStopChunks chunks and stops handing them out
+// once the execution's ExecutionStop says so, so a long kernel ends soon after the deadline
+// instead of running to its end. The kernel's outputs are then incomplete; the executor
+// sees ExecutionStop::stopped() and fails the execution.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <memory>
+
+#include "nnhal/types.h"
 
 namespace nnhal::engine {
 
@@ -25,11 +34,52 @@ class Parallel {
   /// Calls fn(begin, end) over disjoint chunks covering [0, n), each at least `grain`
   /// items (except possibly the last), possibly concurrently. Returns when all are done.
   void forRange(size_t n, size_t grain, const std::function<void(size_t, size_t)>& fn) const;
+  /// Calls fn over chunks of exactly `chunk` items (the last may be shorter), possibly
+  /// concurrently, in no particular order.
+  void forChunks(size_t n, size_t chunk, const std::function<void(size_t, size_t)>& fn) const;
 
  private:
   struct Arena;
   unsigned threads_;
   std::unique_ptr<Arena> arena_;
+};
+
+/// When one execution must stop: its deadline passed or it was cancelled. Once check()
+/// returned true it stays true. Thread safe: the kernels' chunks call check() concurrently.
+class ExecutionStop {
+ public:
+  ExecutionStop(OptionalTimePoint deadline, const std::atomic<bool>* cancelled)
+      : deadline_(deadline), cancelled_(cancelled) {}
+  /// Whether there is anything to check at all.
+  bool active() const { return deadline_.has_value() || cancelled_ != nullptr; }
+  /// Looks at the clock and the flag; true when the execution must stop.
+  bool check() const;
+  /// True when a check() found that the execution must stop.
+  bool stopped() const { return stopped_.load(std::memory_order_relaxed); }
+  /// The status of a stopped execution: DEVICE_UNAVAILABLE when cancelled, else
+  /// MISSED_DEADLINE_TRANSIENT; `what` names where it stopped.
+  Error error(const std::string& what) const;
+
+ private:
+  OptionalTimePoint deadline_;
+  const std::atomic<bool>* cancelled_;
+  mutable std::atomic<bool> stopped_{false};
+};
+
+/// Parallel as one execution's kernels see it (see the top of this file).
+class StoppableParallel {
+ public:
+  /// Chunks one forRange is split into, at most, when a stop condition is active.
+  static constexpr size_t kStopChunks = 64;
+
+  StoppableParallel(const Parallel& parallel, const ExecutionStop* stop = nullptr)  // NOLINT
+      : parallel_(parallel), stop_(stop) {}
+  unsigned threads() const { return parallel_.threads(); }
+  void forRange(size_t n, size_t grain, const std::function<void(size_t, size_t)>& fn) const;
+
+ private:
+  const Parallel& parallel_;
+  const ExecutionStop* stop_;
 };
 
 }  // namespace nnhal::engine

@@ -238,6 +238,101 @@ TEST_F(DeviceTest, PassedDeadlineGivesMissedDeadline) {
   EXPECT_EQ(late.error().status, ErrorStatus::MISSED_DEADLINE_TRANSIENT);
 }
 
+/// `layers` FULLY_CONNECTED layers [batch, n] x [n, n]^T sharing weights in a model pool:
+/// each layer packs the weights again when prepared, so preparing takes a while.
+Model deepFullyConnectedModel(uint32_t layers, uint32_t n, uint32_t batch = 1) {
+  Model model;
+  Memory weights = *Memory::create(size_t{n} * n * 4 + size_t{n} * 4);
+  auto* w = reinterpret_cast<float*>(weights.data());
+  for (size_t i = 0; i < size_t{n} * n + n; ++i) w[i] = 0.001f;
+  model.pools.push_back(weights);
+  auto& ops = model.main.operands;
+  ops.push_back(tensor({batch, n}, OperandLifeTime::SUBGRAPH_INPUT, 1));
+  Operand weight = tensor({n, n}, OperandLifeTime::CONSTANT_REFERENCE, layers);
+  weight.location = {0, 0, n * n * 4};
+  ops.push_back(weight);
+  Operand bias = tensor({n}, OperandLifeTime::CONSTANT_REFERENCE, layers);
+  bias.location = {0, n * n * 4, n * 4};
+  ops.push_back(bias);
+  Operand act;
+  act.type = OperandType::INT32;
+  act.lifetime = OperandLifeTime::CONSTANT_COPY;
+  act.location = {0, 0, 4};
+  act.numberOfConsumers = layers;
+  ops.push_back(act);
+  model.operandValues.resize(4, 0);
+  uint32_t previous = 0;
+  for (uint32_t layer = 0; layer < layers; ++layer) {
+    const bool last = layer + 1 == layers;
+    ops.push_back(tensor(
+        {batch, n}, last ? OperandLifeTime::SUBGRAPH_OUTPUT : OperandLifeTime::TEMPORARY_VARIABLE,
+        last ? 0 : 1));
+    const auto output = static_cast<uint32_t>(ops.size() - 1);
+    model.main.operations.push_back(
+        {OperationType::FULLY_CONNECTED, {previous, 1, 2, 3}, {output}});
+    previous = output;
+  }
+  model.main.inputIndexes = {0};
+  model.main.outputIndexes = {previous};
+  return model;
+}
+
+TEST_F(DeviceTest, APreparationStopsBetweenOperationsOnceItsDeadlinePassed) {
+  // 400 layers of 512 x 512 weights: each packs 1 MiB, far more than 20 ms in all.
+  PrepareOptions options;
+  Model model = deepFullyConnectedModel(400, 512);
+  options.deadline = std::chrono::steady_clock::now() + 20ms;
+  auto late = device_->prepareModel(std::move(model), options);
+  ASSERT_FALSE(late);
+  EXPECT_EQ(late.error().status, ErrorStatus::MISSED_DEADLINE_TRANSIENT);
+  // It stopped midway, not after preparing everything.
+  EXPECT_NE(late.error().message.find("of 400 operations"), std::string::npos)
+      << late.error().message;
+  EXPECT_EQ(late.error().message.find("400 of 400"), std::string::npos) << late.error().message;
+}
+
+TEST_F(DeviceTest, ALongKernelStopsSoonAfterTheExecutionDeadline) {
+  // One FULLY_CONNECTED of [256, 2048] x [2048, 2048]: a single step of 1 GMAC.
+  auto prepared = prepare(deepFullyConnectedModel(1, 2048, 256));
+  ASSERT_TRUE(prepared);
+  const uint32_t bytes = 256 * 2048 * 4;
+  Memory pool = *Memory::create(2 * size_t{bytes});
+  Request request;
+  request.pools = {pool};
+  request.inputs = {{false, {0, 0, bytes}, {}}};
+  request.outputs = {{false, {0, bytes, bytes}, {}}};
+
+  // No run measured yet: it starts, and stops inside the kernel (between its chunks).
+  ExecuteOptions options;
+  auto start = std::chrono::steady_clock::now();
+  options.deadline = start + 2ms;
+  auto late = prepared->executeSynchronously(request, options);
+  const auto stopped = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(late);
+  EXPECT_EQ(late.error().status, ErrorStatus::MISSED_DEADLINE_TRANSIENT);
+  EXPECT_NE(late.error().message.find("during FULLY_CONNECTED"), std::string::npos)
+      << late.error().message;
+
+  // The model still runs whole without a deadline, and took far longer.
+  start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(prepared->executeSynchronously(request));
+  const auto full = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(stopped, full / 2) << "full run " << full.count() << " ns, stopped after "
+                               << stopped.count() << " ns";
+
+  // Now the driver knows the model's fastest run: a deadline closer than that can never be
+  // met, and is refused at once as persistent.
+  options.deadline = std::chrono::steady_clock::now() + full / 10;
+  start = std::chrono::steady_clock::now();
+  auto hopeless = prepared->executeSynchronously(request, options);
+  const auto refusedAfter = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(hopeless);
+  EXPECT_EQ(hopeless.error().status, ErrorStatus::MISSED_DEADLINE_PERSISTENT);
+  EXPECT_NE(hopeless.error().message.find("fastest run"), std::string::npos)
+      << hopeless.error().message;
+  EXPECT_LT(refusedAfter, full / 10);
+}
+
 TEST_F(DeviceTest, InvalidModelIsRejectedAtLaunch) {
   Model model = addModel();
   model.main.operations[0].inputs[1] = 42;  // no such operand

@@ -287,7 +287,11 @@ WirePool Connection::describeRequestPool(const RequestMemoryPool& pool, OutMessa
   return poolWithFd(memory, out);
 }
 
-void Connection::close() { ::shutdown(socket_.get(), SHUT_RDWR); }
+void Connection::close() {
+  ::shutdown(socket_.get(), SHUT_RDWR);
+  std::lock_guard<std::mutex> lock(closeMutex_);
+  if (reader_.joinable() && reader_.get_id() != std::this_thread::get_id()) reader_.join();
+}
 
 void Connection::forget(uint64_t callId) {
   Handler handler;

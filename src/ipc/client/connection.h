@@ -75,7 +75,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   /// Describes a request pool for a frame being built (write lock held, inside a Builder).
   WirePool describeRequestPool(const RequestMemoryPool& pool, OutMessage& out);
 
-  /// Shuts the socket down: the reader fails every pending call and stops.
+  /// Shuts the socket down: the reader fails every pending call and stops. Unless called
+  /// on the reader thread itself, also waits for the reader to finish, so that no thread of
+  /// this connection outlives its last user (a process may exit right after).
   void close();
   /// True once the connection is gone (cheap: an atomic load, for polling waiters).
   bool lost() const { return lost_.load(std::memory_order_acquire); }
@@ -99,6 +101,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   class CallbackQueue;
 
   UniqueFd socket_;
+  std::mutex closeMutex_;  // guards joining reader_
   std::thread reader_;
   std::shared_ptr<CallbackQueue> callbacks_;
 
