@@ -246,9 +246,9 @@ ErrorStatus DeviceActor::prepareChecked(Model model, const PrepareOptions& optio
 
   // Compile recording precomputed state, then encode both files on the pool.
   auto encoded = std::make_shared<std::optional<cache::EncodedCache>>();
-  CompilationActor::Job job = [model = std::move(model), encoded, version = cacheVersion_,
-                               cacheOptions = cacheOptions_](
-                                  OptionalTimePoint deadline) mutable -> Result<Plan> {
+  CompilationActor::Job job =
+      [model = std::move(model), encoded, version = cacheVersion_,
+       cacheOptions = cacheOptions_](OptionalTimePoint deadline) mutable -> Result<Plan> {
     engine::PreparedStateStore state(engine::PreparedStateStore::Mode::kSave);
     NNHAL_ASSIGN_OR_RETURN(std::unique_ptr<engine::ExecutionPlan> plan,
                            engine::compile(std::move(model), {&state, deadline}));

@@ -83,7 +83,8 @@ Result<ExecutionResult> ExecutionActor::runAdmitted(const Request& request,
     quickRuns_.store(0, std::memory_order_relaxed);
   }
   if (!shapes) return std::unexpected(std::move(shapes).error());
-  const int64_t ran = std::chrono::duration_cast<std::chrono::nanoseconds>(deviceEnd - deviceStart).count();
+  const int64_t ran =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(deviceEnd - deviceStart).count();
   for (int64_t seen = fastestRunNs_.load(std::memory_order_relaxed);
        ran < seen && !fastestRunNs_.compare_exchange_weak(seen, ran, std::memory_order_relaxed);) {
   }

@@ -28,6 +28,9 @@ Result<std::vector<std::string>> explainSupport(const Model& model);
 
 /// Options of compile().
 struct CompileOptions {
+  CompileOptions(PreparedStateStore* stateStore = nullptr,  // NOLINT: {&state} reads well
+                 OptionalTimePoint until = {})
+      : state(stateStore), deadline(until) {}
   /// Compilation caching: a store in save mode collects the operations' precomputed state;
   /// one in restore mode hands restored state back to them (its retained owners move into
   /// the plan). Null: neither.

@@ -263,8 +263,7 @@ class Frame {
       NNHAL_ASSIGN_OR_RETURN(scratch, allocate(ctx.scratchBytes(), options_.budget));
     }
     const auto inputPtrs = inputPointers(step);
-    return kernel->run(
-        RunContext(inputPtrs, outputPointers, scratch.get(), {parallel_, &stop_}));
+    return kernel->run(RunContext(inputPtrs, outputPointers, scratch.get(), {parallel_, &stop_}));
   }
 
   size_t subgraphOf(uint32_t operand) const { return sp_.operands[operand].subgraph; }

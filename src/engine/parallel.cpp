@@ -68,8 +68,7 @@ Error ExecutionStop::error(const std::string& what) const {
   if (cancelled_ != nullptr && cancelled_->load(std::memory_order_relaxed)) {
     return Error{ErrorStatus::DEVICE_UNAVAILABLE, "the execution was cancelled " + what, {}};
   }
-  return Error{ErrorStatus::MISSED_DEADLINE_TRANSIENT, "the execution deadline passed " + what,
-               {}};
+  return Error{ErrorStatus::MISSED_DEADLINE_TRANSIENT, "the execution deadline passed " + what, {}};
 }
 
 void StoppableParallel::forRange(size_t n, size_t grain,
@@ -79,8 +78,7 @@ void StoppableParallel::forRange(size_t n, size_t grain,
     return;
   }
   if (n == 0 || stop_->check()) return;
-  const size_t chunk =
-      std::max<size_t>({grain, size_t{1}, (n + kStopChunks - 1) / kStopChunks});
+  const size_t chunk = std::max<size_t>({grain, size_t{1}, (n + kStopChunks - 1) / kStopChunks});
   if (chunk >= n) {
     fn(0, n);
     return;

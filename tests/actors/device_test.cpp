@@ -292,10 +292,10 @@ TEST_F(DeviceTest, APreparationStopsBetweenOperationsOnceItsDeadlinePassed) {
 }
 
 TEST_F(DeviceTest, ALongKernelStopsSoonAfterTheExecutionDeadline) {
-  // One FULLY_CONNECTED of [256, 2048] x [2048, 2048]: a single step of 1 GMAC.
-  auto prepared = prepare(deepFullyConnectedModel(1, 2048, 256));
+  // One FULLY_CONNECTED of [1024, 2048] x [2048, 2048]: a single step of 4 GMAC.
+  auto prepared = prepare(deepFullyConnectedModel(1, 2048, 1024));
   ASSERT_TRUE(prepared);
-  const uint32_t bytes = 256 * 2048 * 4;
+  const uint32_t bytes = 1024 * 2048 * 4;
   Memory pool = *Memory::create(2 * size_t{bytes});
   Request request;
   request.pools = {pool};
@@ -305,7 +305,7 @@ TEST_F(DeviceTest, ALongKernelStopsSoonAfterTheExecutionDeadline) {
   // No run measured yet: it starts, and stops inside the kernel (between its chunks).
   ExecuteOptions options;
   auto start = std::chrono::steady_clock::now();
-  options.deadline = start + 2ms;
+  options.deadline = start + 20ms;
   auto late = prepared->executeSynchronously(request, options);
   const auto stopped = std::chrono::steady_clock::now() - start;
   ASSERT_FALSE(late);
@@ -317,8 +317,9 @@ TEST_F(DeviceTest, ALongKernelStopsSoonAfterTheExecutionDeadline) {
   start = std::chrono::steady_clock::now();
   ASSERT_TRUE(prepared->executeSynchronously(request));
   const auto full = std::chrono::steady_clock::now() - start;
-  EXPECT_LT(stopped, full / 2) << "full run " << full.count() << " ns, stopped after "
-                               << stopped.count() << " ns";
+  // The overshoot is at most one GEMM tile per thread (16 tiles per operation).
+  EXPECT_LT(stopped, full * 3 / 4) << "full run " << full.count() << " ns, stopped after "
+                                   << stopped.count() << " ns";
 
   // Now the driver knows the model's fastest run: a deadline closer than that can never be
   // met, and is refused at once as persistent.
