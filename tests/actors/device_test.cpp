@@ -318,8 +318,8 @@ TEST_F(DeviceTest, ALongKernelStopsSoonAfterTheExecutionDeadline) {
   ASSERT_TRUE(prepared->executeSynchronously(request));
   const auto full = std::chrono::steady_clock::now() - start;
   // The overshoot is at most one GEMM tile per thread (16 tiles per operation).
-  EXPECT_LT(stopped, full * 3 / 4) << "full run " << full.count() << " ns, stopped after "
-                                   << stopped.count() << " ns";
+  EXPECT_LT(stopped, full * 3 / 4)
+      << "full run " << full.count() << " ns, stopped after " << stopped.count() << " ns";
 
   // Now the driver knows the model's fastest run: a deadline closer than that can never be
   // met, and is refused at once as persistent.
