@@ -292,40 +292,46 @@ TEST_F(DeviceTest, APreparationStopsBetweenOperationsOnceItsDeadlinePassed) {
 }
 
 TEST_F(DeviceTest, ALongKernelStopsSoonAfterTheExecutionDeadline) {
-  // One FULLY_CONNECTED of [1024, 2048] x [2048, 2048]: a single step of 4 GMAC.
-  auto prepared = prepare(deepFullyConnectedModel(1, 2048, 1024));
-  ASSERT_TRUE(prepared);
-  const uint32_t bytes = 1024 * 2048 * 4;
+  // One FULLY_CONNECTED of [64, 4096] x [4096, 4096]: a single step of 1 GMAC over a small
+  // input (staging it takes little time, even under the sanitizers), on one kernel thread.
+  DeviceOptions oneThread;
+  oneThread.kernelThreads = 1;
+  auto device = createDevice(oneThread);
+  ASSERT_TRUE(device) << device.error().message;
+  const Model model = deepFullyConnectedModel(1, 4096, 64);
+  auto measured = (*device)->prepareModel(model);
+  auto fresh = (*device)->prepareModel(model);  // no run measured: the deadline is tried
+  ASSERT_TRUE(measured && fresh);
+  const uint32_t bytes = 64 * 4096 * 4;
   Memory pool = *Memory::create(2 * size_t{bytes});
   Request request;
   request.pools = {pool};
   request.inputs = {{false, {0, 0, bytes}, {}}};
   request.outputs = {{false, {0, bytes, bytes}, {}}};
-
-  // No run measured yet: it starts, and stops inside the kernel (between its chunks).
-  ExecuteOptions options;
   auto start = std::chrono::steady_clock::now();
-  options.deadline = start + 20ms;
-  auto late = prepared->executeSynchronously(request, options);
+  ASSERT_TRUE((*measured)->executeSynchronously(request));
+  const auto full = std::chrono::steady_clock::now() - start;
+
+  // A deadline a quarter into the run: it stops inside the kernel, between its chunks.
+  ExecuteOptions options;
+  start = std::chrono::steady_clock::now();
+  options.deadline = start + full / 4;
+  auto late = (*fresh)->executeSynchronously(request, options);
   const auto stopped = std::chrono::steady_clock::now() - start;
   ASSERT_FALSE(late);
   EXPECT_EQ(late.error().status, ErrorStatus::MISSED_DEADLINE_TRANSIENT);
   EXPECT_NE(late.error().message.find("during FULLY_CONNECTED"), std::string::npos)
       << late.error().message;
-
-  // The model still runs whole without a deadline, and took far longer.
-  start = std::chrono::steady_clock::now();
-  ASSERT_TRUE(prepared->executeSynchronously(request));
-  const auto full = std::chrono::steady_clock::now() - start;
-  // The overshoot is at most one GEMM tile per thread (16 tiles per operation).
+  // The overshoot is at most one GEMM tile (16 tiles per operation).
   EXPECT_LT(stopped, full * 3 / 4)
       << "full run " << full.count() << " ns, stopped after " << stopped.count() << " ns";
+  EXPECT_TRUE((*fresh)->executeSynchronously(request));  // whole without a deadline
 
-  // Now the driver knows the model's fastest run: a deadline closer than that can never be
+  // The driver knows this model's fastest run: a deadline closer than that can never be
   // met, and is refused at once as persistent.
   options.deadline = std::chrono::steady_clock::now() + full / 10;
   start = std::chrono::steady_clock::now();
-  auto hopeless = prepared->executeSynchronously(request, options);
+  auto hopeless = (*measured)->executeSynchronously(request, options);
   const auto refusedAfter = std::chrono::steady_clock::now() - start;
   ASSERT_FALSE(hopeless);
   EXPECT_EQ(hopeless.error().status, ErrorStatus::MISSED_DEADLINE_PERSISTENT);
