@@ -212,21 +212,29 @@ Request tinyAddRequest(const Memory& pool) {
   return request;
 }
 
-void BM_TinyAdd(benchmark::State& state) {
-  const int64_t mode = state.range(0);
-  auto dev = device(mode != kEmbedded);
+/// The tiny ADD prepared on `dev`, or null (the benchmark then reports why and is skipped).
+std::shared_ptr<PreparedModel> prepareTinyAdd(benchmark::State& state,
+                                              const Result<std::shared_ptr<Device>>& dev) {
   if (!dev) {
     state.SkipWithError(dev.error().message.c_str());
-    return;
+    return nullptr;
   }
   auto prepared = (*dev)->prepareModel(addModel());
   if (!prepared) {
     state.SkipWithError(prepared.error().message.c_str());
-    return;
+    return nullptr;
   }
+  return *prepared;
+}
+
+void BM_TinyAdd(benchmark::State& state) {
+  const int64_t mode = state.range(0);
+  const auto dev = device(mode != kEmbedded);
+  const auto prepared = prepareTinyAdd(state, dev);
+  if (prepared == nullptr) return;
   Memory pool = *Memory::create(48);
   const Request request = tinyAddRequest(pool);
-  Runner run(state, *prepared, mode);
+  Runner run(state, prepared, mode);
   if (run.failed()) return;
   timeExecutions(state, "tiny_add", mode, [&] { return run(request); });
   state.SetLabel(label(mode));
@@ -299,19 +307,12 @@ class PinnedThread {
 
 // Client and daemon share one core: each must yield to the other instead of spinning.
 void BM_TinyAddBurstOneCore(benchmark::State& state) {
-  auto dev = connect(pinnedDaemon().socket());
-  if (!dev) {
-    state.SkipWithError(dev.error().message.c_str());
-    return;
-  }
-  auto prepared = (*dev)->prepareModel(addModel());
-  if (!prepared) {
-    state.SkipWithError(prepared.error().message.c_str());
-    return;
-  }
+  const auto dev = connect(pinnedDaemon().socket());
+  const auto prepared = prepareTinyAdd(state, dev);
+  if (prepared == nullptr) return;
   Memory pool = *Memory::create(48);
   const Request request = tinyAddRequest(pool);
-  Runner run(state, *prepared, kRemoteBurst);
+  Runner run(state, prepared, kRemoteBurst);
   if (run.failed()) return;
   PinnedThread pinned(0);
   timeExecutions(state, "tiny_add_one_core", kRemoteBurst, [&] { return run(request); });

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/fully_connected_chain.h"
 #include "nnhal/device.h"
 
 namespace nnhal {
@@ -238,43 +239,9 @@ TEST_F(DeviceTest, PassedDeadlineGivesMissedDeadline) {
   EXPECT_EQ(late.error().status, ErrorStatus::MISSED_DEADLINE_TRANSIENT);
 }
 
-/// `layers` FULLY_CONNECTED layers [batch, n] x [n, n]^T sharing weights in a model pool:
-/// each layer packs the weights again when prepared, so preparing takes a while.
+/// `layers` FULLY_CONNECTED layers [batch, n] x [n, n]^T: slow to prepare and to run.
 Model deepFullyConnectedModel(uint32_t layers, uint32_t n, uint32_t batch = 1) {
-  Model model;
-  Memory weights = *Memory::create(size_t{n} * n * 4 + size_t{n} * 4);
-  auto* w = reinterpret_cast<float*>(weights.data());
-  for (size_t i = 0; i < size_t{n} * n + n; ++i) w[i] = 0.001f;
-  model.pools.push_back(weights);
-  auto& ops = model.main.operands;
-  ops.push_back(tensor({batch, n}, OperandLifeTime::SUBGRAPH_INPUT, 1));
-  Operand weight = tensor({n, n}, OperandLifeTime::CONSTANT_REFERENCE, layers);
-  weight.location = {0, 0, n * n * 4};
-  ops.push_back(weight);
-  Operand bias = tensor({n}, OperandLifeTime::CONSTANT_REFERENCE, layers);
-  bias.location = {0, n * n * 4, n * 4};
-  ops.push_back(bias);
-  Operand act;
-  act.type = OperandType::INT32;
-  act.lifetime = OperandLifeTime::CONSTANT_COPY;
-  act.location = {0, 0, 4};
-  act.numberOfConsumers = layers;
-  ops.push_back(act);
-  model.operandValues.resize(4, 0);
-  uint32_t previous = 0;
-  for (uint32_t layer = 0; layer < layers; ++layer) {
-    const bool last = layer + 1 == layers;
-    ops.push_back(tensor(
-        {batch, n}, last ? OperandLifeTime::SUBGRAPH_OUTPUT : OperandLifeTime::TEMPORARY_VARIABLE,
-        last ? 0 : 1));
-    const auto output = static_cast<uint32_t>(ops.size() - 1);
-    model.main.operations.push_back(
-        {OperationType::FULLY_CONNECTED, {previous, 1, 2, 3}, {output}});
-    previous = output;
-  }
-  model.main.inputIndexes = {0};
-  model.main.outputIndexes = {previous};
-  return model;
+  return nnhal::testing::fullyConnectedChain(layers, batch, n);
 }
 
 TEST_F(DeviceTest, APreparationStopsBetweenOperationsOnceItsDeadlinePassed) {

@@ -46,6 +46,18 @@ std::optional<std::chrono::milliseconds> statsSettle(const std::shared_ptr<Devic
   return std::nullopt;
 }
 
+/// Polls until the daemon's burst, listener and burst-memory counts are back to `before`.
+std::optional<std::chrono::milliseconds> burstsSettle(const std::shared_ptr<Device>& observer,
+                                                      const Stats& before) {
+  return statsSettle(
+      observer,
+      [&](const Stats& s) {
+        return s.bursts == before.bursts && s.burstListeners == before.burstListeners &&
+               s.burstMemories == before.burstMemories;
+      },
+      std::chrono::seconds(5));
+}
+
 /// A burst driven by hand: the test writes raw request packets into the daemon's queue and
 /// answers getMemories itself (slot i = memories[i]).
 class RawBurst : public BurstMemoryProvider {
@@ -331,13 +343,7 @@ TEST_F(BurstTest, SlotsAreMappedOnceAndReleasedByFreeMemoryAndByTheBurstsEnd) {
     // The freed memory can come back too.
     ASSERT_TRUE((*burst)->execute(requests[0].request, MeasureTiming::NO));
   }
-  auto settled = statsSettle(
-      observer,
-      [&](const Stats& s) {
-        return s.bursts == before.bursts && s.burstListeners == before.burstListeners &&
-               s.burstMemories == before.burstMemories;
-      },
-      5s);
+  auto settled = burstsSettle(observer, before);
   EXPECT_TRUE(settled) << "the burst's objects were not released";
 }
 
@@ -389,13 +395,7 @@ TEST_F(BurstTest, AClientThatNeverReadsItsResultsBlocksOnlyItsOwnBurst) {
   ASSERT_TRUE(remote().link()->connection().call(
       MessageType::kReleaseBurst, [&](OutMessage& out) { encode(BurstHandle{raw->handle}, out); },
       {}));
-  auto settled = statsSettle(
-      observer,
-      [&](const Stats& s) {
-        return s.bursts == before.bursts && s.burstListeners == before.burstListeners &&
-               s.burstMemories == before.burstMemories;
-      },
-      5s);
+  auto settled = burstsSettle(observer, before);
   ASSERT_TRUE(settled) << "the blocked listener did not stop";
   EXPECT_LT(*settled, 1000ms);
 }

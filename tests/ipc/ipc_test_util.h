@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/fully_connected_chain.h"
 #include "nnhal/client.h"
 #include "nnhal/device.h"
 
@@ -191,35 +192,7 @@ inline Model convModel() {
 /// A slow model: `layers` FULLY_CONNECTED layers of [batch, n] x [n, n]^T, all sharing one
 /// weight matrix in a model pool, float32. Input and output [batch, n].
 inline Model slowModel(uint32_t layers = 16, uint32_t batch = 512, uint32_t n = 1024) {
-  Model model;
-  Memory weights = *Memory::create(size_t{n} * n * 4 + size_t{n} * 4);
-  auto* w = reinterpret_cast<float*>(weights.data());
-  for (size_t i = 0; i < size_t{n} * n + n; ++i) w[i] = 0.001f;
-  model.pools.push_back(weights);
-  auto& ops = model.main.operands;
-  ops.push_back(tensor({batch, n}, OperandLifeTime::SUBGRAPH_INPUT, 1));  // 0
-  Operand weight = tensor({n, n}, OperandLifeTime::CONSTANT_REFERENCE, layers);
-  weight.location = {0, 0, n * n * 4};
-  ops.push_back(weight);  // 1
-  Operand bias = tensor({n}, OperandLifeTime::CONSTANT_REFERENCE, layers);
-  bias.location = {0, n * n * 4, n * 4};
-  ops.push_back(bias);                     // 2
-  ops.push_back(int32Constant(model, 0));  // 3
-  ops.back().numberOfConsumers = layers;
-  uint32_t previous = 0;
-  for (uint32_t layer = 0; layer < layers; ++layer) {
-    const bool last = layer + 1 == layers;
-    ops.push_back(tensor(
-        {batch, n}, last ? OperandLifeTime::SUBGRAPH_OUTPUT : OperandLifeTime::TEMPORARY_VARIABLE,
-        last ? 0 : 1));
-    const auto output = static_cast<uint32_t>(ops.size() - 1);
-    model.main.operations.push_back(
-        {OperationType::FULLY_CONNECTED, {previous, 1, 2, 3}, {output}});
-    previous = output;
-  }
-  model.main.inputIndexes = {0};
-  model.main.outputIndexes = {previous};
-  return model;
+  return nnhal::testing::fullyConnectedChain(layers, batch, n);
 }
 
 /// A request over one pool of `kind`: inputs a, b at 0 and 16, output at 32 (`outBytes`).
