@@ -400,6 +400,38 @@ TEST_F(BurstTest, AClientThatNeverReadsItsResultsBlocksOnlyItsOwnBurst) {
   EXPECT_LT(*settled, 1000ms);
 }
 
+TEST_F(BurstTest, NegativeSlotsAndUnknownBurstsAreRefused) {
+  auto prepared = prepare(addModel());
+  auto raw = RawBurst::open(remote(), *prepared);
+  ASSERT_NE(raw, nullptr);
+  AddRequest r = addRequest();
+  raw->setMemories({r.pool});
+  auto packet = packetOf(r);
+  for (auto& datum : packet) {
+    if (datum.kind == RequestDatumKind::kPoolIdentifier) datum.poolIdentifier = -1;
+  }
+  expectFailedPacket(raw->send(packet), "slot -1");
+  auto ok = raw->send(packetOf(r));
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, ErrorStatus::NONE);
+  // freeMemory and the last error of a burst this connection never configured.
+  Connection& connection = remote().link()->connection();
+  for (MessageType type : {MessageType::kBurstFreeMemory, MessageType::kBurstLastError}) {
+    auto frame = connection.roundTrip(type, [&](OutMessage& out) {
+      if (type == MessageType::kBurstFreeMemory) {
+        encode(BurstSlot{raw->handle + 1000, 0}, out);
+      } else {
+        encode(BurstHandle{raw->handle + 1000}, out);
+      }
+    });
+    ASSERT_TRUE(frame) << frame.error().message;
+    auto reply = decodePayload(frame->payload, MessageType::kBurstReply, decodeWireStatus);
+    ASSERT_TRUE(reply);
+    EXPECT_EQ(reply->status, ErrorStatus::INVALID_ARGUMENT) << toString(type);
+    EXPECT_NE(reply->message.find("unknown to this connection"), std::string::npos);
+  }
+}
+
 TEST_F(BurstTest, QuotaOfBurstsPerClient) {
   auto prepared = prepare(addModel());
   std::vector<std::shared_ptr<Burst>> bursts;
