@@ -1,5 +1,6 @@
 #include "engine/executor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -176,7 +177,14 @@ Result<std::vector<OutputShape>> executeDynamic(const ExecutionPlan& plan, const
 Result<std::vector<OutputShape>> execute(const ExecutionPlan& plan, const Request& request,
                                          ArenaPool& arenas, const Parallel& parallel,
                                          const RunOptions& options) {
-  if (plan.main().fullyStatic) return executeStatic(plan, request, arenas, parallel, options);
+  // The static kernels were prepared with every model input present. A request that omits
+  // one (hasNoValue) runs through the interpreter, which prepares each consumer again with
+  // the input omitted: optional inputs take their default, required ones are refused.
+  const bool omitsAnInput = std::any_of(request.inputs.begin(), request.inputs.end(),
+                                        [](const RequestArgument& a) { return a.hasNoValue; });
+  if (plan.main().fullyStatic && !omitsAnInput) {
+    return executeStatic(plan, request, arenas, parallel, options);
+  }
   return executeDynamic(plan, request, parallel, options);
 }
 

@@ -203,6 +203,13 @@ class Frame {
   }
 
   Result<void> runStatic(const PlannedStep& step) {
+    // The kernel was prepared with its inputs present; an omitted one (a request or
+    // subgraph input without a value) needs the operation prepared again without it.
+    for (uint32_t in : step.inputs) {
+      if (values_[in].noValue && sp_.operands[in].storage != Storage::kNoValue) {
+        return runDynamic(step);
+      }
+    }
     std::vector<void*> outputs;
     for (uint32_t out : step.outputs) {
       NNHAL_ASSIGN_OR_RETURN(uint8_t * address, bindForWrite(out, sp_.operands[out].dimensions));

@@ -265,5 +265,80 @@ TEST_F(DynamicExecution, RunawayWhileEndsAtTheLoopTimeout) {
   EXPECT_LT(elapsed, 5s);
 }
 
+/// FULLY_CONNECTED(x [1, 2], weights [[1, 2], [3, 4]], bias) with the bias a model input, so
+/// a request may omit it.
+Model fullyConnectedWithBiasInput() {
+  Model model;
+  GraphBuilder b{model, model.main};
+  const uint32_t x = b.add(OperandType::TENSOR_FLOAT32, {1, 2}, OperandLifeTime::SUBGRAPH_INPUT);
+  const uint32_t w = b.constantFloats({2, 2}, {1, 2, 3, 4});
+  const uint32_t bias = b.add(OperandType::TENSOR_FLOAT32, {2}, OperandLifeTime::SUBGRAPH_INPUT);
+  const uint32_t act = b.constantInt(0);
+  const uint32_t out = b.add(OperandType::TENSOR_FLOAT32, {1, 2}, OperandLifeTime::SUBGRAPH_OUTPUT);
+  b.op(OperationType::FULLY_CONNECTED, {x, w, bias, act}, {out});
+  model.main.inputIndexes = {x, bias};
+  model.main.outputIndexes = {out};
+  return model;
+}
+
+/// MEAN of a [2, 3] model input over axis 1.
+Model meanModel() {
+  Model model;
+  GraphBuilder b{model, model.main};
+  const uint32_t x = b.add(OperandType::TENSOR_FLOAT32, {2, 3}, OperandLifeTime::SUBGRAPH_INPUT);
+  const uint32_t axes = b.add(OperandType::TENSOR_INT32, {1}, OperandLifeTime::CONSTANT_COPY);
+  const auto offset = static_cast<uint32_t>(model.operandValues.size());
+  model.operandValues.resize(offset + 4);
+  const int32_t axis = 1;
+  std::memcpy(model.operandValues.data() + offset, &axis, 4);
+  model.main.operands[axes].location = {0, offset, 4};
+  const uint32_t keep = b.constantInt(0);
+  const uint32_t out = b.add(OperandType::TENSOR_FLOAT32, {2}, OperandLifeTime::SUBGRAPH_OUTPUT);
+  b.op(OperationType::MEAN, {x, axes, keep}, {out});
+  model.main.inputIndexes = {x};
+  model.main.outputIndexes = {out};
+  return model;
+}
+
+// Request.inputs[k].hasNoValue omits a model input for one execution: an optional operation
+// input takes its default (no bias), exactly as if the model had omitted it.
+TEST_F(DynamicExecution, OmittedOptionalInputTakesItsDefault) {
+  auto prepared = device_->prepareModel(fullyConnectedWithBiasInput());
+  ASSERT_TRUE(prepared) << prepared.error().message;
+  PoolRequest withBias({bytesOf({1, 1}), bytesOf({10, 20})}, {8});
+  auto result = (*prepared)->executeSynchronously(withBias.request);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(withBias.at<float>(0, 0), 13.0f);
+  EXPECT_EQ(withBias.at<float>(0, 1), 27.0f);
+
+  PoolRequest omitted({bytesOf({1, 1})}, {8});
+  omitted.request.inputs.push_back({true, {}, {}});
+  result = (*prepared)->executeSynchronously(omitted.request);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(omitted.at<float>(0, 0), 3.0f);
+  EXPECT_EQ(omitted.at<float>(0, 1), 7.0f);
+}
+
+// Omitting an input the operation requires is the caller's error, found before any kernel
+// reads it (a fuzzed MEAN once read through the null pointer).
+TEST_F(DynamicExecution, OmittedRequiredInputIsRefused) {
+  auto prepared = device_->prepareModel(meanModel());
+  ASSERT_TRUE(prepared) << prepared.error().message;
+  PoolRequest r({}, {8});
+  r.request.inputs.push_back({true, {}, {}});
+  auto result = (*prepared)->executeSynchronously(r.request);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().status, ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_NE(result.error().message.find("MEAN input 0"), std::string::npos)
+      << result.error().message;
+  EXPECT_NE(result.error().message.find("required"), std::string::npos) << result.error().message;
+
+  PoolRequest present({bytesOf({1, 2, 3, 4, 5, 6})}, {8});
+  result = (*prepared)->executeSynchronously(present.request);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(present.at<float>(0, 0), 2.0f);
+  EXPECT_EQ(present.at<float>(0, 1), 5.0f);
+}
+
 }  // namespace
 }  // namespace nnhal
