@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "nnhal/buffer.h"
 #include "nnhal/prepared_model.h"
 #include "nnhal/status.h"
 #include "nnhal/types.h"
@@ -122,6 +123,20 @@ class Device {
   /// Blocking convenience form of prepareModelFromCache: waits for the callback.
   Result<std::shared_ptr<PreparedModel>> prepareModelFromCache(const CacheFiles& cache,
                                                                OptionalTimePoint deadline = {});
+
+  /// Allocates a driver-managed buffer for the given roles (IDevice::allocate, HAL 1.3;
+  /// nnhal/buffer.h). `preparedModels` must be models this device prepared; each role names
+  /// one of them by index and one of its inputs (inputRoles) or outputs (outputRoles).
+  /// Errors: INVALID_ARGUMENT when there is no model or no role, a model is null or not this
+  /// device's, a role's model or io index is out of range, a frequency is outside (0, 1], a
+  /// role is given twice, the roles' operands differ in type, scale, zero point or
+  /// per-channel quantization, or the roles' and the descriptor's ranks or dimensions
+  /// conflict (a scalar role takes no dimensions); GENERAL_FAILURE for an operand type the
+  /// driver cannot keep in a buffer (extension types); DEVICE_UNAVAILABLE when shutting down
+  /// or, through nnhald, when the daemon is gone.
+  virtual Result<AllocatedBuffer> allocate(
+      const BufferDesc& desc, const std::vector<std::shared_ptr<PreparedModel>>& preparedModels,
+      const std::vector<BufferRole>& inputRoles, const std::vector<BufferRole>& outputRoles) = 0;
 };
 
 /// Options of the embedded driver.
@@ -150,6 +165,8 @@ struct DeviceOptions {
   /// Replaces the driver version string (getVersionString, cache headers, token map) when
   /// not empty. For tests of version changes; a different version invalidates every cache.
   std::string versionOverride;
+  /// Driver-managed buffers (allocate) alive at once; RESOURCE_EXHAUSTED_TRANSIENT beyond.
+  uint32_t maxBuffers = 4096;
 };
 
 /// Creates the embedded CPU driver. Errors: GENERAL_FAILURE if the runtime cannot start.

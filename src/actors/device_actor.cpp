@@ -125,7 +125,8 @@ DeviceActor::DeviceActor(const DeviceOptions& options)
                                          options.maxExecutionBytes)),
       compiler_(std::make_shared<CompilationActor>(runtime_)),
       cache_(std::make_shared<CacheActor>(runtime_, openTokenMap(options, cacheVersion_),
-                                          static_cast<size_t>(options.maxDataCacheBytes))) {}
+                                          static_cast<size_t>(options.maxDataCacheBytes))),
+      buffers_(std::make_shared<BufferTable>(options.maxBuffers)) {}
 
 DeviceActor::~DeviceActor() {
   // Fenced executions still waiting for fences that may never signal end now (their
@@ -135,6 +136,7 @@ DeviceActor::~DeviceActor() {
   // Loads first: their replies start compilations, which must still be admitted.
   cache_->stop();
   compiler_->stop();
+  buffers_->close();  // buffers the client still holds keep working
 }
 
 std::string DeviceActor::getName() const { return kDriverName; }
@@ -233,13 +235,14 @@ ErrorStatus DeviceActor::prepareChecked(Model model, const PrepareOptions& optio
   if (files == nullptr) {
     compiler_->post(CompilationActor::Compile{
         CompilationActor::compileJob(std::move(model)), options.deadline,
-        [runtime = runtime_, callback = std::move(callback)](Result<Plan> plan) mutable {
+        [runtime = runtime_, buffers = buffers_,
+         callback = std::move(callback)](Result<Plan> plan) mutable {
           if (!plan) {
             callback(std::unexpected(std::move(plan).error()));
             return;
           }
-          callback(std::shared_ptr<PreparedModel>(
-              std::make_shared<PreparedModelImpl>(std::move(runtime), std::move(*plan))));
+          callback(std::shared_ptr<PreparedModel>(std::make_shared<PreparedModelImpl>(
+              std::move(runtime), std::move(*plan), std::move(buffers))));
         }});
     return ErrorStatus::NONE;
   }
@@ -268,13 +271,15 @@ ErrorStatus DeviceActor::prepareChecked(Model model, const PrepareOptions& optio
   binding->options = cacheOptions_;
   compiler_->post(CompilationActor::Compile{
       std::move(job), options.deadline,
-      [runtime = runtime_, binding = std::shared_ptr<const CacheBinding>(binding), encoded,
+      [runtime = runtime_, buffers = buffers_,
+       binding = std::shared_ptr<const CacheBinding>(binding), encoded,
        callback = std::move(callback)](Result<Plan> plan) mutable {
         if (!plan) {
           callback(std::unexpected(std::move(plan).error()));
           return;
         }
-        auto prepared = std::make_shared<PreparedModelImpl>(runtime, std::move(*plan), binding);
+        auto prepared =
+            std::make_shared<PreparedModelImpl>(runtime, std::move(*plan), buffers, binding);
         if (!encoded->has_value()) {
           callback(std::shared_ptr<PreparedModel>(std::move(prepared)));
           return;
@@ -309,8 +314,8 @@ ErrorStatus DeviceActor::prepareModelFromCache(const CacheFiles& files, Optional
 
   cache_->post(CacheActor::Load{
       files.token, *fds,
-      [runtime = runtime_, compiler = compiler_, cache = cache_, files = *fds, token = files.token,
-       version = cacheVersion_, cacheOptions = cacheOptions_, deadline,
+      [runtime = runtime_, buffers = buffers_, compiler = compiler_, cache = cache_, files = *fds,
+       token = files.token, version = cacheVersion_, cacheOptions = cacheOptions_, deadline,
        callback = std::move(callback)](Result<CacheActor::Loaded> loaded) mutable {
         if (!loaded) {
           deliver(runtime, std::move(callback), std::unexpected(std::move(loaded).error()));
@@ -338,17 +343,35 @@ ErrorStatus DeviceActor::prepareModelFromCache(const CacheFiles& files, Optional
         };
         compiler->post(CompilationActor::Compile{
             std::move(job), deadline,
-            [runtime, binding = std::shared_ptr<const CacheBinding>(std::move(binding)),
+            [runtime, buffers, binding = std::shared_ptr<const CacheBinding>(std::move(binding)),
              callback = std::move(callback)](Result<Plan> plan) mutable {
               if (!plan) {
                 callback(std::unexpected(std::move(plan).error()));
                 return;
               }
-              callback(std::shared_ptr<PreparedModel>(
-                  std::make_shared<PreparedModelImpl>(runtime, std::move(*plan), binding)));
+              callback(std::shared_ptr<PreparedModel>(std::make_shared<PreparedModelImpl>(
+                  runtime, std::move(*plan), std::move(buffers), binding)));
             }});
       }});
   return ErrorStatus::NONE;
+}
+
+Result<AllocatedBuffer> DeviceActor::allocate(
+    const BufferDesc& desc, const std::vector<std::shared_ptr<PreparedModel>>& preparedModels,
+    const std::vector<BufferRole>& inputRoles, const std::vector<BufferRole>& outputRoles) {
+  std::vector<hal::BufferModel> models;
+  models.reserve(preparedModels.size());
+  for (size_t i = 0; i < preparedModels.size(); ++i) {
+    const auto* prepared = dynamic_cast<const PreparedModelImpl*>(preparedModels[i].get());
+    if (prepared == nullptr || prepared->bufferTable() != buffers_.get()) {
+      return invalidArgument("preparedModels[" + std::to_string(i) + "]: " +
+                             (preparedModels[i] ? "not a prepared model of this device" : "null"));
+    }
+    models.push_back({prepared->bufferModelId(), &prepared->model()});
+  }
+  NNHAL_ASSIGN_OR_RETURN(hal::BufferShape shape,
+                         hal::validateBufferRoles(desc, models, inputRoles, outputRoles));
+  return buffers_->create(std::move(shape));
 }
 
 }  // namespace nnhal::actors

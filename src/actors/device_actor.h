@@ -20,6 +20,7 @@
 
 #include "actors/cache_actor.h"
 #include "actors/compilation_actor.h"
+#include "actors/device_buffer.h"
 #include "actors/runtime.h"
 #include "cache/cache_format.h"
 #include "hal/driver_control.h"
@@ -44,6 +45,12 @@ class DeviceActor final : public Device, public hal::DeviceControl {
                            PrepareCallback callback) override;
   ErrorStatus prepareModelFromCache(const CacheFiles& cache, OptionalTimePoint deadline,
                                     PrepareCallback callback) override;
+  /// IDevice::allocate: resolves the prepared models (this device's own only), checks the
+  /// roles (hal/buffer_roles.h) and creates the buffer in the device's table.
+  Result<AllocatedBuffer> allocate(
+      const BufferDesc& desc, const std::vector<std::shared_ptr<PreparedModel>>& preparedModels,
+      const std::vector<BufferRole>& inputRoles,
+      const std::vector<BufferRole>& outputRoles) override;
   using Device::prepareModel;
   using Device::prepareModelFromCache;
 
@@ -68,6 +75,8 @@ class DeviceActor final : public Device, public hal::DeviceControl {
   std::shared_ptr<Runtime> runtime_;
   std::shared_ptr<CompilationActor> compiler_;
   std::shared_ptr<CacheActor> cache_;
+  /// The driver-managed buffers (allocate), by token; shared with every prepared model.
+  std::shared_ptr<BufferTable> buffers_;
 };
 
 }  // namespace nnhal::actors

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "actors/fenced_execution.h"
+#include "actors/request_binding.h"
 #include "hal/validation.h"
 
 namespace nnhal::actors {
@@ -20,8 +21,18 @@ uint64_t microsecondsSince(Clock::time_point start, Clock::time_point end) {
 }  // namespace
 
 ExecutionActor::ExecutionActor(std::shared_ptr<Runtime> runtime,
-                               std::shared_ptr<const engine::ExecutionPlan> plan)
-    : runtime_(std::move(runtime)), plan_(std::move(plan)), arenas_(plan_->main().arenaBytes) {}
+                               std::shared_ptr<const engine::ExecutionPlan> plan,
+                               std::shared_ptr<BufferTable> buffers)
+    : runtime_(std::move(runtime)),
+      plan_(std::move(plan)),
+      buffers_(std::move(buffers)),
+      bufferModelId_(buffers_ ? buffers_->newModelId() : 0),
+      arenas_(plan_->main().arenaBytes) {
+  for (uint32_t operand : plan_->main().outputOperands) {
+    const engine::PlannedOperand& planned = plan_->main().operands[operand];
+    outputBytes_.push_back(planned.shapeKnown ? planned.byteSize : 0);
+  }
+}
 
 ExecutionActor::~ExecutionActor() { stop(); }
 
@@ -33,7 +44,13 @@ Result<void> ExecutionActor::validate(const Request& request, const ExecuteOptio
   if (options.loopTimeout.count() < 0) {
     return invalidArgument("loopTimeoutDuration: must not be negative");
   }
-  return hal::validateRequest(request, plan_->model);
+  NNHAL_TRY(hal::validateRequest(request, plan_->model));
+  if (usesDeviceBuffers(request)) {
+    if (!buffers_)
+      return invalidArgument("request.pools: this model takes no memory domain tokens");
+    NNHAL_TRY(BoundRequest::check(request, bufferModelId_, *buffers_));
+  }
+  return {};
 }
 
 bool ExecutionActor::runsQuickly() const {
@@ -47,6 +64,33 @@ Result<ExecutionResult> ExecutionActor::runAdmitted(const Request& request,
                                                     Clock::time_point start,
                                                     const std::atomic<bool>* cancelled,
                                                     BurstResources* burst) {
+  if (!usesDeviceBuffers(request)) return runEngine(request, options, start, cancelled, burst);
+  if (!buffers_) return invalidArgument("request.pools: this model takes no memory domain tokens");
+  NNHAL_ASSIGN_OR_RETURN(BoundRequest bound,
+                         BoundRequest::bind(request, bufferModelId_, *buffers_, outputBytes_));
+  auto result = runEngine(bound.request(), options, start, cancelled, burst);
+  if (!result && result.error().status == ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) {
+    const Result<bool> grew = bound.growForRetry(result.error().outputShapes);
+    if (!grew) {
+      result = std::unexpected(grew.error());
+    } else if (*grew) {
+      // An output buffer of unknown shape got too little memory: run again with room for it.
+      result = runEngine(bound.request(), options, start, cancelled, burst);
+    }
+  }
+  if (!result) {
+    (void)bound.finish(false, {});
+    return result;
+  }
+  NNHAL_TRY(bound.finish(true, result->outputShapes));
+  return result;
+}
+
+Result<ExecutionResult> ExecutionActor::runEngine(const Request& request,
+                                                  const ExecuteOptions& options,
+                                                  Clock::time_point start,
+                                                  const std::atomic<bool>* cancelled,
+                                                  BurstResources* burst) {
   if (options.deadline && Clock::now() > *options.deadline) {
     return fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT, "the execution deadline has passed");
   }

@@ -18,6 +18,7 @@
 #include <memory>
 
 #include "actors/cancel_registry.h"
+#include "actors/device_buffer.h"
 #include "actors/drain_gate.h"
 #include "actors/runtime.h"
 #include "engine/execution_plan.h"
@@ -40,8 +41,11 @@ class ExecutionActor {
   /// Executions that took less than this count as quick (runsQuickly).
   static constexpr std::chrono::microseconds kQuickRun{200};
 
+  /// `buffers`: the device's driver-managed buffers, which requests may name by token (null:
+  /// none; a token is then INVALID_ARGUMENT).
   ExecutionActor(std::shared_ptr<Runtime> runtime,
-                 std::shared_ptr<const engine::ExecutionPlan> plan);
+                 std::shared_ptr<const engine::ExecutionPlan> plan,
+                 std::shared_ptr<BufferTable> buffers = nullptr);
   ~ExecutionActor();
 
   const engine::ExecutionPlan& plan() const { return *plan_; }
@@ -75,14 +79,21 @@ class ExecutionActor {
   /// their fences with DEVICE_UNAVAILABLE, and waits for in-flight ones.
   void stop();
 
-  /// The argument checks of every execution path: MeasureTiming, loop timeout, and
-  /// hal::validateRequest. Errors: INVALID_ARGUMENT naming the field.
+  /// The argument checks of every execution path: MeasureTiming, loop timeout,
+  /// hal::validateRequest, and the driver-managed buffers a request names
+  /// (actors/request_binding.h). Errors: INVALID_ARGUMENT naming the field; GENERAL_FAILURE
+  /// for an uninitialized input buffer.
   Result<void> validate(const Request& request, const ExecuteOptions& options) const;
 
   /// True when an execution is bound to be short: the plan is fully static without control
   /// flow (its work does not depend on the data) and its last executions each took less
   /// than kQuickRun. nnhald runs such synchronous executions on its io thread.
   bool runsQuickly() const;
+
+  /// This prepared model's identity in the roles of driver-managed buffers (unique per device).
+  uint64_t bufferModelId() const { return bufferModelId_; }
+  /// The device's buffer table (null when the model was made without one).
+  const BufferTable* bufferTable() const { return buffers_.get(); }
 
  private:
   friend class FencedExecution;
@@ -91,9 +102,17 @@ class ExecutionActor {
                                       std::chrono::steady_clock::time_point start,
                                       const std::atomic<bool>* cancelled = nullptr,
                                       BurstResources* burst = nullptr);
+  /// runAdmitted for a request without token pools: the engine's run and its timing.
+  Result<ExecutionResult> runEngine(const Request& request, const ExecuteOptions& options,
+                                    std::chrono::steady_clock::time_point start,
+                                    const std::atomic<bool>* cancelled, BurstResources* burst);
 
   std::shared_ptr<Runtime> runtime_;
   std::shared_ptr<const engine::ExecutionPlan> plan_;
+  std::shared_ptr<BufferTable> buffers_;
+  uint64_t bufferModelId_ = 0;
+  /// Bytes of each model output when its shape is known at compile time (else 0).
+  std::vector<size_t> outputBytes_;
   engine::ArenaPool arenas_;
   engine::StagingPool staging_;
   DrainGate gate_;

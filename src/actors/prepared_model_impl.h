@@ -29,10 +29,14 @@ class PreparedModelImpl final : public PreparedModel,
                                 public hal::PreparedModelControl,
                                 public std::enable_shared_from_this<PreparedModelImpl> {
  public:
+  /// `buffers`: the device's driver-managed buffers (requests may name them by token).
   PreparedModelImpl(std::shared_ptr<Runtime> runtime,
                     std::shared_ptr<const engine::ExecutionPlan> plan,
+                    std::shared_ptr<BufferTable> buffers,
                     std::shared_ptr<const CacheBinding> cache = nullptr)
-      : actor_(std::move(runtime), plan), plan_(std::move(plan)), cache_(std::move(cache)) {}
+      : actor_(std::move(runtime), plan, std::move(buffers)),
+        plan_(std::move(plan)),
+        cache_(std::move(cache)) {}
 
   Result<ExecutionResult> executeSynchronously(const Request& request,
                                                const ExecuteOptions& options) override {
@@ -78,6 +82,12 @@ class PreparedModelImpl final : public PreparedModel,
                                            const ExecuteOptions& options) override {
     return actor_.runValidated(request, options);
   }
+
+  /// What Device::allocate resolves a prepared model to: its identity in buffer roles, the
+  /// device it belongs to (its buffer table) and its Model.
+  uint64_t bufferModelId() const { return actor_.bufferModelId(); }
+  const BufferTable* bufferTable() const { return actor_.bufferTable(); }
+  const Model& model() const { return plan_->model; }
 
   /// True when this model keeps cache file descriptors (it was saved to or loaded from a
   /// compilation cache).

@@ -52,7 +52,8 @@ class StagedRequest {
  public:
   /// Resolves every argument of `request` (validated by hal::validateRequest) and copies
   /// the staged inputs. Errors: INVALID_ARGUMENT for an argument in a memory domain token
-  /// pool; GENERAL_FAILURE when a shared pool cannot be read (its file shrank);
+  /// pool (the actors bind those to driver memory first, actors/request_binding.h);
+  /// GENERAL_FAILURE when a shared pool cannot be read (its file shrank);
   /// RESOURCE_EXHAUSTED_TRANSIENT when the staging memory cannot be allocated.
   /// `maxBytes` (0 = no limit) bounds the staging memory: RESOURCE_EXHAUSTED_TRANSIENT beyond.
   /// `pool` (may be null) lends the staging memory.

@@ -139,17 +139,27 @@ Result<Memory> Memory::fromFd(int fd, size_t size, size_t offset, MemoryKind kin
 
 namespace hal {
 
-Memory MemoryAccess::borrowed(const uint8_t* data, size_t size, std::shared_ptr<const void> owner) {
+Memory MemoryAccess::borrowedAs(uint8_t* data, size_t size, bool writable,
+                                std::shared_ptr<const void> owner) {
   auto impl = std::make_shared<Memory::Impl>();
-  // Read-only: `writable` is false and nothing in the driver writes a Model pool.
-  impl->mapBase = const_cast<uint8_t*>(data);
+  impl->mapBase = data;
   impl->mapLength = size;
   impl->size = size;
-  impl->writable = false;
+  impl->writable = writable;
   impl->id = nextMemoryId();
-  impl->ownsMapping = false;
+  impl->ownsMapping = false;  // the bytes belong to `owner`
   impl->owner = std::move(owner);
   return Memory(std::move(impl));
+}
+
+Memory MemoryAccess::borrowed(const uint8_t* data, size_t size, std::shared_ptr<const void> owner) {
+  // Read-only: nothing in the driver writes a Model pool or a buffer's published content.
+  return borrowedAs(const_cast<uint8_t*>(data), size, false, std::move(owner));
+}
+
+Memory MemoryAccess::borrowedWritable(uint8_t* data, size_t size,
+                                      std::shared_ptr<const void> owner) {
+  return borrowedAs(data, size, true, std::move(owner));
 }
 
 Result<Memory> MemoryAccess::lazyZeros(size_t size) {
@@ -183,6 +193,10 @@ Memory MemoryAccess::clientPool(int fd, MemoryKind kind, size_t size, size_t off
 
 Memory borrowedPool(const uint8_t* data, size_t size, std::shared_ptr<const void> owner) {
   return MemoryAccess::borrowed(data, size, std::move(owner));
+}
+
+Memory writableBorrowedPool(uint8_t* data, size_t size, std::shared_ptr<const void> owner) {
+  return MemoryAccess::borrowedWritable(data, size, std::move(owner));
 }
 
 Result<Memory> lazyZeroPool(size_t size) { return MemoryAccess::lazyZeros(size); }

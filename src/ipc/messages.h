@@ -60,6 +60,12 @@ enum class MessageType : uint16_t {
   kBurstGetMemories = 26,         ///< d>c BurstGetMemories: the daemon asks (its own call id)
   kBurstMemories = 27,            ///< c>d BurstMemories: the answer, same call id
   kBurstLastError = 28,           ///< c>d BurstHandle; reply kBurstReply: the last error's text
+  kAllocate = 29,                 ///< c>d Allocate; reply kAllocated
+  kAllocated = 30,                ///< d>c Allocated
+  kBufferCopyTo = 31,             ///< c>d BufferCopy (+ the pool); reply kBufferReply
+  kBufferCopyFrom = 32,           ///< c>d BufferCopy (+ the pool); reply kBufferReply
+  kReleaseBuffer = 33,            ///< c>d BufferHandle; no reply
+  kBufferReply = 34,              ///< d>c WireStatus
 };
 
 /// Name of a message type for logs ("Hello", ...); "MessageType(<n>)" for unknown ones.
@@ -287,6 +293,34 @@ struct BurstMemories {
   std::vector<WirePool> pools;
 };
 
+/// IDevice::allocate: the prepared models by handle, and the roles.
+struct Allocate {
+  std::vector<uint32_t> dimensions;  ///< BufferDesc
+  std::vector<uint64_t> models;      ///< prepared model handles of this connection
+  std::vector<BufferRole> inputRoles;
+  std::vector<BufferRole> outputRoles;
+};
+
+/// The buffer (a handle of this connection) and its token, valid on this connection only.
+struct Allocated {
+  WireStatus status;
+  uint64_t buffer = 0;
+  uint32_t token = 0;
+};
+
+/// IBuffer::copyTo / copyFrom: the buffer and the client's memory (always sent with its
+/// descriptor); `dimensions` for copyFrom.
+struct BufferCopy {
+  uint64_t buffer = 0;
+  WirePool pool;
+  std::vector<uint32_t> dimensions;
+};
+
+/// Names a buffer (kReleaseBuffer).
+struct BufferHandle {
+  uint64_t buffer = 0;
+};
+
 /// Object counts (for tests and monitoring): of the asking connection only, or of the whole
 /// daemon on its admin socket.
 struct Stats {
@@ -297,6 +331,7 @@ struct Stats {
   uint64_t bursts = 0;          ///< bursts configured and not released
   uint64_t burstListeners = 0;  ///< BurstListener threads running
   uint64_t burstMemories = 0;   ///< memories mapped for burst slots
+  uint64_t buffers = 0;         ///< driver-managed buffers (allocate) held
   bool operator==(const Stats&) const = default;
 };
 
@@ -324,6 +359,10 @@ void encode(const BurstHandle& m, OutMessage& out);
 void encode(const BurstSlot& m, OutMessage& out);
 void encode(const BurstGetMemories& m, OutMessage& out);
 void encode(const BurstMemories& m, OutMessage& out);
+void encode(const Allocate& m, OutMessage& out);
+void encode(const Allocated& m, OutMessage& out);
+void encode(const BufferCopy& m, OutMessage& out);
+void encode(const BufferHandle& m, OutMessage& out);
 
 WireStatus decodeWireStatus(ByteReader& in);
 Hello decodeHello(ByteReader& in);
@@ -348,6 +387,10 @@ BurstHandle decodeBurstHandle(ByteReader& in);
 BurstSlot decodeBurstSlot(ByteReader& in);
 BurstGetMemories decodeBurstGetMemories(ByteReader& in);
 BurstMemories decodeBurstMemories(ByteReader& in, size_t fdCount);
+Allocate decodeAllocate(ByteReader& in);
+Allocated decodeAllocated(ByteReader& in);
+BufferCopy decodeBufferCopy(ByteReader& in, size_t fdCount);
+BufferHandle decodeBufferHandle(ByteReader& in);
 
 /// Checks that a decode consumed the whole payload without error; the error
 /// (GENERAL_FAILURE) names the message and the reason.

@@ -64,8 +64,8 @@ std::shared_ptr<Device>* Cts::device_ = nullptr;
 
 TEST_P(Cts, Passes) {
   const CtsModel& cts = *GetParam().model;
-  for (CtsMode mode :
-       {CtsMode::kSynchronous, CtsMode::kAsync, CtsMode::kDynamicOutputShape, CtsMode::kBurst}) {
+  for (CtsMode mode : {CtsMode::kSynchronous, CtsMode::kAsync, CtsMode::kDynamicOutputShape,
+                       CtsMode::kBurst, CtsMode::kDeviceBuffers}) {
     const CtsOutcome outcome = runCtsModel(**device_, cts, mode);
     EXPECT_TRUE(outcome.passed) << cts.version << "/" << cts.spec << " [" << toString(mode)
                                 << "]: " << outcome.message;

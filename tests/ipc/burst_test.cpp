@@ -58,6 +58,13 @@ std::optional<std::chrono::milliseconds> burstsSettle(const std::shared_ptr<Devi
       std::chrono::seconds(5));
 }
 
+/// The daemon's counts once the bursts of earlier tests (released asynchronously when their
+/// connection closed) are gone: the baseline a test compares with.
+Stats quietStats(const std::shared_ptr<Device>& observer) {
+  EXPECT_TRUE(burstsSettle(observer, Stats{})) << "bursts of earlier tests were not released";
+  return statsOf(observer);
+}
+
 /// A burst driven by hand: the test writes raw request packets into the daemon's queue and
 /// answers getMemories itself (slot i = memories[i]).
 class RawBurst : public BurstMemoryProvider {
@@ -309,7 +316,7 @@ TEST_F(BurstTest, SlotsAreMappedOnceAndReleasedByFreeMemoryAndByTheBurstsEnd) {
   auto observerDevice = connect(daemon_->adminSocket());
   ASSERT_TRUE(observerDevice);
   auto observer = *observerDevice;
-  const Stats before = statsOf(observer);
+  const Stats before = quietStats(observer);
   auto prepared = prepare(addModel());
   {
     auto burst = prepared->configureExecutionBurst();
@@ -372,7 +379,7 @@ TEST_F(BurstTest, AClientThatNeverReadsItsResultsBlocksOnlyItsOwnBurst) {
   auto observerDevice = connect(daemon_->adminSocket());
   ASSERT_TRUE(observerDevice);
   auto observer = *observerDevice;
-  const Stats before = statsOf(observer);
+  const Stats before = quietStats(observer);
   auto prepared = prepare(addModel());
   auto raw = RawBurst::open(remote(), *prepared, 8);
   ASSERT_NE(raw, nullptr);

@@ -27,7 +27,8 @@ void runFolder(const char* folder) {
     for (const tools::CtsModel& cts : *loaded) {
       ++models;
       for (tools::CtsMode mode : {tools::CtsMode::kSynchronous, tools::CtsMode::kAsync,
-                                  tools::CtsMode::kDynamicOutputShape, tools::CtsMode::kBurst}) {
+                                  tools::CtsMode::kDynamicOutputShape, tools::CtsMode::kBurst,
+                                  tools::CtsMode::kDeviceBuffers}) {
         const tools::CtsOutcome outcome = tools::runCtsModel(**device, cts, mode);
         EXPECT_TRUE(outcome.passed)
             << cts.name << " [" << tools::toString(mode) << "]: " << outcome.message;

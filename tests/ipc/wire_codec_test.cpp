@@ -271,6 +271,36 @@ TEST(WireCodec, FencedMessagesRoundTrip) {
   EXPECT_EQ(roundTrip(FencedHandle{5}, MessageType::kGetFencedInfo, decodeFencedHandle).handle, 5u);
 }
 
+TEST(WireCodec, BufferMessagesRoundTrip) {
+  Allocate allocate{{1, 0, 3}, {4, 9}, {{0, 1, 0.5f}}, {{1, 0, 1.0f}, {0, 2, 0.25f}}};
+  Allocate back = roundTrip(allocate, MessageType::kAllocate, decodeAllocate);
+  EXPECT_EQ(back.dimensions, allocate.dimensions);
+  EXPECT_EQ(back.models, allocate.models);
+  ASSERT_EQ(back.inputRoles.size(), 1u);
+  EXPECT_EQ(back.inputRoles[0].ioIndex, 1u);
+  EXPECT_EQ(back.inputRoles[0].frequency, 0.5f);
+  ASSERT_EQ(back.outputRoles.size(), 2u);
+  EXPECT_EQ(back.outputRoles[1].ioIndex, 2u);
+  EXPECT_EQ(back.outputRoles[1].frequency, 0.25f);
+  Allocated allocated{{}, 7, 42};
+  Allocated back2 = roundTrip(allocated, MessageType::kAllocated, decodeAllocated);
+  EXPECT_EQ(back2.buffer, 7u);
+  EXPECT_EQ(back2.token, 42u);
+  BufferCopy copy{3, samplePool(0), {2, 2}};
+  OutMessage out;
+  encode(copy, out);
+  ByteReader in(out.payload.buffer());
+  BufferCopy back3 = decodeBufferCopy(in, 1);
+  ASSERT_TRUE(decodeDone(in, MessageType::kBufferCopyFrom)) << in.error();
+  EXPECT_EQ(back3.buffer, 3u);
+  EXPECT_EQ(back3.pool, copy.pool);
+  EXPECT_EQ(back3.dimensions, copy.dimensions);
+  ByteReader noFd(out.payload.buffer());
+  (void)decodeBufferCopy(noFd, 0);
+  EXPECT_FALSE(decodeDone(noFd, MessageType::kBufferCopyFrom));
+  EXPECT_EQ(roundTrip(BufferHandle{9}, MessageType::kReleaseBuffer, decodeBufferHandle).buffer, 9u);
+}
+
 TEST(WireCodec, RejectsDescriptorIndexBeyondTheFrame) {
   Execute execute;
   execute.request.pools = {samplePool(3)};
@@ -341,6 +371,11 @@ TEST(WireCodec, EveryTruncationIsRejected) {
   add(FencedReply{{}, true, 0, 1}, MessageType::kFencedReply,
       [](ByteReader& in) { return decodeFencedReply(in, 1); });
   add(FencedInfoReply{}, MessageType::kFencedInfoReply, decodeFencedInfoReply);
+  add(Allocate{{1, 2}, {3}, {{0, 0, 1.0f}}, {}}, MessageType::kAllocate, decodeAllocate);
+  add(Allocated{{}, 1, 2}, MessageType::kAllocated, decodeAllocated);
+  add(BufferCopy{1, samplePool(0), {4}}, MessageType::kBufferCopyTo,
+      [](ByteReader& in) { return decodeBufferCopy(in, 1); });
+  add(BufferHandle{1}, MessageType::kReleaseBuffer, decodeBufferHandle);
   for (auto& [out, decode] : cases) {
     const std::vector<uint8_t>& bytes = out.payload.buffer();
     ASSERT_TRUE(decode(bytes));

@@ -7,6 +7,7 @@
 #include <string>
 #include <variant>
 
+#include "nnhal/buffer.h"
 #include "nnhal/burst.h"
 
 namespace nnhal::tools {
@@ -127,6 +128,8 @@ std::string_view toString(CtsMode mode) {
       return "dynamic-output-shape";
     case CtsMode::kBurst:
       return "burst";
+    case CtsMode::kDeviceBuffers:
+      return "device-buffers";
   }
   return "?";
 }
@@ -198,6 +201,55 @@ std::string judgeOutputs(const CtsModel& cts, const std::vector<std::vector<uint
   return "";
 }
 
+namespace {
+
+/// The driver-managed buffers of one kDeviceBuffers run (null for omitted arguments).
+struct DeviceBuffers {
+  std::vector<std::shared_ptr<Buffer>> inputs;
+  std::vector<std::shared_ptr<Buffer>> outputs;
+};
+
+/// Moves every argument of `request` into a driver-managed buffer of its own, inputs copied
+/// in with copyFrom.
+Result<DeviceBuffers> moveIntoDeviceBuffers(Device& device,
+                                            const std::shared_ptr<PreparedModel>& prepared,
+                                            Request& request) {
+  const Memory pool = std::get<Memory>(request.pools[0]);  // a handle: pools grows below
+  DeviceBuffers buffers;
+  buffers.inputs.resize(request.inputs.size());
+  buffers.outputs.resize(request.outputs.size());
+  for (const bool input : {true, false}) {
+    std::vector<RequestArgument>& args = input ? request.inputs : request.outputs;
+    for (size_t k = 0; k < args.size(); ++k) {
+      RequestArgument& arg = args[k];
+      if (arg.hasNoValue) continue;
+      const BufferRole role{0, static_cast<uint32_t>(k), 1.0f};
+      auto allocated = input ? device.allocate({}, {prepared}, {role}, {})
+                             : device.allocate({}, {prepared}, {}, {role});
+      if (!allocated) {
+        return fail(allocated.error().status,
+                    std::string(input ? "input " : "output ") + std::to_string(k) +
+                        ": allocate failed: " + allocated.error().message);
+      }
+      if (input) {
+        NNHAL_ASSIGN_OR_RETURN(Memory data, Memory::create(arg.location.length));
+        std::memcpy(data.data(), pool.data() + arg.location.offset, arg.location.length);
+        auto copied = allocated->buffer->copyFrom(data, arg.dimensions);
+        if (!copied) {
+          return fail(copied.error().status, "input " + std::to_string(k) +
+                                                 ": copyFrom failed: " + copied.error().message);
+        }
+      }
+      (input ? buffers.inputs : buffers.outputs)[k] = allocated->buffer;
+      arg.location = {static_cast<uint32_t>(request.pools.size()), 0, 0};
+      request.pools.emplace_back(MemoryDomainToken{allocated->token});
+    }
+  }
+  return buffers;
+}
+
+}  // namespace
+
 CtsOutcome runCtsModel(Device& device, const CtsModel& cts, CtsMode mode,
                        std::chrono::nanoseconds loopTimeout) {
   const bool infiniteLoop = cts.name.rfind("while_infinite_loop", 0) == 0;
@@ -219,11 +271,17 @@ CtsOutcome runCtsModel(Device& device, const CtsModel& cts, CtsMode mode,
   ExecuteOptions options;
   if (infiniteLoop) options.loopTimeout = loopTimeout;
   Result<ExecutionResult> result;
+  DeviceBuffers deviceBuffers;  // kDeviceBuffers only
   if (mode == CtsMode::kAsync) {
     std::promise<Result<ExecutionResult>> done;
     (*prepared)->execute(*request, options,
                          [&done](Result<ExecutionResult> r) { done.set_value(std::move(r)); });
     result = done.get_future().get();
+  } else if (mode == CtsMode::kDeviceBuffers) {
+    auto moved = moveIntoDeviceBuffers(device, *prepared, *request);
+    if (!moved) return {false, "device buffers: " + moved.error().message};
+    deviceBuffers = std::move(*moved);
+    result = (*prepared)->executeSynchronously(*request, options);
   } else if (mode == CtsMode::kBurst) {
     auto burst = (*prepared)->configureExecutionBurst();
     if (!burst) return {false, "configureExecutionBurst failed: " + burst.error().message};
@@ -250,7 +308,21 @@ CtsOutcome runCtsModel(Device& device, const CtsModel& cts, CtsMode mode,
 
   const Memory& pool = std::get<Memory>(request->pools[0]);
   std::vector<std::vector<uint8_t>> actual;
-  for (const RequestArgument& arg : request->outputs) {
+  for (size_t k = 0; k < request->outputs.size(); ++k) {
+    const RequestArgument& arg = request->outputs[k];
+    const std::shared_ptr<Buffer>& buffer =
+        k < deviceBuffers.outputs.size() ? deviceBuffers.outputs[k] : nullptr;
+    if (buffer && !cts.outputs[k].empty()) {
+      auto copy = Memory::create(cts.outputs[k].size());
+      if (!copy) return {false, "cannot create a memory for output " + std::to_string(k)};
+      auto copied = buffer->copyTo(*copy);
+      if (!copied) {
+        return {false,
+                "output " + std::to_string(k) + ": copyTo failed: " + copied.error().message};
+      }
+      actual.emplace_back(copy->data(), copy->data() + copy->size());
+      continue;
+    }
     const uint8_t* begin = pool.data() + arg.location.offset;
     actual.emplace_back(begin, begin + arg.location.length);
   }

@@ -17,6 +17,9 @@ enum class CtsMode {
   kAsync,               ///< execute with a callback
   kDynamicOutputShape,  ///< executeSynchronously with every output's dimensions set to 0
   kBurst,               ///< Burst::execute on a burst of the prepared model (nnhal/burst.h)
+  /// executeSynchronously with every input and output in a driver-managed buffer of its own
+  /// (Device::allocate; inputs filled by copyFrom, outputs read back by copyTo)
+  kDeviceBuffers,
 };
 
 std::string_view toString(CtsMode mode);

@@ -32,8 +32,9 @@ std::vector<tools::CtsMode> modesFor(const std::string& mode) {
   if (mode == "async") return {tools::CtsMode::kAsync};
   if (mode == "dynamic") return {tools::CtsMode::kDynamicOutputShape};
   if (mode == "burst") return {tools::CtsMode::kBurst};
+  if (mode == "device-buffers") return {tools::CtsMode::kDeviceBuffers};
   return {tools::CtsMode::kSynchronous, tools::CtsMode::kAsync, tools::CtsMode::kDynamicOutputShape,
-          tools::CtsMode::kBurst};
+          tools::CtsMode::kBurst, tools::CtsMode::kDeviceBuffers};
 }
 
 }  // namespace

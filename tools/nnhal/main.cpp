@@ -307,10 +307,11 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::ExistingPath);
   cts->add_option("--mode", ctsArgs.mode,
-                  "all: sync, async, dynamic output shapes and burst; or one of "
-                  "sync|async|dynamic|burst")
+                  "all: sync, async, dynamic output shapes, burst and device buffers "
+                  "(every input and output in a driver-managed buffer); or one of "
+                  "sync|async|dynamic|burst|device-buffers")
       ->capture_default_str()
-      ->check(CLI::IsMember({"all", "sync", "async", "dynamic", "burst"}));
+      ->check(CLI::IsMember({"all", "sync", "async", "dynamic", "burst", "device-buffers"}));
   cts->add_option("--connect", ctsArgs.connect,
                   "Run through the nnhald daemon listening on this socket instead of the "
                   "embedded driver");

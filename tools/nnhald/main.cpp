@@ -106,6 +106,10 @@ int main(int argc, char** argv) {
                    "Bursts a client holds at once (each has a listener thread and two "
                    "message queues)")
       ->capture_default_str();
+  quotas
+      ->add_option("--max-buffers", limits.maxBuffers,
+                   "Driver-managed buffers (memory domains) a client holds at once")
+      ->capture_default_str();
   uint64_t burstPollUs = static_cast<uint64_t>(limits.burstPollWindow.count());
   quotas
       ->add_option("--burst-poll-us", burstPollUs,

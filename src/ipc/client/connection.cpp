@@ -415,4 +415,11 @@ void Connection::failAll(const std::string& reason) {
   for (auto& [id, handler] : pending) handler(std::unexpected(lostError()));
 }
 
+Error unexpectedReply(const Frame& frame, MessageType expected) {
+  return Error{ErrorStatus::GENERAL_FAILURE,
+               "nnhald sent " + toString(static_cast<MessageType>(frame.header.type)) + " where " +
+                   toString(expected) + " was expected",
+               {}};
+}
+
 }  // namespace nnhal::ipc

@@ -120,4 +120,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::unordered_map<uint64_t, std::weak_ptr<BurstMemoryProvider>> bursts_;
 };
 
+/// The GENERAL_FAILURE of a reply of another type than `expected`.
+Error unexpectedReply(const Frame& frame, MessageType expected);
+
 }  // namespace nnhal::ipc

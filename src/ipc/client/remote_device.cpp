@@ -1,5 +1,6 @@
 #include "ipc/client/remote_device.h"
 
+#include "ipc/client/remote_buffer.h"
 #include "ipc/client/remote_burst.h"
 
 #include <condition_variable>
@@ -8,13 +9,6 @@
 
 namespace nnhal::ipc {
 namespace {
-
-Error unexpectedReply(const Frame& frame, MessageType expected) {
-  return Error{ErrorStatus::GENERAL_FAILURE,
-               "nnhald sent " + toString(static_cast<MessageType>(frame.header.type)) + " where " +
-                   toString(expected) + " was expected",
-               {}};
-}
 
 Result<ExecutionResult> executionResultFrom(const Frame& frame) {
   if (frame.header.type != static_cast<uint16_t>(MessageType::kExecutionReply)) {
@@ -392,6 +386,12 @@ Result<Stats> RemoteDevice::daemonStats() const {
     return std::unexpected(unexpectedReply(frame, MessageType::kStatsReply));
   }
   return decodePayload(frame.payload, MessageType::kStatsReply, decodeStats);
+}
+
+Result<AllocatedBuffer> RemoteDevice::allocate(
+    const BufferDesc& desc, const std::vector<std::shared_ptr<PreparedModel>>& preparedModels,
+    const std::vector<BufferRole>& inputRoles, const std::vector<BufferRole>& outputRoles) {
+  return RemoteBuffer::allocate(link_, desc, preparedModels, inputRoles, outputRoles);
 }
 
 }  // namespace nnhal::ipc

@@ -59,6 +59,7 @@ class RemotePreparedModel final : public PreparedModel,
   using PreparedModel::executeSynchronously;
 
   uint64_t handle() const { return handle_; }
+  const std::shared_ptr<Link>& link() const { return link_; }
 
  private:
   /// The Execute message for `request`; its pools are described into `out` (write lock held).
@@ -87,6 +88,10 @@ class RemoteDevice final : public Device {
                            PrepareCallback callback) override;
   ErrorStatus prepareModelFromCache(const CacheFiles& cache, OptionalTimePoint deadline,
                                     PrepareCallback callback) override;
+  Result<AllocatedBuffer> allocate(
+      const BufferDesc& desc, const std::vector<std::shared_ptr<PreparedModel>>& preparedModels,
+      const std::vector<BufferRole>& inputRoles,
+      const std::vector<BufferRole>& outputRoles) override;
   using Device::prepareModel;
   using Device::prepareModelFromCache;
 

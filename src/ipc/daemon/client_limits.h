@@ -40,6 +40,8 @@ struct ClientLimits {
   uint32_t maxBursts = 16;
   /// Memories one burst keeps mapped (its slots).
   uint32_t maxBurstMemories = 256;
+  /// Driver-managed buffers (allocate) a client holds at once.
+  uint32_t maxBuffers = 256;
   /// How long an idle burst listener polls its request queue before sleeping on the futex
   /// (bursts of models prepared for LOW_POWER never poll).
   std::chrono::microseconds burstPollWindow{50};

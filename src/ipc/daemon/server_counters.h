@@ -17,9 +17,10 @@ struct ServerCounters {
   std::atomic<uint64_t> bursts{0};
   std::atomic<uint64_t> burstListeners{0};
   std::atomic<uint64_t> burstMemories{0};
+  std::atomic<uint64_t> buffers{0};
   Stats snapshot() const {
-    return {sessions.load(), preparedModels.load(), pools.load(),        callsInFlight.load(),
-            bursts.load(),   burstListeners.load(), burstMemories.load()};
+    return {sessions.load(), preparedModels.load(), pools.load(),         callsInFlight.load(),
+            bursts.load(),   burstListeners.load(), burstMemories.load(), buffers.load()};
   }
 };
 

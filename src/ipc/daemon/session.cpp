@@ -35,6 +35,7 @@ Session::~Session() {
   bursts_.clear();
   waiting_.clear();
   fenced_.clear();
+  buffers_.clear();
   models_.clear();
   pools_.clear();
   --counters_.sessions;
@@ -286,6 +287,17 @@ bool Session::dispatch(Frame& frame, bool moreWaiting) {
       return handleBurstMemories(frame);
     case MessageType::kBurstLastError:
       return handleBurstLastError(frame);
+    case MessageType::kAllocate:
+      return handleAllocate(frame);
+    case MessageType::kBufferCopyTo:
+    case MessageType::kBufferCopyFrom:
+      return handleBufferCopy(frame, type == MessageType::kBufferCopyFrom);
+    case MessageType::kReleaseBuffer: {
+      auto m = decodePayload(frame.payload, type, decodeBufferHandle);
+      if (!m) break;
+      releaseBuffer(m->buffer);
+      return true;
+    }
     case MessageType::kGetStats: {
       if (!frame.payload.empty()) break;
       OutMessage out;
@@ -303,7 +315,7 @@ bool Session::dispatch(Frame& frame, bool moreWaiting) {
 
 Stats Session::ownStats() const {
   // A client sees its own objects only: nothing of other clients leaks through statistics.
-  return {1, models_.size(), pools_.size(), inFlight_, bursts_.size(), 0, 0};
+  return {1, models_.size(), pools_.size(), inFlight_, bursts_.size(), 0, 0, buffers_.size()};
 }
 
 bool Session::handleHello(const Frame& frame) {
@@ -452,6 +464,7 @@ void Session::close(const std::string& reason) {
   for (auto& [id, listener] : bursts_) disposeBurst(std::move(listener));
   bursts_.clear();
   memoryCalls_.clear();  // their listeners are stopping: they stop waiting
+  buffers_.clear();      // a departed client's buffers go with it
   models_.clear();
   pools_.clear();
   if (onClosed_) {

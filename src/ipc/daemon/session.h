@@ -170,6 +170,12 @@ class Session : public std::enable_shared_from_this<Session> {
                                                  const std::function<bool()>& keepWaiting);
   struct MemoryCall;
 
+  // --- driver-managed buffers (session_buffer.cpp)
+  bool handleAllocate(const Frame& frame);
+  bool handleBufferCopy(Frame& frame, bool copyFrom);
+  void releaseBuffer(uint64_t buffer);
+  struct TrackedBuffer;
+
   // --- the queue of work that runs on the driver's threads (session_execute.cpp)
   /// Whether one more request may wait in the queue; otherwise the error to reply.
   Result<void> admitWork() const;
@@ -244,6 +250,11 @@ class Session : public std::enable_shared_from_this<Session> {
   std::unordered_map<uint64_t, std::shared_ptr<class BurstListener>> bursts_;
   uint64_t nextDaemonCall_ = 1;
   std::unordered_map<uint64_t, std::shared_ptr<MemoryCall>> memoryCalls_;
+  /// Driver-managed buffers by handle, and which handle each token belongs to: a request may
+  /// name only the tokens of this connection's buffers.
+  uint64_t nextBuffer_ = 1;
+  std::unordered_map<uint64_t, std::shared_ptr<TrackedBuffer>> buffers_;
+  std::unordered_map<uint32_t, uint64_t> bufferTokens_;
   /// Calls `then` on the strand once `fence` signalled (at once when it is not active).
   void whenSignalled(const SyncFence& fence, std::function<void()> then);
 };

@@ -95,6 +95,13 @@ Result<Request> Session::requestFrom(WireRequest wire, const std::vector<UniqueF
         break;
       }
       case WirePool::Source::kToken:
+        // Only this connection's buffers: another client's token is unknown here (token 0 is
+        // left to the driver's own check).
+        if (pool.token != 0 && !bufferTokens_.contains(pool.token)) {
+          return invalidArgument("request.pools[" + std::to_string(i) + "]: token " +
+                                 std::to_string(pool.token) +
+                                 " names no buffer allocated on this connection");
+        }
         request.pools.emplace_back(MemoryDomainToken{pool.token});
         break;
       case WirePool::Source::kEmpty:

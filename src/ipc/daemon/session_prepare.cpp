@@ -88,28 +88,6 @@ Result<uint64_t> attachModelPools(Model& model, const std::vector<WirePool>& poo
   return copied + model.operandValues.size();
 }
 
-template <typename Intake, typename Then>
-void Session::offIoThread(Intake intake, Then then) {
-  config_->runIntake([self = shared_from_this(), intake = std::move(intake), then = std::move(then),
-                      work = boost::asio::make_work_guard(strand_)]() mutable {
-    auto outcome = [&] {
-      // Allocation failures and library exceptions end this request only.
-      using Outcome = decltype(intake());
-      try {
-        return intake();
-      } catch (const std::bad_alloc&) {
-        return Outcome(fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT,
-                            "the daemon ran out of memory reading the model"));
-      } catch (const std::exception& e) {
-        return Outcome(fail(ErrorStatus::GENERAL_FAILURE,
-                            std::string("reading the model failed: ") + e.what()));
-      }
-    }();
-    self->onStrand([self, then = std::move(then), outcome = std::move(outcome),
-                    work = std::move(work)]() mutable { then(std::move(outcome)); });
-  });
-}
-
 Result<void> Session::admitPreparation() const {
   if (models_.size() + preparing_ >= limits_.maxPreparedModels) {
     return quotaExceeded("a client holds at most " + std::to_string(limits_.maxPreparedModels) +

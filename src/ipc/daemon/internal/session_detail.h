@@ -2,7 +2,9 @@
 // session_prepare.cpp, session_execute.cpp) share.
 #pragma once
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <mutex>
+#include <new>
 #include <optional>
 
 #include "ipc/daemon/session.h"
@@ -49,6 +51,21 @@ struct Session::TrackedModel {
   bool lowPower = false;       ///< prepared for LOW_POWER: its bursts do not poll
 };
 
+/// A driver-managed buffer held by a session; counted while alive.
+struct Session::TrackedBuffer {
+  TrackedBuffer(std::shared_ptr<Buffer> b, uint32_t t, std::shared_ptr<ServerCounters> c)
+      : buffer(std::move(b)), token(t), counters(std::move(c)) {
+    ++counters->buffers;
+  }
+  ~TrackedBuffer() {
+    buffer.reset();
+    --counters->buffers;
+  }
+  std::shared_ptr<Buffer> buffer;
+  uint32_t token = 0;
+  std::shared_ptr<ServerCounters> counters;
+};
+
 /// A request pool of a session: its mapping, or why it cannot be used; counted while alive.
 struct Session::TrackedPool {
   TrackedPool(Result<Memory> m, std::shared_ptr<ServerCounters> c)
@@ -66,6 +83,28 @@ struct Session::TrackedPool {
 template <typename Handler>
 void Session::onStrand(Handler&& handler) {
   boost::asio::post(strand_, std::forward<Handler>(handler));
+}
+
+template <typename Intake, typename Then>
+void Session::offIoThread(Intake intake, Then then) {
+  config_->runIntake([self = shared_from_this(), intake = std::move(intake), then = std::move(then),
+                      work = boost::asio::make_work_guard(strand_)]() mutable {
+    auto outcome = [&] {
+      // Allocation failures and library exceptions end this request only.
+      using Outcome = decltype(intake());
+      try {
+        return intake();
+      } catch (const std::bad_alloc&) {
+        return Outcome(
+            fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "the daemon ran out of memory"));
+      } catch (const std::exception& e) {
+        return Outcome(
+            fail(ErrorStatus::GENERAL_FAILURE, std::string("the request failed: ") + e.what()));
+      }
+    }();
+    self->onStrand([self, then = std::move(then), outcome = std::move(outcome),
+                    work = std::move(work)]() mutable { then(std::move(outcome)); });
+  });
 }
 
 /// Adopts a pool a client sent (hal::adoptClientPool) after checking its kind and metadata.
