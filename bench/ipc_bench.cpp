@@ -32,6 +32,7 @@
 
 #include <boost/interprocess/ipc/message_queue.hpp>
 
+#include "bench_daemon.h"
 #include "ipc/fmq.h"
 #include "nnhal/burst.h"
 #include "nnhal/client.h"
@@ -41,63 +42,18 @@
 namespace {
 
 using namespace nnhal;
+using nnhal::bench::Daemon;
 using Clock = std::chrono::steady_clock;
 
 const std::string kModels = std::string(NNHAL_SHARED_DIR) + "/models/";
 
-/// nnhald on a temporary socket for the whole run: the one built with this benchmark, or
-/// the binary named by $NNHALD (to compare two builds of the daemon on the same machine).
-/// With `cpu` >= 0, the daemon and all its threads run on that core only.
-class Daemon {
- public:
-  explicit Daemon(int cpu = -1) {
-    socket_ = "/tmp/nnhal-ipc-bench-" + std::to_string(::getpid()) +
-              (cpu >= 0 ? "-cpu" + std::to_string(cpu) : std::string()) + ".sock";
-    const char* override = std::getenv("NNHALD");
-    const std::string binary = override != nullptr ? override : NNHALD_PATH;
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      if (cpu >= 0) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(cpu, &set);
-        ::sched_setaffinity(0, sizeof(set), &set);
-      }
-      ::execl(binary.c_str(), binary.c_str(), "--socket", socket_.c_str(), "--threads", "2",
-              "--kernel-threads", "1", "--log-level", "warn", static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    for (int i = 0; i < 1000 && !accepts(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-  }
-  ~Daemon() {
-    ::kill(pid_, SIGTERM);
-    ::waitpid(pid_, nullptr, 0);
-  }
-  const std::string& socket() const { return socket_; }
-
- private:
-  bool accepts() const {
-    int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_un address{};
-    address.sun_family = AF_UNIX;
-    std::strncpy(address.sun_path, socket_.c_str(), sizeof(address.sun_path) - 1);
-    const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
-    ::close(fd);
-    return ok;
-  }
-  std::string socket_;
-  pid_t pid_ = -1;
-};
-
 Daemon& daemon() {
-  static Daemon instance;
+  static Daemon instance("ipc", {"--threads", "2", "--kernel-threads", "1"});
   return instance;
 }
 
 Daemon& pinnedDaemon() {
-  static Daemon instance(0);
+  static Daemon instance("ipc", {"--threads", "2", "--kernel-threads", "1"}, 0);
   return instance;
 }
 

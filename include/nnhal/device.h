@@ -141,7 +141,11 @@ class Device {
 
 /// Options of the embedded driver.
 struct DeviceOptions {
-  /// Threads of the actor runtime (message handling, execution dispatch); 0 = 2.
+  /// Preparations and executions that run at once on the driver's threads (the scheduler's
+  /// slots; synchronous executions and bursts run on their caller's thread when nothing is
+  /// queued); 0 = 2. When more is pending, HIGH priority runs before MEDIUM before LOW, and a
+  /// running lower-priority execution pauses between operations while higher-priority work
+  /// runs; a queued job runs after at most 8 newer ones (docs/QOS.md).
   unsigned runtimeThreads = 0;
   /// Threads TBB may use inside kernels; 0 = all hardware threads.
   unsigned kernelThreads = 0;
@@ -167,6 +171,10 @@ struct DeviceOptions {
   std::string versionOverride;
   /// Driver-managed buffers (allocate) alive at once; RESOURCE_EXHAUSTED_TRANSIENT beyond.
   uint32_t maxBuffers = 4096;
+  /// Asynchronous executions (execute, executeFenced once its fences signalled) of one
+  /// prepared model that may wait for a driver thread; execute returns
+  /// RESOURCE_EXHAUSTED_TRANSIENT beyond (try again later).
+  uint32_t maxQueuedExecutions = 1024;
 };
 
 /// Creates the embedded CPU driver. Errors: GENERAL_FAILURE if the runtime cannot start.

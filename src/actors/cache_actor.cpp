@@ -1,7 +1,9 @@
 #include "actors/cache_actor.h"
 
 #include <spdlog/spdlog.h>
+
 #include <sys/stat.h>
+#include <cassert>
 
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
@@ -142,6 +144,7 @@ void CacheActor::post(Load message) {
 }
 
 Result<void> CacheActor::save(const Save& m, Locks& /*locks: held while writing*/) {
+  assert(strand_.running_in_this_thread());  // the token map is this actor's state
   if (!enabled()) return failure("compilation caching is disabled (no state directory)");
   const int modelFd = m.files->model.get(), dataFd = m.files->data.get();
   NNHAL_ASSIGN_OR_RETURN(const cache::FdAccess modelAccess, cache::accessOf(modelFd));
@@ -159,6 +162,7 @@ Result<void> CacheActor::save(const Save& m, Locks& /*locks: held while writing*
 }
 
 void CacheActor::load(Load& m, Locks& /*locks: held while reading*/) {
+  assert(strand_.running_in_this_thread());
   const auto reject = [&m](const std::string& message) { m.reply(failure(message)); };
   if (!enabled()) return reject("compilation caching is disabled (no state directory)");
   const int modelFd = m.files->model.get(), dataFd = m.files->data.get();

@@ -28,10 +28,13 @@ void CompilationActor::post(Compile message) {
     message.reply(fail(ErrorStatus::DEVICE_UNAVAILABLE, "the driver is shutting down"));
     return;
   }
-  postTo(runtime_, [this, m = std::move(message)]() mutable { handle(std::move(m)); });
+  const Priority priority = message.priority;
+  runtime_->scheduler().submit(priority, [this, m = std::move(message)](Lease lease) mutable {
+    handle(std::move(m), lease);
+  });
 }
 
-void CompilationActor::handle(Compile m) {
+void CompilationActor::handle(Compile m, Lease& lease) {
   Result<Plan> outcome;
   if (m.deadline && std::chrono::steady_clock::now() > *m.deadline) {
     outcome = fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT,
@@ -71,6 +74,7 @@ void CompilationActor::handle(Compile m) {
                         .count());
     }
   }
+  lease = Lease();  // the next job may start while this one replies
   gate_.leave();
   m.reply(std::move(outcome));
 }

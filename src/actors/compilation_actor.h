@@ -8,8 +8,9 @@
 //   RESOURCE_EXHAUSTED_PERSISTENT for a plan whose arena exceeds the runtime's
 //   maxExecutionBytes, RESOURCE_EXHAUSTED_TRANSIENT when memory ran out while compiling,
 //   the job's error otherwise).
-// Compilations of different models run in parallel on the runtime's pool. The actor owns
-// no state a compilation touches, so a message goes straight to the pool (no strand hop:
+// Compilations of different models run in parallel on the runtime's pool, queued by priority
+// on the device's scheduler (actors/scheduler.h) with the executions. The actor owns no state
+// a compilation touches, so a message goes straight to the scheduler (no strand hop:
 // preparation from a cache is fast enough for a hop to show); a drain gate admits it.
 #pragma once
 
@@ -18,6 +19,7 @@
 
 #include "actors/drain_gate.h"
 #include "actors/runtime.h"
+#include "actors/scheduler.h"
 #include "engine/execution_plan.h"
 #include "nnhal/status.h"
 #include "nnhal/types.h"
@@ -35,6 +37,7 @@ class CompilationActor {
     Job job;
     OptionalTimePoint deadline;
     Reply reply;
+    Priority priority = Priority::MEDIUM;  ///< PrepareOptions::priority
   };
 
   /// The job that compiles `model` (already validated) with engine::compile.
@@ -48,7 +51,7 @@ class CompilationActor {
   void stop();
 
  private:
-  void handle(Compile message);
+  void handle(Compile message, Lease& lease);
   std::shared_ptr<Runtime> runtime_;
   DrainGate gate_;
 };

@@ -122,7 +122,7 @@ DeviceActor::DeviceActor(const DeviceOptions& options)
       cacheVersion_(cache::cacheVersion(version_)),
       cacheOptions_{options.authenticateDataCache},
       runtime_(std::make_shared<Runtime>(options.runtimeThreads, options.kernelThreads,
-                                         options.maxExecutionBytes)),
+                                         options.maxExecutionBytes, options.maxQueuedExecutions)),
       compiler_(std::make_shared<CompilationActor>(runtime_)),
       cache_(std::make_shared<CacheActor>(runtime_, openTokenMap(options, cacheVersion_),
                                           static_cast<size_t>(options.maxDataCacheBytes))),
@@ -235,15 +235,16 @@ ErrorStatus DeviceActor::prepareChecked(Model model, const PrepareOptions& optio
   if (files == nullptr) {
     compiler_->post(CompilationActor::Compile{
         CompilationActor::compileJob(std::move(model)), options.deadline,
-        [runtime = runtime_, buffers = buffers_,
+        [runtime = runtime_, buffers = buffers_, priority = options.priority,
          callback = std::move(callback)](Result<Plan> plan) mutable {
           if (!plan) {
             callback(std::unexpected(std::move(plan).error()));
             return;
           }
           callback(std::shared_ptr<PreparedModel>(std::make_shared<PreparedModelImpl>(
-              std::move(runtime), std::move(*plan), std::move(buffers))));
-        }});
+              std::move(runtime), std::move(*plan), std::move(buffers), nullptr, priority)));
+        },
+        options.priority});
     return ErrorStatus::NONE;
   }
 
@@ -271,15 +272,15 @@ ErrorStatus DeviceActor::prepareChecked(Model model, const PrepareOptions& optio
   binding->options = cacheOptions_;
   compiler_->post(CompilationActor::Compile{
       std::move(job), options.deadline,
-      [runtime = runtime_, buffers = buffers_,
+      [runtime = runtime_, buffers = buffers_, priority = options.priority,
        binding = std::shared_ptr<const CacheBinding>(binding), encoded,
        callback = std::move(callback)](Result<Plan> plan) mutable {
         if (!plan) {
           callback(std::unexpected(std::move(plan).error()));
           return;
         }
-        auto prepared =
-            std::make_shared<PreparedModelImpl>(runtime, std::move(*plan), buffers, binding);
+        auto prepared = std::make_shared<PreparedModelImpl>(runtime, std::move(*plan), buffers,
+                                                            binding, priority);
         if (!encoded->has_value()) {
           callback(std::shared_ptr<PreparedModel>(std::move(prepared)));
           return;
@@ -294,7 +295,8 @@ ErrorStatus DeviceActor::prepareChecked(Model model, const PrepareOptions& optio
               if (!saved) spdlog::debug("compilation cache not saved: {}", saved.error().message);
               deliver(runtime, std::move(callback), std::shared_ptr<PreparedModel>(prepared));
             }});
-      }});
+      },
+      options.priority});
   return ErrorStatus::NONE;
 }
 

@@ -22,11 +22,12 @@ uint64_t microsecondsSince(Clock::time_point start, Clock::time_point end) {
 
 ExecutionActor::ExecutionActor(std::shared_ptr<Runtime> runtime,
                                std::shared_ptr<const engine::ExecutionPlan> plan,
-                               std::shared_ptr<BufferTable> buffers)
+                               std::shared_ptr<BufferTable> buffers, Priority priority)
     : runtime_(std::move(runtime)),
       plan_(std::move(plan)),
       buffers_(std::move(buffers)),
       bufferModelId_(buffers_ ? buffers_->newModelId() : 0),
+      priority_(priority),
       arenas_(plan_->main().arenaBytes) {
   for (uint32_t operand : plan_->main().outputOperands) {
     const engine::PlannedOperand& planned = plan_->main().operands[operand];
@@ -63,19 +64,21 @@ Result<ExecutionResult> ExecutionActor::runAdmitted(const Request& request,
                                                     const ExecuteOptions& options,
                                                     Clock::time_point start,
                                                     const std::atomic<bool>* cancelled,
-                                                    BurstResources* burst) {
-  if (!usesDeviceBuffers(request)) return runEngine(request, options, start, cancelled, burst);
+                                                    Lease& lease, BurstResources* burst) {
+  if (!usesDeviceBuffers(request)) {
+    return runEngine(request, options, start, cancelled, lease, burst);
+  }
   if (!buffers_) return invalidArgument("request.pools: this model takes no memory domain tokens");
   NNHAL_ASSIGN_OR_RETURN(BoundRequest bound,
                          BoundRequest::bind(request, bufferModelId_, *buffers_, outputBytes_));
-  auto result = runEngine(bound.request(), options, start, cancelled, burst);
+  auto result = runEngine(bound.request(), options, start, cancelled, lease, burst);
   if (!result && result.error().status == ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) {
     const Result<bool> grew = bound.growForRetry(result.error().outputShapes);
     if (!grew) {
       result = std::unexpected(grew.error());
     } else if (*grew) {
       // An output buffer of unknown shape got too little memory: run again with room for it.
-      result = runEngine(bound.request(), options, start, cancelled, burst);
+      result = runEngine(bound.request(), options, start, cancelled, lease, burst);
     }
   }
   if (!result) {
@@ -89,7 +92,7 @@ Result<ExecutionResult> ExecutionActor::runAdmitted(const Request& request,
 Result<ExecutionResult> ExecutionActor::runEngine(const Request& request,
                                                   const ExecuteOptions& options,
                                                   Clock::time_point start,
-                                                  const std::atomic<bool>* cancelled,
+                                                  const std::atomic<bool>* cancelled, Lease& lease,
                                                   BurstResources* burst) {
   if (options.deadline && Clock::now() > *options.deadline) {
     return fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT, "the execution deadline has passed");
@@ -109,10 +112,10 @@ Result<ExecutionResult> ExecutionActor::runEngine(const Request& request,
   const auto deviceStart = Clock::now();
   Result<std::vector<OutputShape>> shapes;
   try {
-    shapes = engine::execute(
-        *plan_, request, burst ? burst->arenas : arenas_, runtime_->parallel(),
-        engine::RunOptions{options.deadline, options.loopTimeout, cancelled,
-                           runtime_->maxExecutionBytes(), burst ? &burst->staging : &staging_});
+    shapes = engine::execute(*plan_, request, burst ? burst->arenas : arenas_, runtime_->parallel(),
+                             engine::RunOptions{options.deadline, options.loopTimeout, cancelled,
+                                                runtime_->maxExecutionBytes(),
+                                                burst ? &burst->staging : &staging_, &lease});
   } catch (const std::bad_alloc&) {
     shapes = fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "out of memory during the execution");
   } catch (const std::exception& e) {
@@ -152,7 +155,9 @@ Result<ExecutionResult> ExecutionActor::runValidated(const Request& request,
   if (!gate_.enter()) {
     return fail(ErrorStatus::DEVICE_UNAVAILABLE, "the prepared model is shutting down");
   }
-  auto result = runAdmitted(request, options, start);
+  Lease lease = runtime_->scheduler().enter(priority_);
+  auto result = runAdmitted(request, options, start, nullptr, lease);
+  lease = Lease();
   gate_.leave();
   return result;
 }
@@ -165,7 +170,9 @@ Result<ExecutionResult> ExecutionActor::runInBurst(const Request& request,
   if (!gate_.enter()) {
     return fail(ErrorStatus::DEVICE_UNAVAILABLE, "the prepared model is shutting down");
   }
-  auto result = runAdmitted(request, options, start, nullptr, &resources);
+  Lease lease = runtime_->scheduler().enter(priority_);
+  auto result = runAdmitted(request, options, start, nullptr, lease, &resources);
+  lease = Lease();
   gate_.leave();
   return result;
 }
@@ -177,15 +184,27 @@ ErrorStatus ExecutionActor::post(Execute message) {
     message.reply(std::unexpected(std::move(valid).error()));
     return status;
   }
+  const uint32_t limit = runtime_->maxQueuedExecutions();
+  if (queued_.fetch_add(1, std::memory_order_relaxed) >= limit) {
+    queued_.fetch_sub(1, std::memory_order_relaxed);
+    message.reply(fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT,
+                       "this prepared model already has " + std::to_string(limit) +
+                           " executions waiting; try again later"));
+    return ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT;
+  }
   if (!gate_.enter()) {
+    queued_.fetch_sub(1, std::memory_order_relaxed);
     message.reply(fail(ErrorStatus::DEVICE_UNAVAILABLE, "the prepared model is shutting down"));
     return ErrorStatus::DEVICE_UNAVAILABLE;
   }
-  postTo(runtime_, [this, start, m = std::move(message)]() mutable {
-    auto result = runAdmitted(m.request, m.options, start, m.cancelled.get());
-    gate_.leave();
-    m.reply(std::move(result));
-  });
+  runtime_->scheduler().submit(
+      priority_, [this, start, m = std::move(message)](Lease lease) mutable {
+        queued_.fetch_sub(1, std::memory_order_relaxed);
+        auto result = runAdmitted(m.request, m.options, start, m.cancelled.get(), lease);
+        lease = Lease();  // the next job may start while this one replies
+        gate_.leave();
+        m.reply(std::move(result));
+      });
   return ErrorStatus::NONE;
 }
 

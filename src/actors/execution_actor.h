@@ -21,6 +21,7 @@
 #include "actors/device_buffer.h"
 #include "actors/drain_gate.h"
 #include "actors/runtime.h"
+#include "actors/scheduler.h"
 #include "engine/execution_plan.h"
 #include "engine/executor.h"
 #include "hal/driver_control.h"
@@ -43,17 +44,21 @@ class ExecutionActor {
 
   /// `buffers`: the device's driver-managed buffers, which requests may name by token (null:
   /// none; a token is then INVALID_ARGUMENT).
+  /// `priority`: the model's (PrepareOptions::priority); its executions run with it.
   ExecutionActor(std::shared_ptr<Runtime> runtime,
                  std::shared_ptr<const engine::ExecutionPlan> plan,
-                 std::shared_ptr<BufferTable> buffers = nullptr);
+                 std::shared_ptr<BufferTable> buffers = nullptr,
+                 Priority priority = Priority::MEDIUM);
   ~ExecutionActor();
 
   const engine::ExecutionPlan& plan() const { return *plan_; }
 
-  /// Validates the request and queues it. Returns the validation status; on an error the
-  /// reply has already been called with it.
+  /// Validates the request and queues it on the device's scheduler. Returns the validation
+  /// status, or RESOURCE_EXHAUSTED_TRANSIENT when Runtime::maxQueuedExecutions executions of
+  /// this model already wait; on an error the reply has already been called with it.
   ErrorStatus post(Execute message);
-  /// Validates and runs the request on the calling thread.
+  /// Validates and runs the request on the calling thread (after queued work of the same or
+  /// higher priority, when the scheduler has any).
   Result<ExecutionResult> run(const Request& request, const ExecuteOptions& options);
   /// run() for a request and options that already passed validate().
   Result<ExecutionResult> runValidated(const Request& request, const ExecuteOptions& options);
@@ -94,23 +99,28 @@ class ExecutionActor {
   uint64_t bufferModelId() const { return bufferModelId_; }
   /// The device's buffer table (null when the model was made without one).
   const BufferTable* bufferTable() const { return buffers_.get(); }
+  Priority priority() const { return priority_; }
 
  private:
   friend class FencedExecution;
 
   Result<ExecutionResult> runAdmitted(const Request& request, const ExecuteOptions& options,
                                       std::chrono::steady_clock::time_point start,
-                                      const std::atomic<bool>* cancelled = nullptr,
+                                      const std::atomic<bool>* cancelled, Lease& lease,
                                       BurstResources* burst = nullptr);
   /// runAdmitted for a request without token pools: the engine's run and its timing.
   Result<ExecutionResult> runEngine(const Request& request, const ExecuteOptions& options,
                                     std::chrono::steady_clock::time_point start,
-                                    const std::atomic<bool>* cancelled, BurstResources* burst);
+                                    const std::atomic<bool>* cancelled, Lease& lease,
+                                    BurstResources* burst);
 
   std::shared_ptr<Runtime> runtime_;
   std::shared_ptr<const engine::ExecutionPlan> plan_;
   std::shared_ptr<BufferTable> buffers_;
   uint64_t bufferModelId_ = 0;
+  Priority priority_;
+  /// Executions queued on the scheduler and not started (bounded).
+  std::atomic<uint32_t> queued_{0};
   /// Bytes of each model output when its shape is known at compile time (else 0).
   std::vector<size_t> outputBytes_;
   engine::ArenaPool arenas_;

@@ -259,10 +259,13 @@ void FencedExecution::onFenceReady(const boost::system::error_code& ec) {
 
 void FencedExecution::postRunLocked(std::move_only_function<void()> finished) {
   if (timer_) timer_->cancel();  // from here on the engine checks the deadline
-  postTo(actor_.runtime_, [self = shared_from_this(), finished = std::move(finished)]() mutable {
-    self->run();
-    if (finished) finished();
-  });
+  actor_.runtime_->scheduler().submit(
+      actor_.priority(),
+      [self = shared_from_this(), finished = std::move(finished)](Lease lease) mutable {
+        self->run(lease);
+        lease = Lease();
+        if (finished) finished();
+      });
 }
 
 void FencedExecution::admitted(std::move_only_function<void()> finished) {
@@ -277,13 +280,13 @@ void FencedExecution::admitted(std::move_only_function<void()> finished) {
   if (finished) finished();  // ended already (deadline, cancelled): nothing to run
 }
 
-void FencedExecution::run() {
+void FencedExecution::run(Lease& lease) {
   ExecuteOptions options = options_;
   if (timeoutAfterFence_) {
     const Clock::time_point limit = addSaturated(fenced_, *timeoutAfterFence_);
     if (!options.deadline || limit < *options.deadline) options.deadline = limit;
   }
-  auto outcome = actor_.runAdmitted(request_, options, launched_, cancelled_.get());
+  auto outcome = actor_.runAdmitted(request_, options, launched_, cancelled_.get(), lease);
   std::lock_guard<std::mutex> lock(mutex_);
   finishLocked(outcome);
 }

@@ -97,7 +97,7 @@ class FencedExecution : public std::enable_shared_from_this<FencedExecution> {
   void waitNextLocked();
   void onFenceReady(const boost::system::error_code& ec);
   /// Runs the request on the calling (pool) thread, then finishes.
-  void run();
+  void run(Lease& lease);
   /// Cancels the deadline timer and posts run() (and then `finished`, when given).
   void postRunLocked(std::move_only_function<void()> finished);
   /// Reports the outcome: callback info, then the fence, then the DrainGate.

@@ -29,12 +29,14 @@ class PreparedModelImpl final : public PreparedModel,
                                 public hal::PreparedModelControl,
                                 public std::enable_shared_from_this<PreparedModelImpl> {
  public:
-  /// `buffers`: the device's driver-managed buffers (requests may name them by token).
+  /// `buffers`: the device's driver-managed buffers (requests may name them by token);
+  /// `priority`: PrepareOptions::priority, the priority of every execution of the model.
   PreparedModelImpl(std::shared_ptr<Runtime> runtime,
                     std::shared_ptr<const engine::ExecutionPlan> plan,
                     std::shared_ptr<BufferTable> buffers,
-                    std::shared_ptr<const CacheBinding> cache = nullptr)
-      : actor_(std::move(runtime), plan, std::move(buffers)),
+                    std::shared_ptr<const CacheBinding> cache = nullptr,
+                    Priority priority = Priority::MEDIUM)
+      : actor_(std::move(runtime), plan, std::move(buffers), priority),
         plan_(std::move(plan)),
         cache_(std::move(cache)) {}
 

@@ -6,10 +6,13 @@
 
 namespace nnhal::actors {
 
-Runtime::Runtime(unsigned threads, unsigned kernelThreads, uint64_t maxExecutionBytes)
-    : pool_(std::make_unique<boost::asio::thread_pool>(threads != 0 ? threads : 2)),
+Runtime::Runtime(unsigned threads, unsigned kernelThreads, uint64_t maxExecutionBytes,
+                 uint32_t maxQueuedExecutions)
+    : pool_(std::make_unique<boost::asio::thread_pool>(2 * (threads != 0 ? threads : 2))),
+      scheduler_(std::make_shared<Scheduler>(pool_->get_executor(), threads != 0 ? threads : 2)),
       parallel_(kernelThreads),
-      maxExecutionBytes_(maxExecutionBytes) {}
+      maxExecutionBytes_(maxExecutionBytes),
+      maxQueuedExecutions_(maxQueuedExecutions) {}
 
 Runtime::~Runtime() {
   if (pool_->get_executor().running_in_this_thread()) {

@@ -21,6 +21,7 @@
 #include <memory>
 
 #include "actors/cancel_registry.h"
+#include "actors/scheduler.h"
 #include "engine/parallel.h"
 
 namespace nnhal::actors {
@@ -30,9 +31,12 @@ using Strand = boost::asio::strand<Executor>;
 
 class Runtime {
  public:
-  /// `threads`: message/dispatch threads (0 = 2); `kernelThreads`: TBB threads inside
-  /// kernels (0 = all hardware threads); `maxExecutionBytes`: DeviceOptions::maxExecutionBytes.
-  Runtime(unsigned threads, unsigned kernelThreads, uint64_t maxExecutionBytes = 0);
+  /// `threads`: slots of the scheduler, the preparations and executions that run at once
+  /// (0 = 2; the pool has twice as many threads, for runs paused by priority);
+  /// `kernelThreads`: TBB threads inside kernels (0 = all hardware threads);
+  /// `maxExecutionBytes`: DeviceOptions::maxExecutionBytes.
+  Runtime(unsigned threads, unsigned kernelThreads, uint64_t maxExecutionBytes = 0,
+          uint32_t maxQueuedExecutions = 1024);
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -40,17 +44,23 @@ class Runtime {
   Executor executor() { return pool_->get_executor(); }
   Strand makeStrand() { return boost::asio::make_strand(pool_->get_executor()); }
   const engine::Parallel& parallel() const { return parallel_; }
+  /// The device's run queue (priorities, starvation bound).
+  Scheduler& scheduler() { return *scheduler_; }
   /// Fenced executions of every prepared model of the device that are still waiting for
   /// their fences; the device cancels them all when it is released.
   CancelRegistry& fenceWaits() { return fenceWaits_; }
   /// Memory one execution may use (0 = no limit): the arena of a plan and what it allocates.
   uint64_t maxExecutionBytes() const { return maxExecutionBytes_; }
+  /// Executions of one prepared model that may wait on the scheduler (DeviceOptions).
+  uint32_t maxQueuedExecutions() const { return maxQueuedExecutions_; }
 
  private:
   std::unique_ptr<boost::asio::thread_pool> pool_;
+  std::shared_ptr<Scheduler> scheduler_;
   engine::Parallel parallel_;
   CancelRegistry fenceWaits_;
   uint64_t maxExecutionBytes_;
+  uint32_t maxQueuedExecutions_;
 };
 
 /// Posts `handler` to the runtime's pool. `runtime` is held until post() returns: the handler

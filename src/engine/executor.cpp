@@ -90,6 +90,7 @@ Result<std::vector<OutputShape>> executeStatic(const ExecutionPlan& plan, const 
   std::vector<void*> stepOutputs;
   const ExecutionStop stop(options.deadline, options.cancelled);
   for (const PlannedStep& step : main.steps) {
+    if (options.yield != nullptr && &step != &main.steps.front()) options.yield->yield();
     NNHAL_TRY(checkCancelled(options.cancelled));
     if (options.deadline && std::chrono::steady_clock::now() > *options.deadline) {
       return fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT,
@@ -146,7 +147,7 @@ Result<std::vector<OutputShape>> executeDynamic(const ExecutionPlan& plan, const
     outputs[k].capacity = request.outputs[k].location.length;
   }
   InterpreterOptions interpreterOptions{options.deadline, options.loopTimeout, options.cancelled,
-                                        budget};
+                                        budget, options.yield};
   NNHAL_TRY(runSubgraph(plan, 0, inputs, outputs, parallel, interpreterOptions));
 
   std::vector<OutputShape> shapes(outputs.size());

@@ -11,6 +11,7 @@
 #include "engine/execution_plan.h"
 #include "engine/parallel.h"
 #include "engine/request_staging.h"
+#include "engine/yield_point.h"
 #include "nnhal/status.h"
 #include "nnhal/types.h"
 
@@ -51,6 +52,8 @@ struct RunOptions {
   uint64_t maxBytes = 0;
   /// Lends the memory that stages shared request arguments (request_staging.h); may be null.
   StagingPool* staging = nullptr;
+  /// Called between steps: where the run lets more urgent work go first (may be null).
+  YieldPoint* yield = nullptr;
 };
 
 /// Executes `plan` with the buffers of `request` (already checked by hal::validateRequest

@@ -55,6 +55,7 @@ class Frame {
   Result<void> run(const std::vector<Value>& inputs, std::vector<Value>& outputs) {
     NNHAL_TRY(bindOperands(inputs, outputs));
     for (const PlannedStep& step : sp_.steps) {
+      if (options_.yield != nullptr && &step != &sp_.steps.front()) options_.yield->yield();
       NNHAL_TRY(checkCancelled(options_.cancelled));
       if (options_.deadline && Clock::now() > *options_.deadline) {
         return fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT,

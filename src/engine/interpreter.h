@@ -17,6 +17,7 @@
 #include "engine/execution_plan.h"
 #include "engine/memory_budget.h"
 #include "engine/parallel.h"
+#include "engine/yield_point.h"
 #include "nnhal/status.h"
 #include "nnhal/types.h"
 
@@ -40,6 +41,8 @@ struct InterpreterOptions {
   const std::atomic<bool>* cancelled = nullptr;
   /// What the run may allocate at once (null: no limit).
   std::shared_ptr<MemoryBudget> budget;
+  /// Called between steps (may be null): engine/yield_point.h.
+  YieldPoint* yield = nullptr;
 };
 
 /// The error of a cancelled run (DEVICE_UNAVAILABLE), or none.

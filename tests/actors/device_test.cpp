@@ -2,10 +2,12 @@
 // and the errors the HAL specifies.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
 #include <future>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -305,6 +307,98 @@ TEST_F(DeviceTest, ALongKernelStopsSoonAfterTheExecutionDeadline) {
   EXPECT_NE(hopeless.error().message.find("fastest run"), std::string::npos)
       << hopeless.error().message;
   EXPECT_LT(refusedAfter, full / 10);
+}
+
+/// A request for deepFullyConnectedModel(layers, n, batch) over one fresh pool.
+Request fullyConnectedRequest(uint32_t n, uint32_t batch) {
+  const uint32_t bytes = batch * n * 4;
+  Memory pool = *Memory::create(2 * size_t{bytes});
+  Request request;
+  request.pools = {pool};
+  request.inputs = {{false, {0, 0, bytes}, {}}};
+  request.outputs = {{false, {0, bytes, bytes}, {}}};
+  return request;
+}
+
+// One driver thread, LOW executions queued on it: a HIGH execution runs before them, and the
+// LOW one running pauses between its operations while the HIGH one runs.
+TEST_F(DeviceTest, HighPriorityExecutionsOvertakeQueuedLowOnes) {
+  DeviceOptions options;
+  options.runtimeThreads = 1;
+  options.kernelThreads = 1;
+  auto device = createDevice(options);
+  ASSERT_TRUE(device);
+  const Model model = deepFullyConnectedModel(8, 256, 16);  // a few ms, 8 steps
+  PrepareOptions low;
+  low.priority = Priority::LOW;
+  PrepareOptions high;
+  high.priority = Priority::HIGH;
+  auto lowModel = (*device)->prepareModel(model, low);
+  auto highModel = (*device)->prepareModel(model, high);
+  ASSERT_TRUE(lowModel && highModel);
+
+  std::mutex mutex;
+  std::vector<std::string> finished;
+  std::vector<std::promise<void>> done(7);
+  auto launch = [&](PreparedModel& prepared, std::string name, size_t k) {
+    ErrorStatus launched = prepared.execute(
+        fullyConnectedRequest(256, 16), {}, [&, name, k](Result<ExecutionResult> result) {
+          EXPECT_TRUE(result) << name << ": " << result.error().message;
+          {
+            std::lock_guard lock(mutex);
+            finished.push_back(name);
+          }
+          done[k].set_value();
+        });
+    EXPECT_EQ(launched, ErrorStatus::NONE);
+  };
+  for (size_t k = 0; k < 6; ++k) launch(**lowModel, "low" + std::to_string(k), k);
+  launch(**highModel, "high", 6);
+  for (auto& d : done) ASSERT_EQ(d.get_future().wait_for(60s), std::future_status::ready);
+  const auto at = std::find(finished.begin(), finished.end(), "high") - finished.begin();
+  // Before every LOW execution still queued; at worst after the one already running.
+  EXPECT_LE(at, 1) << ::testing::PrintToString(finished);
+}
+
+// Beyond DeviceOptions::maxQueuedExecutions waiting executions of one model, execute says
+// RESOURCE_EXHAUSTED_TRANSIENT (try again later) at launch; the accepted ones all run.
+TEST_F(DeviceTest, TheQueueOfAPreparedModelIsBounded) {
+  DeviceOptions options;
+  options.runtimeThreads = 1;
+  options.kernelThreads = 1;
+  options.maxQueuedExecutions = 2;
+  auto device = createDevice(options);
+  ASSERT_TRUE(device);
+  auto prepared = (*device)->prepareModel(deepFullyConnectedModel(8, 256, 16));
+  ASSERT_TRUE(prepared);
+  std::atomic<int> ran{0};
+  std::atomic<int> refused{0};
+  std::vector<std::future<void>> accepted;
+  for (int i = 0; i < 12; ++i) {
+    auto promise = std::make_shared<std::promise<void>>();
+    auto future = promise->get_future();
+    const ErrorStatus launched = (*prepared)->execute(
+        fullyConnectedRequest(256, 16), {}, [&, promise](Result<ExecutionResult> result) {
+          if (result) {
+            ++ran;
+          } else {
+            EXPECT_EQ(result.error().status, ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT);
+            EXPECT_NE(result.error().message.find("try again"), std::string::npos);
+            ++refused;
+          }
+          promise->set_value();
+        });
+    if (launched == ErrorStatus::NONE) {
+      accepted.push_back(std::move(future));
+    } else {
+      EXPECT_EQ(launched, ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT);
+    }
+  }
+  for (auto& f : accepted) ASSERT_EQ(f.wait_for(60s), std::future_status::ready);
+  EXPECT_GE(refused.load(), 1);
+  EXPECT_GE(ran.load(), 2);
+  EXPECT_EQ(static_cast<size_t>(ran.load()), accepted.size());
+  EXPECT_TRUE((*prepared)->executeSynchronously(fullyConnectedRequest(256, 16)));
 }
 
 TEST_F(DeviceTest, InvalidModelIsRejectedAtLaunch) {

@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   std::string cacheDir;
   unsigned threads = 2;
   unsigned driverThreads = 8;
+  uint32_t maxQueuedPerModel = nnhal::DeviceOptions{}.maxQueuedExecutions;
   nnhal::ipc::ClientLimits limits;
   uint64_t frameTimeoutMs = static_cast<uint64_t>(limits.frameTimeout.count());
   uint64_t maxLoopTimeoutMs = static_cast<uint64_t>(
@@ -56,10 +57,15 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(1u, 256u));
   app.add_option("--driver-threads", driverThreads,
-                 "Threads running preparations, executions and cache I/O; each client uses at "
-                 "most --max-running of them")
+                 "Preparations and executions the driver runs at once (queued work beyond them "
+                 "starts by priority, docs/QOS.md); each client uses at most --max-running")
       ->capture_default_str()
       ->check(CLI::Range(2u, 256u));
+  app.add_option("--max-queued-per-model", maxQueuedPerModel,
+                 "Executions of one prepared model waiting for the driver; more get "
+                 "RESOURCE_EXHAUSTED_TRANSIENT")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 20));
   app.add_option("--kernel-threads", kernelThreads, "Threads inside kernels (0 = all cores)")
       ->capture_default_str();
   app.add_option("--log-level", logLevel, "trace, debug, info, warn, error, critical or off")
@@ -156,6 +162,7 @@ int main(int argc, char** argv) {
 
   nnhal::DeviceOptions deviceOptions;
   deviceOptions.runtimeThreads = driverThreads;
+  deviceOptions.maxQueuedExecutions = maxQueuedPerModel;
   deviceOptions.maxDataCacheBytes = maxDataCacheBytes;
   deviceOptions.maxExecutionBytes = maxExecutionBytes;
   deviceOptions.kernelThreads = kernelThreads;

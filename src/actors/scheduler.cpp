@@ -1,0 +1,185 @@
+#include "actors/scheduler.h"
+
+#include <boost/asio/post.hpp>
+#include <utility>
+#include <vector>
+
+namespace nnhal::actors {
+namespace {
+
+size_t indexOf(Priority priority) {
+  const auto i = static_cast<int32_t>(priority);
+  return i < 0 ? 0 : i > 2 ? 2 : static_cast<size_t>(i);
+}
+
+}  // namespace
+
+Lease::Lease(Lease&& other) noexcept
+    : scheduler_(std::exchange(other.scheduler_, nullptr)),
+      priority_(other.priority_),
+      slot_(other.slot_) {}
+
+Lease& Lease::operator=(Lease&& other) noexcept {
+  if (this != &other) {
+    release();
+    scheduler_ = std::exchange(other.scheduler_, nullptr);
+    priority_ = other.priority_;
+    slot_ = other.slot_;
+  }
+  return *this;
+}
+
+Lease::~Lease() { release(); }
+
+void Lease::release() {
+  if (scheduler_ != nullptr) std::exchange(scheduler_, nullptr)->leave(priority_, slot_);
+}
+
+void Lease::yield() {
+  if (scheduler_ != nullptr && scheduler_->higherActive(priority_)) scheduler_->pause(*this);
+}
+
+Scheduler::Scheduler(Pool pool, uint32_t slots) : pool_(pool), slots_(slots != 0 ? slots : 1) {}
+
+uint64_t Scheduler::queued() const {
+  std::lock_guard lock(mutex_);
+  return queuedCount_;
+}
+
+bool Scheduler::higherActive(Priority priority) const {
+  for (size_t q = indexOf(priority) + 1; q < active_.size(); ++q) {
+    if (active_[q].load(std::memory_order_relaxed) > 0) return true;
+  }
+  return false;
+}
+
+void Scheduler::dispatchLocked(std::vector<std::pair<Job, Priority>>& posts,
+                               std::vector<std::shared_ptr<Waiter>>& wakes) {
+  while (running_ < slots_ && queuedCount_ > 0) {
+    // A job that kStarvationBound others overtook goes first, the lowest priority first.
+    int chosen = -1;
+    for (size_t q = 0; q < queues_.size() && chosen < 0; ++q) {
+      if (!queues_[q].empty() && starts_ - queues_[q].front().startedAt >= kStarvationBound) {
+        chosen = static_cast<int>(q);
+      }
+    }
+    if (chosen < 0) {
+      for (int q = static_cast<int>(queues_.size()) - 1; q >= 0 && chosen < 0; --q) {
+        if (!queues_[static_cast<size_t>(q)].empty()) chosen = q;
+      }
+      // Nothing of lower priority starts while higher-priority work runs.
+      for (size_t q = static_cast<size_t>(chosen) + 1; q < runningBy_.size(); ++q) {
+        if (runningBy_[q] > 0) return;
+      }
+    }
+    const auto q = static_cast<size_t>(chosen);
+    Entry entry = std::move(queues_[q].front());
+    queues_[q].pop_front();
+    --queuedCount_;
+    ++running_;
+    ++starts_;
+    ++runningBy_[q];
+    if (entry.waiter) {
+      if (entry.paused) --paused_;
+      wakes.push_back(std::move(entry.waiter));
+    } else {
+      posts.emplace_back(std::move(entry.job), static_cast<Priority>(q));
+    }
+  }
+}
+
+void Scheduler::launch(std::vector<std::pair<Job, Priority>>& posts,
+                       std::vector<std::shared_ptr<Waiter>>& wakes) {
+  for (const std::shared_ptr<Waiter>& waiter : wakes) {
+    std::lock_guard lock(waiter->mutex);
+    waiter->granted = true;
+    waiter->cv.notify_one();
+  }
+  for (auto& [job, priority] : posts) {
+    // The job keeps the scheduler alive: its Lease is released after the job's own actor may
+    // have gone.
+    boost::asio::post(pool_, [self = shared_from_this(), job = std::move(job), priority]() mutable {
+      job(Lease(self.get(), priority, true));
+    });
+  }
+}
+
+void Scheduler::wait(Waiter& waiter) {
+  std::unique_lock lock(waiter.mutex);
+  waiter.cv.wait(lock, [&] { return waiter.granted; });
+}
+
+void Scheduler::submit(Priority priority, Job job) {
+  const size_t q = indexOf(priority);
+  std::vector<std::pair<Job, Priority>> posts;
+  std::vector<std::shared_ptr<Waiter>> wakes;
+  {
+    std::lock_guard lock(mutex_);
+    active_[q].fetch_add(1, std::memory_order_relaxed);
+    queues_[q].push_back(Entry{starts_, std::move(job), nullptr, false});
+    ++queuedCount_;
+    dispatchLocked(posts, wakes);
+  }
+  launch(posts, wakes);
+}
+
+Lease Scheduler::enter(Priority priority) {
+  const size_t q = indexOf(priority);
+  auto waiter = std::make_shared<Waiter>();
+  std::vector<std::pair<Job, Priority>> posts;
+  std::vector<std::shared_ptr<Waiter>> wakes;
+  {
+    std::lock_guard lock(mutex_);
+    active_[q].fetch_add(1, std::memory_order_relaxed);
+    if (queuedCount_ == 0) {
+      ++runningBy_[q];  // the fast path: run inline, outside the slots
+      return Lease(this, static_cast<Priority>(q), false);
+    }
+    queues_[q].push_back(Entry{starts_, nullptr, waiter, false});
+    ++queuedCount_;
+    dispatchLocked(posts, wakes);
+  }
+  launch(posts, wakes);
+  wait(*waiter);
+  return Lease(this, static_cast<Priority>(q), true);
+}
+
+void Scheduler::pause(Lease& lease) {
+  const size_t q = indexOf(lease.priority_);
+  auto waiter = std::make_shared<Waiter>();
+  std::vector<std::pair<Job, Priority>> posts;
+  std::vector<std::shared_ptr<Waiter>> wakes;
+  {
+    std::lock_guard lock(mutex_);
+    // A paused slot holder keeps its pool thread: at most `slots` may pause at once.
+    if (lease.slot_ && paused_ >= slots_) return;
+    // Resumes ahead of its priority's queue: it was running.
+    queues_[q].push_front(Entry{starts_, nullptr, waiter, lease.slot_});
+    ++queuedCount_;
+    if (lease.slot_) {
+      --running_;
+      ++paused_;
+    }
+    --runningBy_[q];
+    dispatchLocked(posts, wakes);
+  }
+  launch(posts, wakes);
+  wait(*waiter);
+  lease.slot_ = true;  // resumed in a slot
+}
+
+void Scheduler::leave(Priority priority, bool slot) {
+  const size_t q = indexOf(priority);
+  std::vector<std::pair<Job, Priority>> posts;
+  std::vector<std::shared_ptr<Waiter>> wakes;
+  {
+    std::lock_guard lock(mutex_);
+    active_[q].fetch_sub(1, std::memory_order_relaxed);
+    --runningBy_[q];
+    if (slot) --running_;
+    dispatchLocked(posts, wakes);
+  }
+  launch(posts, wakes);
+}
+
+}  // namespace nnhal::actors

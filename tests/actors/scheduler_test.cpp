@@ -1,0 +1,158 @@
+// The device's run queue (actors/scheduler.h): priority order when work is queued, the
+// starvation bound, pausing at yield points for higher-priority work, and the inline fast path.
+#include "actors/scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/asio/thread_pool.hpp>
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace nnhal::actors {
+namespace {
+
+using namespace std::chrono_literals;
+
+/// A pool and a scheduler of `slots`, and a log of what ran.
+class SchedulerTest : public ::testing::Test {
+ protected:
+  void make(uint32_t slots) {
+    pool_ = std::make_unique<boost::asio::thread_pool>(2 * slots);
+    scheduler_ = std::make_shared<Scheduler>(pool_->get_executor(), slots);
+  }
+  void TearDown() override {
+    if (pool_) pool_->join();
+  }
+  void record(const std::string& what) {
+    std::lock_guard lock(mutex_);
+    log_.push_back(what);
+    cv_.notify_all();
+  }
+  std::vector<std::string> log() {
+    std::lock_guard lock(mutex_);
+    return log_;
+  }
+  bool waitForLog(size_t entries) {
+    std::unique_lock lock(mutex_);
+    return cv_.wait_for(lock, 10s, [&] { return log_.size() >= entries; });
+  }
+  /// Submits a job that holds its slot until `release` is set.
+  std::shared_ptr<std::promise<void>> block(Priority priority) {
+    auto release = std::make_shared<std::promise<void>>();
+    auto started = std::make_shared<std::promise<void>>();
+    auto startedFuture = started->get_future();
+    scheduler_->submit(priority, [release, started](Lease) {
+      started->set_value();
+      release->get_future().wait();
+    });
+    startedFuture.wait();
+    return release;
+  }
+
+  std::unique_ptr<boost::asio::thread_pool> pool_;
+  std::shared_ptr<Scheduler> scheduler_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::vector<std::string> log_;
+};
+
+TEST_F(SchedulerTest, QueuedWorkStartsHighBeforeMediumBeforeLow) {
+  make(1);
+  auto release = block(Priority::LOW);
+  for (auto [name, priority] :
+       std::vector<std::pair<std::string, Priority>>{{"low1", Priority::LOW},
+                                                     {"high1", Priority::HIGH},
+                                                     {"medium1", Priority::MEDIUM},
+                                                     {"low2", Priority::LOW},
+                                                     {"high2", Priority::HIGH}}) {
+    scheduler_->submit(priority, [this, name = name](Lease) { record(name); });
+  }
+  EXPECT_EQ(scheduler_->queued(), 5u);
+  release->set_value();
+  ASSERT_TRUE(waitForLog(5));
+  EXPECT_EQ(log(), (std::vector<std::string>{"high1", "high2", "medium1", "low1", "low2"}));
+}
+
+TEST_F(SchedulerTest, ALowJobRunsAfterAtMostTheBoundOfNewerHighOnes) {
+  make(1);
+  auto release = block(Priority::HIGH);
+  scheduler_->submit(Priority::LOW, [this](Lease) { record("low"); });
+  constexpr int kHigh = 20;
+  for (int i = 0; i < kHigh; ++i) {
+    scheduler_->submit(Priority::HIGH, [this](Lease) { record("high"); });
+  }
+  release->set_value();
+  ASSERT_TRUE(waitForLog(kHigh + 1));
+  const auto entries = log();
+  const auto low = std::find(entries.begin(), entries.end(), "low") - entries.begin();
+  EXPECT_LE(low, static_cast<long>(Scheduler::kStarvationBound));
+  EXPECT_GT(low, 0) << "HIGH work should still go first while the bound allows";
+}
+
+// A LOW job between its steps pauses for a HIGH one, which then runs alone; the LOW job goes
+// on where it stopped once the HIGH one is done.
+TEST_F(SchedulerTest, ARunningLowJobPausesAtItsNextYieldPointForHighWork) {
+  make(1);
+  std::atomic<bool> highSubmitted{false};
+  std::atomic<bool> highDone{false};
+  std::atomic<int> lowStepsWhileHighPending{0};
+  std::promise<void> lowStarted;
+  std::promise<void> lowDone;
+  scheduler_->submit(Priority::LOW, [&](Lease lease) {
+    lowStarted.set_value();
+    for (int step = 0; step < 200; ++step) {
+      lease.yield();
+      if (highSubmitted && !highDone) ++lowStepsWhileHighPending;
+      std::this_thread::sleep_for(200us);
+    }
+    lowDone.set_value();
+  });
+  lowStarted.get_future().wait();
+  std::promise<void> high;
+  highSubmitted = true;
+  scheduler_->submit(Priority::HIGH, [&](Lease) {
+    std::this_thread::sleep_for(20ms);  // many LOW steps' worth
+    highDone = true;
+    high.set_value();
+  });
+  ASSERT_EQ(high.get_future().wait_for(10s), std::future_status::ready);
+  ASSERT_EQ(lowDone.get_future().wait_for(10s), std::future_status::ready);
+  // At most the step in progress when HIGH arrived.
+  EXPECT_LE(lowStepsWhileHighPending.load(), 1);
+}
+
+TEST_F(SchedulerTest, EnterRunsInlineWhenNothingIsQueuedAndHoldsBackLowerWork) {
+  make(1);
+  {
+    Lease inlineHigh = scheduler_->enter(Priority::HIGH);
+    EXPECT_TRUE(inlineHigh.valid());
+    // A LOW job finds a free slot but does not start while HIGH work runs.
+    scheduler_->submit(Priority::LOW, [this](Lease) { record("low"); });
+    std::this_thread::sleep_for(20ms);
+    EXPECT_TRUE(log().empty());
+    EXPECT_EQ(scheduler_->queued(), 1u);
+  }
+  ASSERT_TRUE(waitForLog(1));
+  // With work queued, a caller waits for its turn (here: after the MEDIUM job it queued
+  // behind, before the LOW one).
+  auto release = block(Priority::LOW);
+  scheduler_->submit(Priority::LOW, [this](Lease) { record("low2"); });
+  scheduler_->submit(Priority::MEDIUM, [this](Lease) { record("medium"); });
+  std::thread caller([&] {
+    Lease lease = scheduler_->enter(Priority::MEDIUM);
+    record("caller");
+  });
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(log().size(), 1u) << "the caller must wait: the only slot is taken";
+  release->set_value();
+  caller.join();
+  ASSERT_TRUE(waitForLog(4));
+  EXPECT_EQ(log(), (std::vector<std::string>{"low", "medium", "caller", "low2"}));
+}
+
+}  // namespace
+}  // namespace nnhal::actors
