@@ -56,8 +56,11 @@ Result<void> ExecutionActor::validate(const Request& request, const ExecuteOptio
 
 bool ExecutionActor::runsQuickly() const {
   constexpr uint32_t kQuickRunsNeeded = 4;
+  // Also nothing queued or more urgent on the scheduler: the run would neither wait for a
+  // slot nor pause, so it stays short on the caller's (nnhald's io) thread.
   return plan_->main().fullyStatic &&
-         quickRuns_.load(std::memory_order_relaxed) >= kQuickRunsNeeded;
+         quickRuns_.load(std::memory_order_relaxed) >= kQuickRunsNeeded &&
+         runtime_->scheduler().idleFor(priority_);
 }
 
 Result<ExecutionResult> ExecutionActor::runAdmitted(const Request& request,

@@ -91,8 +91,9 @@ class ExecutionActor {
   Result<void> validate(const Request& request, const ExecuteOptions& options) const;
 
   /// True when an execution is bound to be short: the plan is fully static without control
-  /// flow (its work does not depend on the data) and its last executions each took less
-  /// than kQuickRun. nnhald runs such synchronous executions on its io thread.
+  /// flow (its work does not depend on the data), its last executions each took less
+  /// than kQuickRun, and the scheduler has nothing queued or more urgent (it would neither
+  /// wait nor pause). nnhald runs such synchronous executions on its io thread.
   bool runsQuickly() const;
 
   /// This prepared model's identity in the roles of driver-managed buffers (unique per device).

@@ -46,6 +46,10 @@ uint64_t Scheduler::queued() const {
   return queuedCount_;
 }
 
+bool Scheduler::idleFor(Priority priority) const {
+  return queued() == 0 && !higherActive(priority);
+}
+
 bool Scheduler::higherActive(Priority priority) const {
   for (size_t q = indexOf(priority) + 1; q < active_.size(); ++q) {
     if (active_[q].load(std::memory_order_relaxed) > 0) return true;

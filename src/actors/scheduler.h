@@ -89,6 +89,9 @@ class Scheduler : public std::enable_shared_from_this<Scheduler> {
   Lease enter(Priority priority);
   /// Jobs queued or paused, not running.
   uint64_t queued() const;
+  /// True when enter(priority) would return at once and its run would not pause: nothing is
+  /// queued and no higher-priority work is active (a hint: the state may change right after).
+  bool idleFor(Priority priority) const;
 
  private:
   friend class Lease;
