@@ -29,7 +29,10 @@ void CompilationActor::post(Compile message) {
     return;
   }
   const Priority priority = message.priority;
-  runtime_->scheduler().submit(priority, [this, m = std::move(message)](Lease lease) mutable {
+  // Held until submit() returns: the job may run at once and release the last other
+  // reference to the runtime (a callback dropping the model) while submit still posts.
+  const std::shared_ptr<Runtime> runtime = runtime_;
+  runtime->scheduler().submit(priority, [this, m = std::move(message)](Lease lease) mutable {
     handle(std::move(m), lease);
   });
 }

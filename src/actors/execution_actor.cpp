@@ -200,7 +200,10 @@ ErrorStatus ExecutionActor::post(Execute message) {
     message.reply(fail(ErrorStatus::DEVICE_UNAVAILABLE, "the prepared model is shutting down"));
     return ErrorStatus::DEVICE_UNAVAILABLE;
   }
-  runtime_->scheduler().submit(
+  // Held until submit() returns: the job may run at once and release the last other
+  // reference to the runtime (a callback dropping the model) while submit still posts.
+  const std::shared_ptr<Runtime> runtime = runtime_;
+  runtime->scheduler().submit(
       priority_, [this, start, m = std::move(message)](Lease lease) mutable {
         queued_.fetch_sub(1, std::memory_order_relaxed);
         auto result = runAdmitted(m.request, m.options, start, m.cancelled.get(), lease);

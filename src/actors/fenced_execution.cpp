@@ -259,7 +259,10 @@ void FencedExecution::onFenceReady(const boost::system::error_code& ec) {
 
 void FencedExecution::postRunLocked(std::move_only_function<void()> finished) {
   if (timer_) timer_->cancel();  // from here on the engine checks the deadline
-  actor_.runtime_->scheduler().submit(
+  // Held until submit() returns: the job may run at once and release the last other
+  // reference to the runtime (a callback dropping the model) while submit still posts.
+  const std::shared_ptr<Runtime> runtime = actor_.runtime_;
+  runtime->scheduler().submit(
       actor_.priority(),
       [self = shared_from_this(), finished = std::move(finished)](Lease lease) mutable {
         self->run(lease);
