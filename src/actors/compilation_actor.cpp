@@ -11,9 +11,10 @@
 namespace nnhal::actors {
 
 CompilationActor::Job CompilationActor::compileJob(Model model) {
-  return [model = std::move(model)](OptionalTimePoint deadline) mutable -> Result<Plan> {
+  return [model = std::move(model)](OptionalTimePoint deadline,
+                                    engine::YieldPoint* yield) mutable -> Result<Plan> {
     NNHAL_ASSIGN_OR_RETURN(std::unique_ptr<engine::ExecutionPlan> plan,
-                           engine::compile(std::move(model), {nullptr, deadline}));
+                           engine::compile(std::move(model), {nullptr, deadline, yield}));
     return Plan(std::move(plan));
   };
 }
@@ -32,9 +33,9 @@ void CompilationActor::post(Compile message) {
   // Held until submit() returns: the job may run at once and release the last other
   // reference to the runtime (a callback dropping the model) while submit still posts.
   const std::shared_ptr<Runtime> runtime = runtime_;
-  runtime->scheduler().submit(priority, [this, m = std::move(message)](Lease lease) mutable {
-    handle(std::move(m), lease);
-  });
+  runtime->scheduler().submit(
+      priority, Work::kPreparation,
+      [this, m = std::move(message)](Lease lease) mutable { handle(std::move(m), lease); });
 }
 
 void CompilationActor::handle(Compile m, Lease& lease) {
@@ -46,7 +47,7 @@ void CompilationActor::handle(Compile m, Lease& lease) {
     const auto start = std::chrono::steady_clock::now();
     Result<Plan> plan;
     try {
-      plan = m.job(m.deadline);
+      plan = m.job(m.deadline, &lease);
     } catch (const std::bad_alloc&) {
       plan = fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "out of memory while compiling");
     } catch (const std::exception& e) {

@@ -31,8 +31,9 @@ class CompilationActor {
   using Plan = std::shared_ptr<engine::ExecutionPlan>;
   using Reply = std::move_only_function<void(Result<Plan>)>;
   /// The work of one compilation; runs once, on a pool thread, given the preparation's
-  /// deadline (a job that compiles checks it between operations).
-  using Job = std::move_only_function<Result<Plan>(OptionalTimePoint deadline)>;
+  /// deadline and its yield point (a job that compiles checks both between operations).
+  using Job =
+      std::move_only_function<Result<Plan>(OptionalTimePoint deadline, engine::YieldPoint* yield)>;
   struct Compile {
     Job job;
     OptionalTimePoint deadline;

@@ -251,11 +251,11 @@ ErrorStatus DeviceActor::prepareChecked(Model model, const PrepareOptions& optio
   // Compile recording precomputed state, then encode both files on the pool.
   auto encoded = std::make_shared<std::optional<cache::EncodedCache>>();
   CompilationActor::Job job =
-      [model = std::move(model), encoded, version = cacheVersion_,
-       cacheOptions = cacheOptions_](OptionalTimePoint deadline) mutable -> Result<Plan> {
+      [model = std::move(model), encoded, version = cacheVersion_, cacheOptions = cacheOptions_](
+          OptionalTimePoint deadline, engine::YieldPoint* yield) mutable -> Result<Plan> {
     engine::PreparedStateStore state(engine::PreparedStateStore::Mode::kSave);
     NNHAL_ASSIGN_OR_RETURN(std::unique_ptr<engine::ExecutionPlan> plan,
-                           engine::compile(std::move(model), {&state, deadline}));
+                           engine::compile(std::move(model), {&state, deadline, yield}));
     auto bytes = cache::encodeCache(plan->model, state, version, cacheOptions);
     if (bytes) {
       encoded->emplace(std::move(*bytes));
@@ -336,8 +336,8 @@ ErrorStatus DeviceActor::prepareModelFromCache(const CacheFiles& files, Optional
         binding->loadedFrom = std::make_shared<const CacheImage>(
             CacheImage{bytes->model.bytes(), bytes->modelDigest, bytes->data->bytes(), bytes});
         // Loading a cache is fast and does not stop midway: the deadline is checked around it.
-        CompilationActor::Job job = [bytes, version,
-                                     cacheOptions](OptionalTimePoint) -> Result<Plan> {
+        CompilationActor::Job job = [bytes, version, cacheOptions](
+                                        OptionalTimePoint, engine::YieldPoint*) -> Result<Plan> {
           NNHAL_ASSIGN_OR_RETURN(std::unique_ptr<engine::ExecutionPlan> plan,
                                  cache::compileFromCache(bytes->model.bytes(), bytes->modelDigest,
                                                          bytes->data, version, cacheOptions));

@@ -204,7 +204,7 @@ ErrorStatus ExecutionActor::post(Execute message) {
   // reference to the runtime (a callback dropping the model) while submit still posts.
   const std::shared_ptr<Runtime> runtime = runtime_;
   runtime->scheduler().submit(
-      priority_, [this, start, m = std::move(message)](Lease lease) mutable {
+      priority_, Work::kExecution, [this, start, m = std::move(message)](Lease lease) mutable {
         queued_.fetch_sub(1, std::memory_order_relaxed);
         auto result = runAdmitted(m.request, m.options, start, m.cancelled.get(), lease);
         lease = Lease();  // the next job may start while this one replies

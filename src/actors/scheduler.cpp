@@ -5,25 +5,17 @@
 #include <vector>
 
 namespace nnhal::actors {
-namespace {
-
-size_t indexOf(Priority priority) {
-  const auto i = static_cast<int32_t>(priority);
-  return i < 0 ? 0 : i > 2 ? 2 : static_cast<size_t>(i);
-}
-
-}  // namespace
 
 Lease::Lease(Lease&& other) noexcept
     : scheduler_(std::exchange(other.scheduler_, nullptr)),
-      priority_(other.priority_),
+      level_(other.level_),
       slot_(other.slot_) {}
 
 Lease& Lease::operator=(Lease&& other) noexcept {
   if (this != &other) {
     release();
     scheduler_ = std::exchange(other.scheduler_, nullptr);
-    priority_ = other.priority_;
+    level_ = other.level_;
     slot_ = other.slot_;
   }
   return *this;
@@ -32,11 +24,11 @@ Lease& Lease::operator=(Lease&& other) noexcept {
 Lease::~Lease() { release(); }
 
 void Lease::release() {
-  if (scheduler_ != nullptr) std::exchange(scheduler_, nullptr)->leave(priority_, slot_);
+  if (scheduler_ != nullptr) std::exchange(scheduler_, nullptr)->leave(level_, slot_);
 }
 
 void Lease::yield() {
-  if (scheduler_ != nullptr && scheduler_->higherActive(priority_)) scheduler_->pause(*this);
+  if (scheduler_ != nullptr && scheduler_->higherActive(level_)) scheduler_->pause(*this);
 }
 
 Scheduler::Scheduler(Pool pool, uint32_t slots) : pool_(pool), slots_(slots != 0 ? slots : 1) {}
@@ -46,18 +38,23 @@ uint64_t Scheduler::queued() const {
   return queuedCount_;
 }
 
-bool Scheduler::idleFor(Priority priority) const {
-  return queued() == 0 && !higherActive(priority);
+size_t Scheduler::levelOf(Priority priority, Work work) {
+  const auto p = static_cast<int32_t>(priority);
+  return 2 * static_cast<size_t>(p < 0 ? 0 : p > 2 ? 2 : p) + static_cast<size_t>(work);
 }
 
-bool Scheduler::higherActive(Priority priority) const {
-  for (size_t q = indexOf(priority) + 1; q < active_.size(); ++q) {
+bool Scheduler::idleFor(Priority priority, Work work) const {
+  return queued() == 0 && !higherActive(levelOf(priority, work));
+}
+
+bool Scheduler::higherActive(size_t level) const {
+  for (size_t q = level + 1; q < active_.size(); ++q) {
     if (active_[q].load(std::memory_order_relaxed) > 0) return true;
   }
   return false;
 }
 
-void Scheduler::dispatchLocked(std::vector<std::pair<Job, Priority>>& posts,
+void Scheduler::dispatchLocked(std::vector<std::pair<Job, size_t>>& posts,
                                std::vector<std::shared_ptr<Waiter>>& wakes) {
   while (running_ < slots_ && queuedCount_ > 0) {
     // A job that kStarvationBound others overtook goes first, the lowest priority first.
@@ -87,23 +84,23 @@ void Scheduler::dispatchLocked(std::vector<std::pair<Job, Priority>>& posts,
       if (entry.paused) --paused_;
       wakes.push_back(std::move(entry.waiter));
     } else {
-      posts.emplace_back(std::move(entry.job), static_cast<Priority>(q));
+      posts.emplace_back(std::move(entry.job), q);
     }
   }
 }
 
-void Scheduler::launch(std::vector<std::pair<Job, Priority>>& posts,
+void Scheduler::launch(std::vector<std::pair<Job, size_t>>& posts,
                        std::vector<std::shared_ptr<Waiter>>& wakes) {
   for (const std::shared_ptr<Waiter>& waiter : wakes) {
     std::lock_guard lock(waiter->mutex);
     waiter->granted = true;
     waiter->cv.notify_one();
   }
-  for (auto& [job, priority] : posts) {
+  for (auto& [job, level] : posts) {
     // The job keeps the scheduler alive: its Lease is released after the job's own actor may
     // have gone.
-    boost::asio::post(pool_, [self = shared_from_this(), job = std::move(job), priority]() mutable {
-      job(Lease(self.get(), priority, true));
+    boost::asio::post(pool_, [self = shared_from_this(), job = std::move(job), level]() mutable {
+      job(Lease(self.get(), level, true));
     });
   }
 }
@@ -113,9 +110,9 @@ void Scheduler::wait(Waiter& waiter) {
   waiter.cv.wait(lock, [&] { return waiter.granted; });
 }
 
-void Scheduler::submit(Priority priority, Job job) {
-  const size_t q = indexOf(priority);
-  std::vector<std::pair<Job, Priority>> posts;
+void Scheduler::submit(Priority priority, Work work, Job job) {
+  const size_t q = levelOf(priority, work);
+  std::vector<std::pair<Job, size_t>> posts;
   std::vector<std::shared_ptr<Waiter>> wakes;
   {
     std::lock_guard lock(mutex_);
@@ -127,17 +124,17 @@ void Scheduler::submit(Priority priority, Job job) {
   launch(posts, wakes);
 }
 
-Lease Scheduler::enter(Priority priority) {
-  const size_t q = indexOf(priority);
+Lease Scheduler::enter(Priority priority, Work work) {
+  const size_t q = levelOf(priority, work);
   auto waiter = std::make_shared<Waiter>();
-  std::vector<std::pair<Job, Priority>> posts;
+  std::vector<std::pair<Job, size_t>> posts;
   std::vector<std::shared_ptr<Waiter>> wakes;
   {
     std::lock_guard lock(mutex_);
     active_[q].fetch_add(1, std::memory_order_relaxed);
     if (queuedCount_ == 0) {
       ++runningBy_[q];  // the fast path: run inline, outside the slots
-      return Lease(this, static_cast<Priority>(q), false);
+      return Lease(this, q, false);
     }
     queues_[q].push_back(Entry{starts_, nullptr, waiter, false});
     ++queuedCount_;
@@ -145,13 +142,13 @@ Lease Scheduler::enter(Priority priority) {
   }
   launch(posts, wakes);
   wait(*waiter);
-  return Lease(this, static_cast<Priority>(q), true);
+  return Lease(this, q, true);
 }
 
 void Scheduler::pause(Lease& lease) {
-  const size_t q = indexOf(lease.priority_);
+  const size_t q = lease.level_;
   auto waiter = std::make_shared<Waiter>();
-  std::vector<std::pair<Job, Priority>> posts;
+  std::vector<std::pair<Job, size_t>> posts;
   std::vector<std::shared_ptr<Waiter>> wakes;
   {
     std::lock_guard lock(mutex_);
@@ -172,9 +169,9 @@ void Scheduler::pause(Lease& lease) {
   lease.slot_ = true;  // resumed in a slot
 }
 
-void Scheduler::leave(Priority priority, bool slot) {
-  const size_t q = indexOf(priority);
-  std::vector<std::pair<Job, Priority>> posts;
+void Scheduler::leave(size_t level, bool slot) {
+  const size_t q = level;
+  std::vector<std::pair<Job, size_t>> posts;
   std::vector<std::shared_ptr<Waiter>> wakes;
   {
     std::lock_guard lock(mutex_);

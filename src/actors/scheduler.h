@@ -3,14 +3,18 @@
 //
 // Work of every prepared model, compilation and (through nnhald) client goes through one
 // Scheduler per device, so priority holds across all of them (IDevice::prepareModel_1_3's
-// Priority; an execution has the priority its model was prepared with):
-//  - At most `slots` jobs hold a slot at once (the runtime's threads). Queued jobs start
-//    HIGH before MEDIUM before LOW, in arrival order within a priority.
-//  - While a job of higher priority runs, lower-priority jobs do not start, and running ones
-//    pause at their next yield point (between two operations, engine/yield_point.h) until
-//    it is done: a HIGH execution gets the CPU's kernel threads to itself within one step.
+// Priority; an execution has the priority its model was prepared with). A job's level orders
+// it: by priority first, and within a priority executions above preparations (compiling is
+// background work next to an inference someone waits for), so HIGH execution > HIGH
+// preparation > MEDIUM execution > ... > LOW preparation.
+//  - At most `slots` jobs hold a slot at once (the runtime's threads). Queued jobs start by
+//    level, in arrival order within a level.
+//  - While a job of a higher level runs, lower-level jobs do not start, and running ones
+//    pause at their next yield point (between two operations of an execution or of a
+//    compilation, engine/yield_point.h) until it is done: a HIGH execution gets the CPU's
+//    kernel threads to itself within one step.
 //  - Starvation bound: a queued or paused job runs once kStarvationBound jobs started after
-//    it was queued, whatever their priority. So a LOW request runs after at most 8 newer
+//    it was queued, whatever their level. So a LOW request runs after at most 8 newer
 //    HIGH ones.
 //  - Synchronous executions and bursts run on their caller's thread: enter() returns at once
 //    when nothing is queued (the fast path costs one uncontended lock), else the caller waits
@@ -43,6 +47,9 @@ namespace nnhal::actors {
 
 class Scheduler;
 
+/// What a job is: its level within its priority.
+enum class Work : uint8_t { kPreparation = 0, kExecution = 1 };
+
 /// A job's right to run: released (and the next job started) when destroyed. A Lease is also
 /// the job's yield point.
 class Lease final : public engine::YieldPoint {
@@ -52,19 +59,18 @@ class Lease final : public engine::YieldPoint {
   Lease& operator=(Lease&& other) noexcept;
   ~Lease() override;
 
-  /// Pauses while work of higher priority waits or runs (bounded by kStarvationBound).
+  /// Pauses while work of a higher level waits or runs (bounded by kStarvationBound).
   void yield() override;
-  Priority priority() const { return priority_; }
   bool valid() const { return scheduler_ != nullptr; }
 
  private:
   friend class Scheduler;
-  Lease(Scheduler* scheduler, Priority priority, bool slot)
-      : scheduler_(scheduler), priority_(priority), slot_(slot) {}
+  Lease(Scheduler* scheduler, size_t level, bool slot)
+      : scheduler_(scheduler), level_(level), slot_(slot) {}
   void release();
 
   Scheduler* scheduler_ = nullptr;
-  Priority priority_ = Priority::MEDIUM;
+  size_t level_ = 0;
   bool slot_ = false;  ///< holds one of the slots (else: runs inline on its caller's thread)
 };
 
@@ -83,15 +89,15 @@ class Scheduler : public std::enable_shared_from_this<Scheduler> {
   Scheduler& operator=(const Scheduler&) = delete;
 
   /// Queues `job`; it runs on a pool thread with its Lease once it may.
-  void submit(Priority priority, Job job);
+  void submit(Priority priority, Work work, Job job);
   /// For work on the caller's thread: returns the Lease once it may run (at once when
   /// nothing is queued).
-  Lease enter(Priority priority);
+  Lease enter(Priority priority, Work work = Work::kExecution);
   /// Jobs queued or paused, not running.
   uint64_t queued() const;
-  /// True when enter(priority) would return at once and its run would not pause: nothing is
-  /// queued and no higher-priority work is active (a hint: the state may change right after).
-  bool idleFor(Priority priority) const;
+  /// True when enter() would return at once and the run would not pause: nothing is queued
+  /// and no higher-level work is active (a hint: the state may change right after).
+  bool idleFor(Priority priority, Work work = Work::kExecution) const;
 
  private:
   friend class Lease;
@@ -107,27 +113,29 @@ class Scheduler : public std::enable_shared_from_this<Scheduler> {
     bool paused = false;             ///< the waiter paused while holding a slot
   };
   /// Starts what may start; returns the jobs to post and the waiters to wake (done unlocked).
-  void dispatchLocked(std::vector<std::pair<Job, Priority>>& posts,
+  static constexpr size_t kLevels = 6;
+  static size_t levelOf(Priority priority, Work work);
+  void dispatchLocked(std::vector<std::pair<Job, size_t>>& posts,
                       std::vector<std::shared_ptr<Waiter>>& wakes);
-  void launch(std::vector<std::pair<Job, Priority>>& posts,
+  void launch(std::vector<std::pair<Job, size_t>>& posts,
               std::vector<std::shared_ptr<Waiter>>& wakes);
-  void leave(Priority priority, bool slot);
+  void leave(size_t level, bool slot);
   /// Blocks until `waiter` is granted.
   static void wait(Waiter& waiter);
-  bool higherActive(Priority priority) const;
+  bool higherActive(size_t level) const;
   void pause(Lease& lease);
 
   Pool pool_;
   const uint32_t slots_;
   mutable std::mutex mutex_;
-  std::array<std::deque<Entry>, 3> queues_;  ///< by Priority
-  uint32_t running_ = 0;                     ///< slots in use
-  uint32_t paused_ = 0;                      ///< slot holders paused on their thread
+  std::array<std::deque<Entry>, kLevels> queues_;  ///< by level
+  uint32_t running_ = 0;                           ///< slots in use
+  uint32_t paused_ = 0;                            ///< slot holders paused on their thread
   uint64_t starts_ = 0;
   uint64_t queuedCount_ = 0;
-  std::array<uint32_t, 3> runningBy_{};  ///< runs (slot or inline) by priority
-  /// Runs, queued and paused jobs by priority: what yield() reads without the lock.
-  std::array<std::atomic<uint32_t>, 3> active_{};
+  std::array<uint32_t, kLevels> runningBy_{};  ///< runs (slot or inline) by level
+  /// Runs, queued and paused jobs by level: what yield() reads without the lock.
+  std::array<std::atomic<uint32_t>, kLevels> active_{};
 };
 
 }  // namespace nnhal::actors

@@ -167,7 +167,7 @@ class SubgraphCompiler {
 };
 
 Result<SubgraphPlan> compileSubgraph(ExecutionPlan& plan, size_t index, PreparedStateStore* state,
-                                     const OptionalTimePoint& deadline) {
+                                     const OptionalTimePoint& deadline, YieldPoint* yield) {
   const Model& m = plan.model;
   const Subgraph& subgraph = subgraphAt(m, index);
   SubgraphPlan sp;
@@ -175,6 +175,7 @@ Result<SubgraphPlan> compileSubgraph(ExecutionPlan& plan, size_t index, Prepared
 
   for (size_t k = 0; k < subgraph.operations.size(); ++k) {
     const Operation& operation = subgraph.operations[k];
+    if (yield != nullptr && k > 0) yield->yield();
     if (deadline && std::chrono::steady_clock::now() > *deadline) {
       return fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT,
                   "the preparation deadline passed after " + std::to_string(k) + " of " +
@@ -367,7 +368,8 @@ Result<std::unique_ptr<ExecutionPlan>> compile(Model model, const CompileOptions
   const size_t count = 1 + plan->model.referenced.size();
   plan->subgraphs.reserve(count);
   for (size_t s = 0; s < count; ++s) {
-    NNHAL_ASSIGN_OR_RETURN(SubgraphPlan sp, compileSubgraph(*plan, s, state, options.deadline));
+    NNHAL_ASSIGN_OR_RETURN(SubgraphPlan sp,
+                           compileSubgraph(*plan, s, state, options.deadline, options.yield));
     plan->subgraphs.push_back(std::move(sp));
   }
   if (state != nullptr && state->mode() == PreparedStateStore::Mode::kRestore) {

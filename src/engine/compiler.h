@@ -7,6 +7,7 @@
 
 #include "engine/execution_plan.h"
 #include "engine/prepared_state.h"
+#include "engine/yield_point.h"
 #include "nnhal/status.h"
 #include "nnhal/types.h"
 
@@ -29,8 +30,8 @@ Result<std::vector<std::string>> explainSupport(const Model& model);
 /// Options of compile().
 struct CompileOptions {
   CompileOptions(PreparedStateStore* stateStore = nullptr,  // NOLINT: {&state} reads well
-                 OptionalTimePoint until = {})
-      : state(stateStore), deadline(until) {}
+                 OptionalTimePoint until = {}, YieldPoint* yieldPoint = nullptr)
+      : state(stateStore), deadline(until), yield(yieldPoint) {}
   /// Compilation caching: a store in save mode collects the operations' precomputed state;
   /// one in restore mode hands restored state back to them (its retained owners move into
   /// the plan). Null: neither.
@@ -38,6 +39,8 @@ struct CompileOptions {
   /// Checked before each operation is prepared: once it has passed, compilation stops with
   /// MISSED_DEADLINE_TRANSIENT instead of preparing the rest.
   OptionalTimePoint deadline;
+  /// Called between operations (may be null): engine/yield_point.h.
+  YieldPoint* yield = nullptr;
 };
 
 /// Compiles `model` (already validated): propagates shapes through the main subgraph,

@@ -45,7 +45,7 @@ class SchedulerTest : public ::testing::Test {
     auto release = std::make_shared<std::promise<void>>();
     auto started = std::make_shared<std::promise<void>>();
     auto startedFuture = started->get_future();
-    scheduler_->submit(priority, [release, started](Lease) {
+    scheduler_->submit(priority, Work::kExecution, [release, started](Lease) {
       started->set_value();
       release->get_future().wait();
     });
@@ -69,7 +69,7 @@ TEST_F(SchedulerTest, QueuedWorkStartsHighBeforeMediumBeforeLow) {
                                                      {"medium1", Priority::MEDIUM},
                                                      {"low2", Priority::LOW},
                                                      {"high2", Priority::HIGH}}) {
-    scheduler_->submit(priority, [this, name = name](Lease) { record(name); });
+    scheduler_->submit(priority, Work::kExecution, [this, name = name](Lease) { record(name); });
   }
   EXPECT_EQ(scheduler_->queued(), 5u);
   release->set_value();
@@ -77,13 +77,26 @@ TEST_F(SchedulerTest, QueuedWorkStartsHighBeforeMediumBeforeLow) {
   EXPECT_EQ(log(), (std::vector<std::string>{"high1", "high2", "medium1", "low1", "low2"}));
 }
 
+// Within a priority, an execution goes before queued preparations (compiling is background
+// work next to an inference someone waits for); a higher priority still wins.
+TEST_F(SchedulerTest, ExecutionsGoBeforePreparationsOfTheSamePriority) {
+  make(1);
+  auto release = block(Priority::LOW);
+  scheduler_->submit(Priority::MEDIUM, Work::kPreparation, [this](Lease) { record("compile"); });
+  scheduler_->submit(Priority::HIGH, Work::kPreparation, [this](Lease) { record("compileHigh"); });
+  scheduler_->submit(Priority::MEDIUM, Work::kExecution, [this](Lease) { record("execute"); });
+  release->set_value();
+  ASSERT_TRUE(waitForLog(3));
+  EXPECT_EQ(log(), (std::vector<std::string>{"compileHigh", "execute", "compile"}));
+}
+
 TEST_F(SchedulerTest, ALowJobRunsAfterAtMostTheBoundOfNewerHighOnes) {
   make(1);
   auto release = block(Priority::HIGH);
-  scheduler_->submit(Priority::LOW, [this](Lease) { record("low"); });
+  scheduler_->submit(Priority::LOW, Work::kExecution, [this](Lease) { record("low"); });
   constexpr int kHigh = 20;
   for (int i = 0; i < kHigh; ++i) {
-    scheduler_->submit(Priority::HIGH, [this](Lease) { record("high"); });
+    scheduler_->submit(Priority::HIGH, Work::kExecution, [this](Lease) { record("high"); });
   }
   release->set_value();
   ASSERT_TRUE(waitForLog(kHigh + 1));
@@ -102,7 +115,7 @@ TEST_F(SchedulerTest, ARunningLowJobPausesAtItsNextYieldPointForHighWork) {
   std::atomic<int> lowStepsWhileHighPending{0};
   std::promise<void> lowStarted;
   std::promise<void> lowDone;
-  scheduler_->submit(Priority::LOW, [&](Lease lease) {
+  scheduler_->submit(Priority::LOW, Work::kExecution, [&](Lease lease) {
     lowStarted.set_value();
     for (int step = 0; step < 200; ++step) {
       lease.yield();
@@ -114,7 +127,7 @@ TEST_F(SchedulerTest, ARunningLowJobPausesAtItsNextYieldPointForHighWork) {
   lowStarted.get_future().wait();
   std::promise<void> high;
   highSubmitted = true;
-  scheduler_->submit(Priority::HIGH, [&](Lease) {
+  scheduler_->submit(Priority::HIGH, Work::kExecution, [&](Lease) {
     std::this_thread::sleep_for(20ms);  // many LOW steps' worth
     highDone = true;
     high.set_value();
@@ -131,7 +144,7 @@ TEST_F(SchedulerTest, EnterRunsInlineWhenNothingIsQueuedAndHoldsBackLowerWork) {
     Lease inlineHigh = scheduler_->enter(Priority::HIGH);
     EXPECT_TRUE(inlineHigh.valid());
     // A LOW job finds a free slot but does not start while HIGH work runs.
-    scheduler_->submit(Priority::LOW, [this](Lease) { record("low"); });
+    scheduler_->submit(Priority::LOW, Work::kExecution, [this](Lease) { record("low"); });
     std::this_thread::sleep_for(20ms);
     EXPECT_TRUE(log().empty());
     EXPECT_EQ(scheduler_->queued(), 1u);
@@ -140,8 +153,8 @@ TEST_F(SchedulerTest, EnterRunsInlineWhenNothingIsQueuedAndHoldsBackLowerWork) {
   // With work queued, a caller waits for its turn (here: after the MEDIUM job it queued
   // behind, before the LOW one).
   auto release = block(Priority::LOW);
-  scheduler_->submit(Priority::LOW, [this](Lease) { record("low2"); });
-  scheduler_->submit(Priority::MEDIUM, [this](Lease) { record("medium"); });
+  scheduler_->submit(Priority::LOW, Work::kExecution, [this](Lease) { record("low2"); });
+  scheduler_->submit(Priority::MEDIUM, Work::kExecution, [this](Lease) { record("medium"); });
   std::thread caller([&] {
     Lease lease = scheduler_->enter(Priority::MEDIUM);
     record("caller");
