@@ -20,6 +20,15 @@
 #include "nnhal/burst.h"
 
 namespace nnhal::ipc {
+
+/// Every count, for failure messages.
+void PrintTo(const Stats& s, std::ostream* os) {
+  *os << "{sessions " << s.sessions << ", models " << s.preparedModels << ", pools " << s.pools
+      << ", calls " << s.callsInFlight << ", bursts " << s.bursts << ", listeners "
+      << s.burstListeners << ", burst memories " << s.burstMemories << ", buffers " << s.buffers
+      << "}";
+}
+
 namespace {
 
 using namespace testing;
@@ -512,9 +521,8 @@ TEST(BurstLiveness, AClientKilledMidBurstReleasesEverythingWithinASecond) {
   ::waitpid(child, nullptr, 0);
   auto settled = statsSettle(
       observer, [&](const Stats& s) { return s == baseline; }, 5s);
-  ASSERT_TRUE(settled) << "bursts " << statsOf(observer).bursts << ", listeners "
-                       << statsOf(observer).burstListeners << ", memories "
-                       << statsOf(observer).burstMemories;
+  ASSERT_TRUE(settled) << "stats " << ::testing::PrintToString(statsOf(observer)) << ", baseline "
+                       << ::testing::PrintToString(baseline);
   EXPECT_LT(*settled, 1000ms);
   // The daemon still serves bursts.
   auto prepared = observer->prepareModel(addModel());

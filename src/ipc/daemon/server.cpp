@@ -1,7 +1,5 @@
 #include "ipc/daemon/server.h"
 
-#include <sys/resource.h>
-
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -36,8 +34,6 @@ pid_t peerProcess(int socket) {
 }
 
 constexpr auto kAcceptPause = std::chrono::milliseconds(100);
-/// Niceness of the intake threads (background work).
-constexpr int kIntakeNice = 10;
 
 }  // namespace
 
@@ -55,18 +51,8 @@ Server::Server(boost::asio::io_context& io, std::shared_ptr<Device> device, Serv
   config_->counters = std::make_shared<ServerCounters>();
   config_->limits = options_.limits;
   config_->maxPayloadBytes = options_.maxPayloadBytes;
-  // Reading and checking models is background work next to the executions clients wait for:
-  // an intake thread lowers itself to nice +10 (Linux: per thread) before its first job, so the
-  // kernel gives the driver's threads the CPU first.
   config_->runIntake = [executor = intake_.get_executor()](std::move_only_function<void()> job) {
-    boost::asio::post(executor, [job = std::move(job)]() mutable {
-      thread_local bool lowered = false;
-      if (!lowered) {
-        ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), kIntakeNice);
-        lowered = true;
-      }
-      job();
-    });
+    boost::asio::post(executor, std::move(job));
   };
 }
 
