@@ -34,12 +34,6 @@ namespace {
 using namespace testing;
 using namespace std::chrono_literals;
 
-Stats statsOf(const std::shared_ptr<Device>& device) {
-  auto stats = dynamic_cast<RemoteDevice&>(*device).daemonStats();
-  EXPECT_TRUE(stats) << stats.error().message;
-  return stats ? *stats : Stats{};
-}
-
 /// Polls until `check(stats)` holds; returns how long it took, or nullopt after `limit`.
 template <typename Check>
 std::optional<std::chrono::milliseconds> statsSettle(const std::shared_ptr<Device>& observer,

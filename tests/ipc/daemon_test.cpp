@@ -26,12 +26,6 @@ std::shared_ptr<Device> connectOrDie(const Daemon& daemon) {
   return device ? *device : nullptr;
 }
 
-Stats statsOf(const std::shared_ptr<Device>& device) {
-  auto stats = dynamic_cast<RemoteDevice&>(*device).daemonStats();
-  EXPECT_TRUE(stats) << stats.error().message;
-  return stats ? *stats : Stats{};
-}
-
 /// Polls the daemon's stats until `want` holds or 10 s passed.
 bool statsReach(const std::shared_ptr<Device>& observer, const Stats& want) {
   const auto until = std::chrono::steady_clock::now() + 10s;

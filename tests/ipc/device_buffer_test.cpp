@@ -19,12 +19,6 @@ namespace {
 using namespace testing;
 using namespace std::chrono_literals;
 
-Stats statsOf(const std::shared_ptr<Device>& device) {
-  auto stats = dynamic_cast<RemoteDevice&>(*device).daemonStats();
-  EXPECT_TRUE(stats) << stats.error().message;
-  return stats ? *stats : Stats{};
-}
-
 /// A float32 [4] memory holding `values`.
 Memory floats(std::vector<float> values) {
   Memory memory = *Memory::create(16);

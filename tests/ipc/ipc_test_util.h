@@ -17,7 +17,10 @@
 #include <thread>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "common/fully_connected_chain.h"
+#include "ipc/client/remote_device.h"
 #include "nnhal/client.h"
 #include "nnhal/device.h"
 
@@ -45,6 +48,14 @@ class TempDir {
 };
 
 /// Whether something accepts connections on `path`.
+/// The daemon's counts as `device` (a connection to nnhald) sees them; a failed query fails the
+/// test and gives zeros.
+inline Stats statsOf(const std::shared_ptr<Device>& device) {
+  auto stats = dynamic_cast<RemoteDevice&>(*device).daemonStats();
+  EXPECT_TRUE(stats) << stats.error().message;
+  return stats ? *stats : Stats{};
+}
+
 inline bool socketAccepts(const fs::path& path) {
   int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_un address{};

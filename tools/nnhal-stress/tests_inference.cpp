@@ -36,6 +36,16 @@ class Failures {
   uint64_t count_ = 0;
 };
 
+/// The models of --models that `device` prepares, with their reference outputs.
+Result<std::vector<Workload>> referenceWorkloads(const TestContext& context, Device& device) {
+  NNHAL_ASSIGN_OR_RETURN(std::vector<Workload> workloads,
+                         loadWorkloads(context.options().models, context.options().seed));
+  if (auto refs = computeReferences(device, workloads); !refs) {
+    return fail(refs.error().status, "reference run: " + refs.error().message);
+  }
+  return workloads;
+}
+
 }  // namespace
 
 Result<std::shared_ptr<Device>> connectClient(const TestContext& context, const std::string& name) {
@@ -47,11 +57,8 @@ Result<std::shared_ptr<Device>> connectClient(const TestContext& context, const 
 Outcome parallelInference(TestContext& context) {
   auto device = connectClient(context, "reference");
   if (!device) return {Verdict::kFailure, device.error().message, {}};
-  auto workloads = loadWorkloads(context.options().models, context.options().seed);
+  auto workloads = referenceWorkloads(context, **device);
   if (!workloads) return {Verdict::kFailure, workloads.error().message, {}};
-  if (auto refs = computeReferences(**device, *workloads); !refs) {
-    return {Verdict::kFailure, "reference run: " + refs.error().message, {}};
-  }
   Failures failures;
   std::atomic<uint64_t> byPath[4] = {};
   std::vector<std::jthread> threads;
@@ -106,11 +113,8 @@ Outcome parallelInference(TestContext& context) {
 Outcome memoryMappedModelLoad(TestContext& context) {
   auto device = connectClient(context, "mmap load");
   if (!device) return {Verdict::kFailure, device.error().message, {}};
-  auto workloads = loadWorkloads(context.options().models, context.options().seed);
+  auto workloads = referenceWorkloads(context, **device);
   if (!workloads) return {Verdict::kFailure, workloads.error().message, {}};
-  if (auto refs = computeReferences(**device, *workloads); !refs) {
-    return {Verdict::kFailure, "reference run: " + refs.error().message, {}};
-  }
   Failures failures;
   uint64_t loads = 0;
   auto random = context.random(0);
@@ -149,11 +153,8 @@ Outcome memoryMappedModelLoad(TestContext& context) {
 Outcome performanceDegradation(TestContext& context) {
   auto device = connectClient(context, "latency");
   if (!device) return {Verdict::kFailure, device.error().message, {}};
-  auto workloads = loadWorkloads(context.options().models, context.options().seed);
+  auto workloads = referenceWorkloads(context, **device);
   if (!workloads) return {Verdict::kFailure, workloads.error().message, {}};
-  if (auto refs = computeReferences(**device, *workloads); !refs) {
-    return {Verdict::kFailure, "reference run: " + refs.error().message, {}};
-  }
   // The fastest model measures latency; the biggest one keeps the compilers busy.
   auto bySize = [](const Workload& w) {
     size_t bytes = w.model.operandValues.size();
