@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -63,6 +64,16 @@ class Memory {
   /// Errors: INVALID_ARGUMENT for size 0 or MMAP_FD kind; RESOURCE_EXHAUSTED_PERSISTENT
   /// when the kernel refuses the memfd or the mapping.
   static Result<Memory> create(size_t size, MemoryKind kind = MemoryKind::ASHMEM);
+
+  /// Creates an immutable pool of `size` bytes (ASHMEM or HARDWARE_BUFFER_BLOB): `fill`
+  /// writes its content once, then the memfd is sealed against writes (F_SEAL_WRITE,
+  /// F_SEAL_SHRINK, F_SEAL_GROW, F_SEAL_SEAL) and mapped read-only; writable() is false.
+  /// nnhald uses such a pool of model constants in place, where it must copy the constants
+  /// of any other pool (hal/pool_io.h): the TFLite import puts its weights in one.
+  /// Errors: as create(); RESOURCE_EXHAUSTED_PERSISTENT when the kernel refuses the seals.
+  static Result<Memory> createSealed(size_t size,
+                                     const std::function<void(std::span<uint8_t>)>& fill,
+                                     MemoryKind kind = MemoryKind::ASHMEM);
 
   /// Wraps a descriptor the caller owns: the descriptor is duplicated (the caller keeps
   /// its own), then `size` bytes from `offset` are mapped (`offset` need not be page

@@ -98,6 +98,27 @@ Result<Memory> Memory::create(size_t size, MemoryKind kind) {
   return Memory(std::move(impl));
 }
 
+Result<Memory> Memory::createSealed(size_t size,
+                                    const std::function<void(std::span<uint8_t>)>& fill,
+                                    MemoryKind kind) {
+  NNHAL_ASSIGN_OR_RETURN(Memory pool, create(size, kind));
+  auto impl = std::const_pointer_cast<Impl>(pool.impl_);
+  fill(std::span<uint8_t>(impl->mapBase, size));
+  // F_SEAL_WRITE is refused while a writable shared mapping exists: drop it first.
+  munmap(impl->mapBase, impl->mapLength);
+  impl->mapBase = nullptr;
+  if (fcntl(impl->fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+    return fail(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT, errnoText("sealing the pool"));
+  }
+  void* base = mmap(nullptr, size, PROT_READ, MAP_SHARED, impl->fd, 0);
+  if (base == MAP_FAILED) {
+    return fail(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT, errnoText("mmap"));
+  }
+  impl->mapBase = static_cast<uint8_t*>(base);
+  impl->writable = false;
+  return pool;
+}
+
 Result<Memory> Memory::fromFd(int fd, size_t size, size_t offset, MemoryKind kind, bool writable) {
   if (fd < 0) return invalidArgument("Memory::fromFd: invalid file descriptor");
   if (size == 0) return invalidArgument("Memory::fromFd: size must be > 0");

@@ -125,6 +125,12 @@ bool isShared(const Memory& pool) { return pool.fd() >= 0; }
 
 bool isMapped(const Memory& pool) { return pool.data() != nullptr; }
 
+bool isImmutable(const Memory& pool) {
+  if (!isShared(pool) || !isMapped(pool)) return false;
+  const int seals = fcntl(pool.fd(), F_GET_SEALS);
+  return seals >= 0 && (seals & F_SEAL_WRITE) != 0 && (seals & F_SEAL_SHRINK) != 0;
+}
+
 Result<void> readPool(const Memory& pool, size_t offset, std::span<uint8_t> out) {
   if (offset > pool.size() || out.size() > pool.size() - offset) {
     return fail(ErrorStatus::GENERAL_FAILURE, "read outside the pool");
@@ -202,16 +208,14 @@ Result<uint64_t> copyModelPoolsPrivately(Model& model, uint64_t maxBytes) {
                 "quota exceeded: the model's pools hold " + std::to_string(total) +
                     " bytes of constants, more than the " + std::to_string(maxBytes) + " allowed");
   }
-  uint64_t copied = 0;
   for (size_t p = 0; p < model.pools.size(); ++p) {
     const Memory& pool = model.pools[p];
-    if (!pool.valid() || !isShared(pool)) continue;
+    if (!pool.valid() || !isShared(pool) || isImmutable(pool)) continue;
     const std::vector<Range>& list = ranges[p];
     NNHAL_ASSIGN_OR_RETURN(Memory copy, lazyZeroPool(pool.size()));
     uint64_t begin = 0, end = 0;
     auto flush = [&]() -> Result<void> {
       if (end <= begin) return {};
-      copied += end - begin;
       auto read = readPool(pool, begin, std::span<uint8_t>(copy.data() + begin, end - begin));
       if (!read) {
         return fail(ErrorStatus::GENERAL_FAILURE,
@@ -229,7 +233,7 @@ Result<uint64_t> copyModelPoolsPrivately(Model& model, uint64_t maxBytes) {
     NNHAL_TRY(flush());
     model.pools[p] = std::move(copy);
   }
-  return copied;
+  return total;
 }
 
 }  // namespace nnhal::hal

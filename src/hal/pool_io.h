@@ -58,14 +58,21 @@ Result<void> readPool(const Memory& pool, size_t offset, std::span<uint8_t> out)
 /// the pool, the pool is read-only, or the file cannot be written.
 Result<void> writePool(const Memory& pool, size_t offset, std::span<const uint8_t> bytes);
 
-/// Replaces every shared pool of `model` by a process-local pool of the same size holding
-/// a copy of the bytes its CONSTANT_REFERENCE operands (of every subgraph) name, zeros
-/// elsewhere, so that the constants the driver validates are the ones it computes with,
-/// whatever the pool's owner does afterwards. Locations outside their pool are left for
-/// validateModel to reject. Returns the bytes copied (overlapping operands counted once).
-/// `maxBytes` (0 = no limit) bounds them: a model naming more is refused before anything
-/// is copied. Errors: GENERAL_FAILURE when a pool cannot be read (its file shrank);
-/// RESOURCE_EXHAUSTED_TRANSIENT beyond `maxBytes` or when no memory is left for the copy.
+/// True when nobody can change the pool's bytes any more: a mapped memfd sealed with
+/// F_SEAL_WRITE and F_SEAL_SHRINK (Memory::createSealed makes such pools). The kernel refuses
+/// F_SEAL_WRITE while any writable shared mapping exists, so the seal covers every process.
+bool isImmutable(const Memory& pool);
+
+/// Replaces every mutable shared pool of `model` by a process-local pool of the same size
+/// holding a copy of the bytes its CONSTANT_REFERENCE operands (of every subgraph) name,
+/// zeros elsewhere, so that the constants the driver validates are the ones it computes
+/// with, whatever the pool's owner does afterwards. Immutable pools (isImmutable) are kept
+/// as they are: there is nothing to protect against. Locations outside their pool are left
+/// for validateModel to reject. Returns the constant bytes the shared pools hold, copied or
+/// not (overlapping operands counted once). `maxBytes` (0 = no limit) bounds them: a model
+/// naming more is refused before anything is copied. Errors: GENERAL_FAILURE when a pool cannot be
+/// read (its file shrank); RESOURCE_EXHAUSTED_TRANSIENT beyond `maxBytes` or when no memory is left
+/// for the copy.
 Result<uint64_t> copyModelPoolsPrivately(Model& model, uint64_t maxBytes = 0);
 
 }  // namespace nnhal::hal

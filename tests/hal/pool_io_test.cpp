@@ -211,5 +211,59 @@ TEST(PoolIo, ACopyFromAShrunkFileFails) {
   EXPECT_NE(copied.error().message.find("pools[0]"), std::string::npos);
 }
 
+// A pool sealed against writes cannot change under the driver: it is used in place (no copy,
+// the client's pages are shared) and its constants still count against the quota.
+TEST(PoolIo, ASealedPoolIsUsedInPlaceAndAMutableOneIsCopied) {
+  auto sealedPool = Memory::createSealed(8192, [](std::span<uint8_t> bytes) {
+    for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i % 5 + 1);
+  });
+  ASSERT_TRUE(sealedPool) << sealedPool.error().message;
+  EXPECT_FALSE(sealedPool->writable());
+  EXPECT_TRUE(isImmutable(*sealedPool));
+  // As nnhald receives it: a client's descriptor, mapped read-only.
+  auto received = adoptClientPool(sealedPool->fd(), MemoryKind::ASHMEM, 8192, 0, false, "p");
+  ASSERT_TRUE(received) << received.error().message;
+  EXPECT_TRUE(isImmutable(*received));
+  UniqueFd unsealed = memfdOf(8192, F_SEAL_SHRINK);
+  auto mutablePool = adoptClientPool(unsealed.get(), MemoryKind::ASHMEM, 8192, 0, false, "q");
+  ASSERT_TRUE(mutablePool);
+  EXPECT_FALSE(isImmutable(*mutablePool));
+
+  Model model;
+  model.pools = {*received, *mutablePool};
+  Operand a;
+  a.type = OperandType::TENSOR_QUANT8_ASYMM;
+  a.lifetime = OperandLifeTime::CONSTANT_REFERENCE;
+  a.location = {0, 100, 50};
+  Operand b = a;
+  b.location = {1, 200, 30};
+  model.main.operands = {a, b};
+  auto constants = copyModelPoolsPrivately(model);
+  ASSERT_TRUE(constants) << constants.error().message;
+  EXPECT_EQ(*constants, 50u + 30u);
+  EXPECT_TRUE(model.pools[0] == *received);  // in place
+  EXPECT_EQ(model.pools[0].data()[100], 100 % 5 + 1);
+  EXPECT_FALSE(isShared(model.pools[1]));  // copied
+
+  Model tooBig;
+  tooBig.pools = {*received};
+  tooBig.main.operands = {a};
+  auto refused = copyModelPoolsPrivately(tooBig, 49);  // the quota counts sealed bytes too
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().status, ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT);
+}
+
+TEST(PoolIo, ASealedPoolRefusesEveryWrite) {
+  auto pool = Memory::createSealed(4096, [](std::span<uint8_t> bytes) { bytes[0] = 42; });
+  ASSERT_TRUE(pool);
+  EXPECT_EQ(pool->data()[0], 42);
+  const uint8_t byte = 7;
+  EXPECT_EQ(pwrite(pool->fd(), &byte, 1, 0), -1);
+  EXPECT_EQ(errno, EPERM);
+  EXPECT_EQ(mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, pool->fd(), 0), MAP_FAILED);
+  EXPECT_NE(ftruncate(pool->fd(), 0), 0);
+  EXPECT_FALSE(writePool(*pool, 0, std::span<const uint8_t>(&byte, 1)));
+}
+
 }  // namespace
 }  // namespace nnhal::hal

@@ -181,15 +181,22 @@ Result<Model> ModelBuilder::finish(std::vector<uint32_t> inputIndexes,
   }
 
   if (poolSize > 0) {
-    NNHAL_ASSIGN_OR_RETURN(Memory pool, Memory::create(poolSize, MemoryKind::ASHMEM));
+    // Sealed: nnhald then uses the weights in place instead of copying them.
+    NNHAL_ASSIGN_OR_RETURN(
+        Memory pool, Memory::createSealed(poolSize, [&](std::span<uint8_t> content) {
+          for (size_t i = 0; i < poolValues_.size(); ++i) {
+            const PoolValue& value = poolValues_[i];
+            const std::span<const uint8_t> bytes =
+                value.view.empty() ? std::span<const uint8_t>(value.owned) : value.view;
+            std::memcpy(content.data() + offsets[i], bytes.data(), bytes.size());
+          }
+        }));
     for (size_t i = 0; i < poolValues_.size(); ++i) {
       const PoolValue& value = poolValues_[i];
-      const std::span<const uint8_t> bytes =
-          value.view.empty() ? std::span<const uint8_t>(value.owned) : value.view;
-      std::memcpy(pool.data() + offsets[i], bytes.data(), bytes.size());
+      const size_t length = value.view.empty() ? value.owned.size() : value.view.size();
       operand(value.operand).location = {.poolIndex = 0,
                                          .offset = static_cast<uint32_t>(offsets[i]),
-                                         .length = static_cast<uint32_t>(bytes.size())};
+                                         .length = static_cast<uint32_t>(length)};
     }
     model_.pools.push_back(std::move(pool));
   }

@@ -75,7 +75,7 @@ Result<uint64_t> attachModelPools(Model& model, const std::vector<WirePool>& poo
   }
   model.pools = std::move(memories);
   // The client can rewrite or shrink its pools at any time: the driver compiles and runs
-  // with its own copy of the constants they hold.
+  // with its own copy of the constants they hold, except in pools sealed against writes.
   if (model.operandValues.size() > maxConstantBytes) {
     return quotaExceeded("the model's constants total more than " +
                          std::to_string(maxConstantBytes) + " bytes");
@@ -83,9 +83,9 @@ Result<uint64_t> attachModelPools(Model& model, const std::vector<WirePool>& poo
   // Refused before a byte is copied when the pools alone exceed what is left of the quota
   // (+ 1: 0 would mean no limit; the exact quota is checked once the sizes are known).
   NNHAL_ASSIGN_OR_RETURN(
-      const uint64_t copied,
+      const uint64_t poolConstants,
       hal::copyModelPoolsPrivately(model, maxConstantBytes - model.operandValues.size() + 1));
-  return copied + model.operandValues.size();
+  return poolConstants + model.operandValues.size();
 }
 
 Result<void> Session::admitPreparation() const {
