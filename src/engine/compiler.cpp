@@ -78,8 +78,14 @@ struct StepOutcome {
 class SubgraphCompiler {
  public:
   SubgraphCompiler(const Model& model, const Subgraph& subgraph, size_t index = 0,
-                   PreparedStateStore* state = nullptr, bool checksOnly = false)
-      : model_(model), subgraph_(subgraph), index_(index), state_(state), checksOnly_(checksOnly) {
+                   PreparedStateStore* state = nullptr, bool checksOnly = false,
+                   YieldPoint* yield = nullptr)
+      : model_(model),
+        subgraph_(subgraph),
+        index_(index),
+        state_(state),
+        checksOnly_(checksOnly),
+        yield_(yield) {
     for (const Operand& operand : subgraph.operands) {
       dims_.push_back(operand.dimensions);
       known_.push_back(shapeKnown(operand, operand.dimensions));
@@ -115,6 +121,7 @@ class SubgraphCompiler {
     }
     PrepareContext ctx = contextFor(operation);
     ctx.setChecksOnly(checksOnly_);
+    ctx.bindYield(yield_);
     ctx.bindState(state_, StateKey{static_cast<uint32_t>(index_), static_cast<uint32_t>(k)});
     auto kernel = prepareOperation(*def, ctx);
     if (!kernel) {
@@ -162,6 +169,7 @@ class SubgraphCompiler {
   size_t index_;
   PreparedStateStore* state_;
   bool checksOnly_;
+  YieldPoint* yield_;
   std::vector<std::vector<uint32_t>> dims_;
   std::vector<bool> known_;
 };
@@ -171,7 +179,7 @@ Result<SubgraphPlan> compileSubgraph(ExecutionPlan& plan, size_t index, Prepared
   const Model& m = plan.model;
   const Subgraph& subgraph = subgraphAt(m, index);
   SubgraphPlan sp;
-  SubgraphCompiler compiler(m, subgraph, index, state);
+  SubgraphCompiler compiler(m, subgraph, index, state, /*checksOnly=*/false, yield);
 
   for (size_t k = 0; k < subgraph.operations.size(); ++k) {
     const Operation& operation = subgraph.operations[k];

@@ -29,6 +29,7 @@
 
 #include "engine/parallel.h"
 #include "engine/prepared_state.h"
+#include "engine/yield_point.h"
 #include "nnhal/status.h"
 #include "nnhal/types.h"
 
@@ -226,6 +227,15 @@ class PrepareContext {
   void saveState(std::vector<uint8_t> bytes, std::vector<uint32_t> replacedInputs = {}) const {
     if (savesState()) store_->save(stateKey_, std::move(bytes), std::move(replacedInputs));
   }
+  /// Long precomputation (weight packing) calls this every few tens of microseconds of work:
+  /// a compilation of lower priority pauses here while more urgent work runs
+  /// (engine/yield_point.h). Free when the compiler was given no yield point.
+  void yieldPoint() const {
+    if (yield_ != nullptr) yield_->yield();
+  }
+  /// Used by the compiler: the run's yield point (null: none).
+  void bindYield(YieldPoint* yield) { yield_ = yield; }
+
   /// Used by the compiler: binds this context to `key` of `store` (null: no caching).
   void bindState(PreparedStateStore* store, StateKey key) {
     store_ = store;
@@ -243,6 +253,7 @@ class PrepareContext {
   bool checksOnly_ = false;
   PreparedStateStore* store_ = nullptr;
   StateKey stateKey_;
+  YieldPoint* yield_ = nullptr;
 };
 
 /// What prepare returns in checksOnly() mode: a Kernel that must never run (it fails with

@@ -226,23 +226,45 @@ FloatTileFn floatTileFor(size_t rows, size_t groups) {
 
 }  // namespace
 
+void packQuantWeightGroups(const uint8_t* weights, size_t n, size_t k, uint8_t wMask,
+                           int8_t* packed, int32_t* columnSums, size_t groupBegin,
+                           size_t groupEnd) noexcept {
+  const size_t kPadded = quantPaddedK(k);
+  const uint32_t mask4 = wMask * 0x01010101u;
+  for (size_t g = groupBegin; g < groupEnd; ++g) {
+    int8_t* group = packed + g * kGemmGroup * kPadded;
+    std::memset(group, 0, kGemmGroup * kPadded);
+    for (size_t j = 0; j < kGemmGroup; ++j) {
+      const size_t c = g * kGemmGroup + j;
+      if (c >= n) {
+        columnSums[c] = 0;
+        continue;
+      }
+      // Column c's k values go 4 at a time into its slot of each 64-byte [16][4] block.
+      const uint8_t* src = weights + c * k;
+      int8_t* dst = group + j * 4;
+      int32_t sum = 0;
+      size_t i = 0;
+      for (; i + 4 <= k; i += 4) {
+        uint32_t word;
+        std::memcpy(&word, src + i, 4);
+        word ^= mask4;
+        std::memcpy(dst + (i / 4) * kGemmGroup * 4, &word, 4);
+        for (int b = 0; b < 4; ++b) sum += static_cast<int8_t>(word >> (8 * b));
+      }
+      for (; i < k; ++i) {
+        const auto v = static_cast<int8_t>(src[i] ^ wMask);
+        dst[(i / 4) * kGemmGroup * 4 + i % 4] = v;
+        sum += v;
+      }
+      columnSums[c] = sum;
+    }
+  }
+}
+
 void packQuantWeights(const uint8_t* weights, size_t n, size_t k, uint8_t wMask, int8_t* packed,
                       int32_t* columnSums) noexcept {
-  const size_t kPadded = quantPaddedK(k);
-  const size_t columns = gemmGroups(n) * kGemmGroup;
-  std::memset(packed, 0, columns * kPadded);
-  std::fill(columnSums, columnSums + columns, 0);
-  for (size_t c = 0; c < n; ++c) {
-    int8_t* dst = packed + (c / kGemmGroup) * kGemmGroup * kPadded + (c % kGemmGroup) * 4;
-    const uint8_t* src = weights + c * k;
-    int32_t sum = 0;
-    for (size_t i = 0; i < k; ++i) {
-      const auto v = static_cast<int8_t>(src[i] ^ wMask);
-      dst[(i / 4) * kGemmGroup * 4 + i % 4] = v;
-      sum += v;
-    }
-    columnSums[c] = sum;
-  }
+  packQuantWeightGroups(weights, n, k, wMask, packed, columnSums, 0, gemmGroups(n));
 }
 
 void quantColumnOffsets(const int32_t* bias, const int32_t* columnSums, size_t n, size_t k,

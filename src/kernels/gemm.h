@@ -68,6 +68,18 @@ inline constexpr size_t quantPackedWeightsBytes(size_t n, size_t k) {
 void packQuantWeights(const uint8_t* weights, size_t n, size_t k, uint8_t wMask, int8_t* packed,
                       int32_t* columnSums) noexcept;
 
+/// packQuantWeights for the column groups [groupBegin, groupEnd) only (their packed bytes and
+/// column sums), so that a long packing can stop between groups.
+void packQuantWeightGroups(const uint8_t* weights, size_t n, size_t k, uint8_t wMask,
+                           int8_t* packed, int32_t* columnSums, size_t groupBegin,
+                           size_t groupEnd) noexcept;
+
+/// Column groups per step of a packing that yields between steps: about 64 KiB of weights.
+inline constexpr size_t quantPackGroupsPerStep(size_t k) {
+  const size_t bytes = kGemmGroup * quantPaddedK(k);
+  return bytes >= 65536 ? 1 : 65536 / bytes;
+}
+
 /// columnOffset[c] = bias[c] - za' * columnSums[c] + k * za' * zw' (wrapping), for the
 /// gemmGroups(n) * 16 columns; `bias` (n entries) may be null (zero). za' and zw' are the ZA
 /// and ZW of the header comment.

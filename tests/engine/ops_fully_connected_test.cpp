@@ -122,5 +122,42 @@ TEST(FullyConnectedQuantTest, Int8MatchesReferenceConstantAndRuntime) {
   }
 }
 
+// Packing large constant weights lets more urgent work in between steps of about 64 KiB
+// (PrepareContext::yieldPoint), and the kernel computes the same as with no yield point.
+TEST(FullyConnectedQuantTest, PackingLargeWeightsYieldsBetweenSteps) {
+  struct CountingYield final : YieldPoint {
+    void yield() override { ++calls; }
+    int calls = 0;
+  };
+  const uint32_t inputSize = 1024, units = 256;  // 256 KiB of weights: 4 steps
+  std::vector<int8_t> weights(units * inputSize);
+  for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<int8_t>(i * 7 % 251);
+  std::vector<int32_t> bias(units, 3);
+  std::vector<int8_t> input(inputSize);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<int8_t>(i % 13);
+  std::vector<std::vector<int8_t>> outputs;
+  for (bool yielding : {false, true}) {
+    OpBuilder b(OperationType::FULLY_CONNECTED);
+    b.tensor(kQ8S, {1, inputSize}, 0.1f, 0)
+        .constTensor(kQ8S, {units, inputSize}, weights, 0.02f, 0)
+        .constTensor(kI32, {units}, bias, 0.1f * 0.02f, 0)
+        .int32(0)
+        .output(kQ8S, {}, 2.0f, 0);
+    PrepareContext ctx = b.context();
+    CountingYield counter;
+    if (yielding) ctx.bindYield(&counter);
+    auto kernel = ops::prepareFullyConnected(ctx);
+    ASSERT_TRUE(kernel.has_value()) << kernel.error().message;
+    if (yielding) {
+      EXPECT_EQ(counter.calls, 3);
+    }
+    std::vector<int8_t> out(units);
+    ASSERT_TRUE(runKernel(**kernel, ctx, {input.data(), weights.data(), bias.data()}, {out.data()})
+                    .has_value());
+    outputs.push_back(out);
+  }
+  EXPECT_EQ(outputs[0], outputs[1]);
+}
+
 }  // namespace
 }  // namespace nnhal::engine

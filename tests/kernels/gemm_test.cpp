@@ -231,5 +231,39 @@ TEST(FloatGemmTest, FastAndPortableMatchFormula) {
   }
 }
 
+// The packed layout, element by element from its definition ([group][k/4][16][4], padding
+// zero), and packing in steps of column groups gives the same bytes as packing at once.
+TEST(Gemm, PackQuantWeightsInStepsMatchesTheLayout) {
+  std::mt19937 rng(11);
+  for (const auto& [n, k] : std::vector<std::pair<size_t, size_t>>{
+           {1, 1}, {16, 4}, {17, 5}, {40, 27}, {100, 64}, {33, 130}}) {
+    for (const uint8_t mask : {uint8_t{0}, uint8_t{0x80}}) {
+      const std::vector<uint8_t> w = randomBytes<uint8_t>(rng, n * k);
+      const size_t kPadded = quantPaddedK(k);
+      const size_t columns = gemmGroups(n) * kGemmGroup;
+      std::vector<int8_t> expected(quantPackedWeightsBytes(n, k), 0);
+      std::vector<int32_t> expectedSums(columns, 0);
+      for (size_t c = 0; c < n; ++c) {
+        for (size_t i = 0; i < k; ++i) {
+          const auto v = static_cast<int8_t>(w[c * k + i] ^ mask);
+          expected[(c / kGemmGroup) * kGemmGroup * kPadded + (i / 4) * kGemmGroup * 4 +
+                   (c % kGemmGroup) * 4 + i % 4] = v;
+          expectedSums[c] += v;
+        }
+      }
+      std::vector<int8_t> whole(expected.size(), 99), steps(expected.size(), 99);
+      std::vector<int32_t> wholeSums(columns, 99), stepSums(columns, 99);
+      packQuantWeights(w.data(), n, k, mask, whole.data(), wholeSums.data());
+      for (size_t g = gemmGroups(n); g-- > 0;) {  // any order
+        packQuantWeightGroups(w.data(), n, k, mask, steps.data(), stepSums.data(), g, g + 1);
+      }
+      EXPECT_EQ(whole, expected) << n << "x" << k;
+      EXPECT_EQ(wholeSums, expectedSums) << n << "x" << k;
+      EXPECT_EQ(steps, expected) << n << "x" << k;
+      EXPECT_EQ(stepSums, expectedSums) << n << "x" << k;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace nnhal::kernels

@@ -165,8 +165,15 @@ Result<std::unique_ptr<Kernel>> makeQuantGemmKernel(
     } else {
       s->packed = AlignedBytes(packedBytes);
       s->columnSums.assign(columns, 0);
-      kernels::packQuantWeights(w.constantData, n, k, s->offsets.wMask, s->packed.as<int8_t>(),
-                                s->columnSums.data());
+      // In steps, letting more urgent work run between them (PrepareContext::yieldPoint).
+      const size_t groups = kernels::gemmGroups(n);
+      const size_t step = kernels::quantPackGroupsPerStep(k);
+      for (size_t g = 0; g < groups; g += step) {
+        if (g > 0) ctx.yieldPoint();
+        kernels::packQuantWeightGroups(w.constantData, n, k, s->offsets.wMask,
+                                       s->packed.as<int8_t>(), s->columnSums.data(), g,
+                                       std::min(groups, g + step));
+      }
       p.packedWeights = s->packed.as<int8_t>();
       s->sums = s->columnSums.data();
       if (ctx.savesState()) {
