@@ -3,8 +3,9 @@
 //
 // Actors are objects that own state and receive messages on their own strand (an Asio
 // strand over the runtime's thread pool): handlers of one actor never run concurrently,
-// handlers of different actors do. Heavy work (compilation, execution) is posted to the
-// pool itself, not to a strand, so that many run at once; results come back as messages.
+// handlers of different actors do. Heavy work goes through the Scheduler, not a strand, so
+// that many run at once: executions on the pool, compilations on a background pool whose
+// threads have a lower OS priority; results come back as messages.
 //
 // Thread safety: all methods are thread-safe. The Runtime outlives every actor using it
 // (actors hold a shared_ptr to it). When the last reference is dropped on one of the
@@ -29,14 +30,27 @@ namespace nnhal::actors {
 using Executor = boost::asio::thread_pool::executor_type;
 using Strand = boost::asio::strand<Executor>;
 
+/// How a Runtime runs work (from DeviceOptions).
+struct RuntimeOptions {
+  /// Slots of the scheduler, the preparations and executions that run at once (0 = 2; the
+  /// pool has twice as many threads, for runs paused by priority).
+  unsigned threads = 0;
+  /// Of the slots, those preparations may hold at once (0 = half the hardware threads, at
+  /// least 1; at most `threads`).
+  unsigned preparationThreads = 0;
+  /// OS policy of the threads that run preparations.
+  PreparationPolicy preparationPolicy = PreparationPolicy::kNormal;
+  /// TBB threads inside kernels (0 = all hardware threads).
+  unsigned kernelThreads = 0;
+  /// DeviceOptions::maxExecutionBytes.
+  uint64_t maxExecutionBytes = 0;
+  /// DeviceOptions::maxQueuedExecutions.
+  uint32_t maxQueuedExecutions = 1024;
+};
+
 class Runtime {
  public:
-  /// `threads`: slots of the scheduler, the preparations and executions that run at once
-  /// (0 = 2; the pool has twice as many threads, for runs paused by priority);
-  /// `kernelThreads`: TBB threads inside kernels (0 = all hardware threads);
-  /// `maxExecutionBytes`: DeviceOptions::maxExecutionBytes.
-  Runtime(unsigned threads, unsigned kernelThreads, uint64_t maxExecutionBytes = 0,
-          uint32_t maxQueuedExecutions = 1024);
+  explicit Runtime(const RuntimeOptions& options);
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -56,6 +70,8 @@ class Runtime {
 
  private:
   std::unique_ptr<boost::asio::thread_pool> pool_;
+  /// Preparations (Scheduler: the background pool, at a lower OS priority).
+  std::unique_ptr<boost::asio::thread_pool> background_;
   std::shared_ptr<Scheduler> scheduler_;
   engine::Parallel parallel_;
   CancelRegistry fenceWaits_;

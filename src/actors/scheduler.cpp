@@ -1,8 +1,11 @@
 #include "actors/scheduler.h"
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 #include <utility>
 #include <vector>
+
+#include "hal/thread_priority.h"
 
 namespace nnhal::actors {
 
@@ -31,7 +34,28 @@ void Lease::yield() {
   if (scheduler_ != nullptr && scheduler_->higherActive(level_)) scheduler_->pause(*this);
 }
 
-Scheduler::Scheduler(Pool pool, uint32_t slots) : pool_(pool), slots_(slots != 0 ? slots : 1) {}
+Scheduler::Scheduler(Pool pool, uint32_t slots)
+    : Scheduler(pool, pool, slots, slots, PreparationPolicy::kNormal) {}
+
+Scheduler::Scheduler(Pool foreground, Pool background, uint32_t slots, uint32_t preparationSlots,
+                     PreparationPolicy backgroundPolicy)
+    : pool_(foreground),
+      background_(background),
+      slots_(slots != 0 ? slots : 1),
+      preparationSlots_(std::clamp<uint32_t>(preparationSlots, 1, slots_)),
+      backgroundPolicy_(backgroundPolicy) {}
+
+uint32_t Scheduler::runningPreparations() const {
+  uint32_t running = 0;
+  for (size_t q = 0; q < kLevels; q += 2) running += runningBy_[q];
+  return running;
+}
+
+bool Scheduler::startable(size_t level) const {
+  if (queues_[level].empty()) return false;
+  const bool preparation = level % 2 == static_cast<size_t>(Work::kPreparation);
+  return !preparation || runningPreparations() < preparationSlots_;
+}
 
 uint64_t Scheduler::queued() const {
   std::lock_guard lock(mutex_);
@@ -44,7 +68,19 @@ size_t Scheduler::levelOf(Priority priority, Work work) {
 }
 
 bool Scheduler::idleFor(Priority priority, Work work) const {
-  return queued() == 0 && !higherActive(levelOf(priority, work));
+  const size_t level = levelOf(priority, work);
+  {
+    std::lock_guard lock(mutex_);
+    if (queuedAtOrAbove(level)) return false;
+  }
+  return !higherActive(level);
+}
+
+bool Scheduler::queuedAtOrAbove(size_t level) const {
+  for (size_t q = level; q < queues_.size(); ++q) {
+    if (!queues_[q].empty()) return true;
+  }
+  return false;
 }
 
 bool Scheduler::higherActive(size_t level) const {
@@ -58,16 +94,18 @@ void Scheduler::dispatchLocked(std::vector<std::pair<Job, size_t>>& posts,
                                std::vector<std::shared_ptr<Waiter>>& wakes) {
   while (running_ < slots_ && queuedCount_ > 0) {
     // A job that kStarvationBound others overtook goes first, the lowest priority first.
+    // Preparations beyond preparationSlots_ wait, whatever their level.
     int chosen = -1;
     for (size_t q = 0; q < queues_.size() && chosen < 0; ++q) {
-      if (!queues_[q].empty() && starts_ - queues_[q].front().startedAt >= kStarvationBound) {
+      if (startable(q) && starts_ - queues_[q].front().startedAt >= kStarvationBound) {
         chosen = static_cast<int>(q);
       }
     }
     if (chosen < 0) {
       for (int q = static_cast<int>(queues_.size()) - 1; q >= 0 && chosen < 0; --q) {
-        if (!queues_[static_cast<size_t>(q)].empty()) chosen = q;
+        if (startable(static_cast<size_t>(q))) chosen = q;
       }
+      if (chosen < 0) return;
       // Nothing of lower priority starts while higher-priority work runs.
       for (size_t q = static_cast<size_t>(chosen) + 1; q < runningBy_.size(); ++q) {
         if (runningBy_[q] > 0) return;
@@ -99,9 +137,13 @@ void Scheduler::launch(std::vector<std::pair<Job, size_t>>& posts,
   for (auto& [job, level] : posts) {
     // The job keeps the scheduler alive: its Lease is released after the job's own actor may
     // have gone.
-    boost::asio::post(pool_, [self = shared_from_this(), job = std::move(job), level]() mutable {
-      job(Lease(self.get(), level, true));
-    });
+    const bool preparation = level % 2 == static_cast<size_t>(Work::kPreparation);
+    boost::asio::post(
+        preparation ? background_ : pool_,
+        [self = shared_from_this(), job = std::move(job), level, preparation]() mutable {
+          if (preparation) hal::applyPreparationPolicy(self->backgroundPolicy_);
+          job(Lease(self.get(), level, true));
+        });
   }
 }
 
@@ -132,8 +174,11 @@ Lease Scheduler::enter(Priority priority, Work work) {
   {
     std::lock_guard lock(mutex_);
     active_[q].fetch_add(1, std::memory_order_relaxed);
-    if (queuedCount_ == 0) {
-      ++runningBy_[q];  // the fast path: run inline, outside the slots
+    // The fast path: nothing of this level or above waits (queued lower-level work is held
+    // back while this runs, and running lower-level work pauses), so run inline, outside the
+    // slots.
+    if (!queuedAtOrAbove(q)) {
+      ++runningBy_[q];
       return Lease(this, q, false);
     }
     queues_[q].push_back(Entry{starts_, nullptr, waiter, false});

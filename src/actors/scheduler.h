@@ -7,8 +7,11 @@
 // it: by priority first, and within a priority executions above preparations (compiling is
 // background work next to an inference someone waits for), so HIGH execution > HIGH
 // preparation > MEDIUM execution > ... > LOW preparation.
-//  - At most `slots` jobs hold a slot at once (the runtime's threads). Queued jobs start by
-//    level, in arrival order within a level.
+//  - At most `slots` jobs hold a slot at once (the runtime's threads), and of them at most
+//    `preparationSlots` preparations: compiling never takes every core, so an execution
+//    finds one free. Queued jobs start by level, in arrival order within a level.
+//  - Preparations run on the background pool, whose threads have a lower OS priority
+//    (hal/thread_priority.h); executions on the foreground pool.
 //  - While a job of a higher level runs, lower-level jobs do not start, and running ones
 //    pause at their next yield point (between two operations of an execution or of a
 //    compilation, engine/yield_point.h) until it is done: a HIGH execution gets the CPU's
@@ -17,8 +20,8 @@
 //    it was queued, whatever their level. So a LOW request runs after at most 8 newer
 //    HIGH ones.
 //  - Synchronous executions and bursts run on their caller's thread: enter() returns at once
-//    when nothing is queued (the fast path costs one uncontended lock), else the caller waits
-//    for its turn like a queued job.
+//    when nothing of their level or above is queued (the fast path costs one uncontended
+//    lock), else the caller waits for its turn like a queued job.
 //
 // Not an actor: a monitor. Its state is a few counters and three queues under one mutex,
 // held for a few instructions, because a pausing run must learn synchronously when it may go
@@ -41,6 +44,7 @@
 #include <vector>
 
 #include "engine/yield_point.h"
+#include "nnhal/device.h"
 #include "nnhal/types.h"
 
 namespace nnhal::actors {
@@ -85,18 +89,25 @@ class Scheduler : public std::enable_shared_from_this<Scheduler> {
   /// needs `2 * slots` threads.
   using Pool = boost::asio::thread_pool::executor_type;
   Scheduler(Pool pool, uint32_t slots);
+  /// Executions run on `foreground` (2 * slots threads), preparations on `background`
+  /// (slots + preparationSlots threads: the preparations that run and those paused), of which
+  /// at most `preparationSlots` (1..slots) hold a slot at once. The background threads take
+  /// `backgroundPolicy` when they run their first job (hal/thread_priority.h).
+  Scheduler(Pool foreground, Pool background, uint32_t slots, uint32_t preparationSlots,
+            PreparationPolicy backgroundPolicy);
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
   /// Queues `job`; it runs on a pool thread with its Lease once it may.
   void submit(Priority priority, Work work, Job job);
-  /// For work on the caller's thread: returns the Lease once it may run (at once when
-  /// nothing is queued).
+  /// For work on the caller's thread: returns the Lease once it may run (at once when nothing
+  /// of the same or a higher level is queued).
   Lease enter(Priority priority, Work work = Work::kExecution);
   /// Jobs queued or paused, not running.
   uint64_t queued() const;
-  /// True when enter() would return at once and the run would not pause: nothing is queued
-  /// and no higher-level work is active (a hint: the state may change right after).
+  /// True when enter() would return at once and the run would not pause: nothing of the same
+  /// or a higher level is queued and no higher-level work is active (a hint: the state may
+  /// change right after).
   bool idleFor(Priority priority, Work work = Work::kExecution) const;
 
  private:
@@ -123,10 +134,17 @@ class Scheduler : public std::enable_shared_from_this<Scheduler> {
   /// Blocks until `waiter` is granted.
   static void wait(Waiter& waiter);
   bool higherActive(size_t level) const;
+  bool queuedAtOrAbove(size_t level) const;  ///< mutex_ held
   void pause(Lease& lease);
 
+  bool startable(size_t level) const;    ///< mutex_ held
+  uint32_t runningPreparations() const;  ///< mutex_ held
+
   Pool pool_;
+  Pool background_;
   const uint32_t slots_;
+  const uint32_t preparationSlots_;
+  const PreparationPolicy backgroundPolicy_;
   mutable std::mutex mutex_;
   std::array<std::deque<Entry>, kLevels> queues_;  ///< by level
   uint32_t running_ = 0;                           ///< slots in use

@@ -1,12 +1,24 @@
 // The non-virtual parts of the public Device interface: the blocking forms of the
 // asynchronous preparations, shared by every Device (the embedded driver and the remote
-// client).
+// client), and the names of its option values.
 #include "nnhal/device.h"
 
 #include <future>
 #include <utility>
 
 namespace nnhal {
+
+std::string_view toString(PreparationPolicy policy) {
+  switch (policy) {
+    case PreparationPolicy::kIdle:
+      return "idle";
+    case PreparationPolicy::kNice:
+      return "nice";
+    case PreparationPolicy::kNormal:
+      return "normal";
+  }
+  return "unknown";
+}
 
 Result<std::shared_ptr<PreparedModel>> Device::prepareModel(Model model,
                                                             const PrepareOptions& options) {

@@ -1,10 +1,15 @@
 // The device's run queue (actors/scheduler.h): priority order when work is queued, the
-// starvation bound, pausing at yield points for higher-priority work, and the inline fast path.
+// starvation bound, pausing at yield points for higher-priority work, the inline fast path,
+// and preparations on their own lower-priority threads within their own share of the slots.
 #include "actors/scheduler.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <boost/asio/thread_pool.hpp>
+#include <cerrno>
 #include <condition_variable>
 #include <future>
 #include <mutex>
@@ -165,6 +170,81 @@ TEST_F(SchedulerTest, EnterRunsInlineWhenNothingIsQueuedAndHoldsBackLowerWork) {
   caller.join();
   ASSERT_TRUE(waitForLog(4));
   EXPECT_EQ(log(), (std::vector<std::string>{"low", "medium", "caller", "low2"}));
+}
+
+/// A scheduler with a background pool for preparations (as the Runtime makes it).
+class BackgroundSchedulerTest : public SchedulerTest {
+ protected:
+  void makeWithBackground(uint32_t slots, uint32_t preparationSlots, PreparationPolicy policy) {
+    pool_ = std::make_unique<boost::asio::thread_pool>(2 * slots);
+    background_ = std::make_unique<boost::asio::thread_pool>(slots + preparationSlots);
+    scheduler_ = std::make_shared<Scheduler>(pool_->get_executor(), background_->get_executor(),
+                                             slots, preparationSlots, policy);
+  }
+  void TearDown() override {
+    SchedulerTest::TearDown();
+    if (background_) background_->join();
+  }
+  std::unique_ptr<boost::asio::thread_pool> background_;
+};
+
+// Compiling never takes every slot: beyond preparationSlots, preparations wait even with
+// slots free, and an execution still starts at once.
+TEST_F(BackgroundSchedulerTest, PreparationsHoldAtMostTheirSlots) {
+  makeWithBackground(3, 1, PreparationPolicy::kNormal);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<int> preparing{0};
+  std::atomic<int> mostAtOnce{0};
+  for (int i = 0; i < 3; ++i) {
+    scheduler_->submit(Priority::MEDIUM, Work::kPreparation, [&, i](Lease) {
+      const int now = ++preparing;
+      int seen = mostAtOnce.load();
+      while (now > seen && !mostAtOnce.compare_exchange_weak(seen, now)) {
+      }
+      record("prep" + std::to_string(i));
+      released.wait();
+      --preparing;
+    });
+  }
+  // Whatever an assertion finds, the jobs end before the pools are joined.
+  struct Releaser {
+    std::promise<void>& release;
+    ~Releaser() { release.set_value(); }
+  };
+  {
+    Releaser releaser{release};
+    ASSERT_TRUE(waitForLog(1));
+    EXPECT_EQ(scheduler_->queued(), 2u);  // two slots are free, but not for preparations
+    scheduler_->submit(Priority::MEDIUM, Work::kExecution, [&](Lease) { record("exec"); });
+    ASSERT_TRUE(waitForLog(2));
+    EXPECT_EQ(log().back(), "exec");
+  }
+  ASSERT_TRUE(waitForLog(4));
+  EXPECT_EQ(mostAtOnce.load(), 1);
+}
+
+// Preparations run on the background pool, whose threads took the policy that makes them
+// give way (SCHED_IDLE); executions run on the foreground pool as the process does.
+TEST_F(BackgroundSchedulerTest, PreparationsRunOnThreadsThatGiveWay) {
+  makeWithBackground(2, 1, PreparationPolicy::kIdle);
+  const int processPolicy = sched_getscheduler(0);
+  std::promise<std::pair<bool, int>> prepared;
+  scheduler_->submit(Priority::HIGH, Work::kPreparation, [&](Lease) {
+    prepared.set_value(
+        {background_->get_executor().running_in_this_thread(), sched_getscheduler(gettid())});
+  });
+  std::promise<std::pair<bool, int>> executed;
+  scheduler_->submit(Priority::LOW, Work::kExecution, [&](Lease) {
+    executed.set_value(
+        {pool_->get_executor().running_in_this_thread(), sched_getscheduler(gettid())});
+  });
+  const auto [onBackground, preparationPolicy] = prepared.get_future().get();
+  const auto [onForeground, executionPolicy] = executed.get_future().get();
+  EXPECT_TRUE(onBackground);
+  EXPECT_EQ(preparationPolicy, SCHED_IDLE);
+  EXPECT_TRUE(onForeground);
+  EXPECT_EQ(executionPolicy, processPolicy);
 }
 
 }  // namespace

@@ -168,53 +168,78 @@ Outcome performanceDegradation(TestContext& context) {
   if (!prepared) return {Verdict::kFailure, "prepareModel: " + prepared.error().message, {}};
   SampleRequest r = makeRequest(*smallest, 0);
 
-  // Half the time alone, half with the compilers running.
-  const auto half = context.options().duration / 2;
-  auto measure = [&](Clock::time_point until) -> Result<double> {
-    std::vector<double> samples;
-    while (Clock::now() < until && !context.stopped()) {
-      const auto start = Clock::now();
-      NNHAL_TRY(execute(**prepared, Path::kSync, r.request));
-      samples.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
-      context.progressed();
-    }
-    if (samples.empty()) return fail(ErrorStatus::GENERAL_FAILURE, "no execution finished");
-    std::sort(samples.begin(), samples.end());
-    return samples[samples.size() / 2];
-  };
-  for (int i = 0; i < 5; ++i) (void)execute(**prepared, Path::kSync, r.request);  // warm up
-  auto alone = measure(Clock::now() + half / 2);
-  if (!alone) return {Verdict::kFailure, "alone: " + alone.error().message, {}};
-
+  // Alone and with the compilers running, in alternating windows, so that the machine's
+  // drift (frequency, neighbours) touches both sides alike. After each switch the latency
+  // settles (a preparation in flight finishes) before samples count.
+  constexpr auto kWindow = std::chrono::milliseconds(500);
+  constexpr auto kSettle = std::chrono::milliseconds(100);
+  std::atomic<bool> compiling{false};
   std::atomic<bool> stopCompiling{false};
   std::atomic<uint64_t> compilations{0};
   Failures failures;
-  std::vector<std::jthread> compilers;
-  for (unsigned t = 0; t < context.options().compileThreads; ++t) {
-    compilers.emplace_back([&, t] {
-      auto client = connectClient(context, "compiler " + std::to_string(t));
-      if (!client) return failures.add("connect: " + client.error().message);
-      while (!stopCompiling.load()) {
-        auto compiled = (*client)->prepareModel(largest->model);
-        if (!compiled && !stopCompiling.load()) {
-          failures.add("prepareModel: " + compiled.error().message);
-        }
-        ++compilations;
-        context.progressed();
+  std::vector<double> alone;
+  std::vector<double> loaded;
+  auto sample = [&](Clock::time_point until, std::vector<double>* into) -> Result<void> {
+    while (Clock::now() < until && !context.stopped()) {
+      const auto start = Clock::now();
+      NNHAL_TRY(execute(**prepared, Path::kSync, r.request));
+      if (into != nullptr) {
+        into->push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
       }
-    });
+      context.progressed();
+    }
+    return {};
+  };
+  for (int i = 0; i < 5; ++i) (void)execute(**prepared, Path::kSync, r.request);  // warm up
+  {
+    std::vector<std::jthread> compilers;
+    for (unsigned t = 0; t < context.options().compileThreads; ++t) {
+      compilers.emplace_back([&, t] {
+        auto client = connectClient(context, "compiler " + std::to_string(t));
+        if (!client) return failures.add("connect: " + client.error().message);
+        while (!stopCompiling.load()) {
+          if (!compiling.load()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            continue;
+          }
+          auto compiled = (*client)->prepareModel(largest->model);
+          if (!compiled && !stopCompiling.load()) {
+            failures.add("prepareModel: " + compiled.error().message);
+          }
+          ++compilations;
+          context.progressed();
+        }
+      });
+    }
+    Result<void> sampled;
+    while (sampled && Clock::now() + 2 * kWindow < context.deadline() && !context.stopped()) {
+      compiling = false;
+      sampled = sample(Clock::now() + kSettle, nullptr);
+      if (sampled) sampled = sample(Clock::now() + kWindow - kSettle, &alone);
+      compiling = true;
+      if (sampled) sampled = sample(Clock::now() + kSettle, nullptr);
+      if (sampled) sampled = sample(Clock::now() + kWindow - kSettle, &loaded);
+    }
+    stopCompiling = true;
+    if (!sampled) return {Verdict::kFailure, "execution: " + sampled.error().message, {}};
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the compilers are busy
-  auto loaded = measure(context.deadline());
-  stopCompiling = true;
-  compilers.clear();
-  if (!loaded) return {Verdict::kFailure, "while compiling: " + loaded.error().message, {}};
-  const double ratio = *loaded / *alone;
+  if (alone.empty() || loaded.empty()) {
+    return {Verdict::kFailure, "too short to measure (give --duration of at least 2 s)", {}};
+  }
+  auto median = [](std::vector<double>& v) {
+    std::nth_element(v.begin(), v.begin() + static_cast<ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  const double medianAlone = median(alone);
+  const double medianLoaded = median(loaded);
+  const double ratio = medianLoaded / medianAlone;
   nlohmann::json metrics = {{"model", smallest->name},
                             {"compiled_model", largest->name},
                             {"compile_threads", context.options().compileThreads},
-                            {"median_alone_us", *alone},
-                            {"median_while_compiling_us", *loaded},
+                            {"median_alone_us", medianAlone},
+                            {"median_while_compiling_us", medianLoaded},
+                            {"samples_alone", alone.size()},
+                            {"samples_while_compiling", loaded.size()},
                             {"ratio", ratio},
                             {"max_ratio", context.options().maxDegradation},
                             {"compilations", compilations.load()}};

@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   unsigned kernelThreads = 0;
   std::string logLevel = "info";
   uint32_t maxFrameBytes = nnhal::ipc::kDefaultMaxPayloadBytes;
+  unsigned preparationThreads = 0;
 
   CLI::App app{
       "nnhald: the nnhal Neural Networks HAL driver as a daemon. Serves the embedded CPU driver "
@@ -61,6 +62,18 @@ int main(int argc, char** argv) {
                  "starts by priority, docs/QOS.md); each client uses at most --max-running")
       ->capture_default_str()
       ->check(CLI::Range(2u, 256u));
+  app.add_option("--preparation-threads", preparationThreads,
+                 "Of the driver threads, those compilations may hold at once (0 = half the "
+                 "cores, at least 1): an execution always finds a free core")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 256u));
+  std::string preparationPolicy(nnhal::toString(nnhal::DeviceOptions{}.preparationPolicy));
+  app.add_option("--preparation-policy", preparationPolicy,
+                 "How compiling threads share the CPU: idle (SCHED_IDLE: only on cores nothing "
+                 "else wants; executions never slow down), nice (nice 10; compilations also "
+                 "progress on a machine busy with other programs) or normal")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"idle", "nice", "normal"}));
   app.add_option("--max-queued-per-model", maxQueuedPerModel,
                  "Executions of one prepared model waiting for the driver; more get "
                  "RESOURCE_EXHAUSTED_TRANSIENT")
@@ -162,6 +175,11 @@ int main(int argc, char** argv) {
 
   nnhal::DeviceOptions deviceOptions;
   deviceOptions.runtimeThreads = driverThreads;
+  deviceOptions.preparationThreads = preparationThreads;
+  deviceOptions.preparationPolicy = preparationPolicy == "nice" ? nnhal::PreparationPolicy::kNice
+                                    : preparationPolicy == "normal"
+                                        ? nnhal::PreparationPolicy::kNormal
+                                        : nnhal::PreparationPolicy::kIdle;
   deviceOptions.maxQueuedExecutions = maxQueuedPerModel;
   deviceOptions.maxDataCacheBytes = maxDataCacheBytes;
   deviceOptions.maxExecutionBytes = maxExecutionBytes;
