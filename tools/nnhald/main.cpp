@@ -160,6 +160,15 @@ int main(int argc, char** argv) {
       ->add_option("--max-data-cache-bytes", maxDataCacheBytes,
                    "Largest compilation data cache file the driver loads")
       ->capture_default_str();
+  // Test only (hidden): the faults nnhal-soak's own tests must find (docs/TESTING.md).
+  bool testLeakMapping = false;
+  uint64_t testHangAfter = 0;
+  app.add_flag("--test-leak-mapping-per-execution", testLeakMapping,
+               "(test only) leak one memory mapping per execution")
+      ->group("");
+  app.add_option("--test-hang-after-executions", testHangAfter,
+                 "(test only) stop answering executions after this many")
+      ->group("");
   CLI11_PARSE(app, argc, argv);
   limits.frameTimeout = std::chrono::milliseconds(frameTimeoutMs);
   limits.maxLoopTimeout = std::chrono::milliseconds(maxLoopTimeoutMs);
@@ -197,6 +206,8 @@ int main(int argc, char** argv) {
   serverOptions.adminSocketPath = adminSocketPath;
   serverOptions.maxPayloadBytes = maxFrameBytes;
   serverOptions.limits = limits;
+  serverOptions.faults.leakMappingPerExecution = testLeakMapping;
+  serverOptions.faults.hangAfterExecutions = testHangAfter;
   {
     nnhal::ipc::Server server(io, *device, serverOptions);
     if (auto listening = server.listen(); !listening) {

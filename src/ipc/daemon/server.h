@@ -43,6 +43,8 @@ struct ServerOptions {
   ClientLimits limits;
   /// Threads reading models off the io threads (pools, constants, validation).
   unsigned intakeThreads = 2;
+  /// Test only: faults nnhal-soak must find (its own tests, docs/TESTING.md).
+  FaultInjection faults;
 };
 
 class Server {

@@ -66,6 +66,18 @@ class DeviceControl;
 namespace nnhal::ipc {
 
 /// What every session of a server shares.
+/// Test only: deliberate faults of the daemon, so that the soak harness can show it finds them.
+struct FaultInjection {
+  /// Every execution through a socket (sync, async) maps one page of a new memfd and never
+  /// unmaps it: one memory mapping leaked per execution.
+  bool leakMappingPerExecution = false;
+  /// After this many executions through a socket (0 = never), the daemon stops answering
+  /// them: every later sync or async execution waits forever.
+  uint64_t hangAfterExecutions = 0;
+  /// Executions counted so far (all sessions).
+  std::shared_ptr<std::atomic<uint64_t>> executions = std::make_shared<std::atomic<uint64_t>>(0);
+};
+
 struct SessionConfig {
   std::shared_ptr<Device> device;
   /// The embedded driver behind `device` when it is one (for its internal checks and
@@ -77,6 +89,7 @@ struct SessionConfig {
   /// Runs model intake (adopting model pools, copying their constants, validating, the
   /// supported-operations check) off the io threads. Owned by the server.
   std::function<void(std::move_only_function<void()>)> runIntake;
+  FaultInjection faults;
 };
 
 class Session : public std::enable_shared_from_this<Session> {
@@ -146,6 +159,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // --- executions (session_execute.cpp)
   bool handleExecute(Frame& frame, bool async, bool moreWaiting);
+  /// Applies config_->faults to one execution; false when it must never be answered.
+  bool injectFaults();
   bool handleExecuteFenced(Frame& frame);
   bool handleGetFencedInfo(const Frame& frame);
   /// Builds a Request, mapping new pools into the session's table.
