@@ -13,4 +13,5 @@ $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-reco
   libtbb-dev libspdlog-dev libfmt-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
   libcrypto++-dev libflatbuffers-dev flatbuffers-compiler \
-  nlohmann-json3-dev libcli11-dev libstb-dev
+  nlohmann-json3-dev libcli11-dev libstb-dev \
+  gnuplot-nox
