@@ -73,6 +73,18 @@ TEST(SoakLeakAnalysis, ARiseDuringTheWarmUpIsNotJudged) {
   EXPECT_FALSE(analyzeTrend("RSS", s.t, s.v, 16).leaking);
 }
 
+// A warm-up longer than 20% of the run: the ramp of its first minute is not judged.
+TEST(SoakLeakAnalysis, TheWarmUpLastsAtLeastTheGivenTime) {
+  const Series s = make(24, [](size_t i, std::mt19937&) {
+    return i < 12 ? 100.0 + 5.0 * static_cast<double>(i) : 160.0;  // 5 s apart: 60 s ramp
+  });
+  EXPECT_TRUE(analyzeTrend("RSS", s.t, s.v, 16).leaking);
+  const TrendVerdict v = analyzeTrend("RSS", s.t, s.v, 16, 60);
+  EXPECT_TRUE(v.enoughData);
+  EXPECT_FALSE(v.leaking);
+  EXPECT_DOUBLE_EQ(v.judgedFrom, 60);
+}
+
 TEST(SoakLeakAnalysis, TooFewSamplesGiveNoVerdict) {
   const Series s = make(8, [](size_t i, std::mt19937&) { return 1000.0 * static_cast<double>(i); });
   const TrendVerdict v = analyzeTrend("RSS", s.t, s.v, 16);

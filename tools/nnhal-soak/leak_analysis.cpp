@@ -18,11 +18,12 @@ double medianOf(std::vector<double> v) { return boost::math::statistics::median(
 }  // namespace
 
 TrendVerdict analyzeTrend(std::string resource, std::span<const double> seconds,
-                          std::span<const double> values, double floor) {
+                          std::span<const double> values, double floor, double warmUpSeconds) {
   TrendVerdict verdict;
   verdict.resource = std::move(resource);
   const size_t n = std::min(seconds.size(), values.size());
-  const auto skip = static_cast<size_t>(static_cast<double>(n) * kWarmUpShare);
+  auto skip = static_cast<size_t>(static_cast<double>(n) * kWarmUpShare);
+  while (skip < n && seconds[skip] < warmUpSeconds) ++skip;
   if (n < skip + kMinimumSamples) return verdict;
   verdict.enoughData = true;
   const std::vector<double> t(seconds.begin() + static_cast<ptrdiff_t>(skip),

@@ -3,8 +3,10 @@
 // The rule (docs/TESTING.md, "How a leak is decided"): a resource (RSS, open descriptors,
 // memory mappings, threads) sampled over the run leaks when its trend over the run exceeds
 // its noise:
-//  1. The first 20% of the samples are a warm-up (pools get mapped, caches and thread pools
-//     fill) and are not judged; at least 8 samples must remain, else there is no verdict.
+//  1. The warm-up is not judged: the first 20% of the samples, and at least those of the first
+//     `warmUpSeconds` (60 s in nnhal-soak: the daemon's RSS climbs for about 100 s while
+//     pools get mapped and caches and thread pools fill). At least 8 samples must remain,
+//     else there is no verdict.
 //  2. A least-squares line through the rest gives the slope; growth = slope x the span of
 //     time it covers.
 //  3. The noise is the spread of the samples around that line: 1.4826 x their median absolute
@@ -35,9 +37,9 @@ struct TrendVerdict {
   bool leaking = false;
 };
 
-/// Judges `values` sampled at `seconds` (same length, increasing) with `floor` (resource
-/// units). Pure.
+/// Judges `values` sampled at `seconds` (same length, increasing, from the start of the run)
+/// with `floor` (resource units) and a warm-up of at least `warmUpSeconds`. Pure.
 TrendVerdict analyzeTrend(std::string resource, std::span<const double> seconds,
-                          std::span<const double> values, double floor);
+                          std::span<const double> values, double floor, double warmUpSeconds = 0);
 
 }  // namespace nnhal::soak

@@ -101,9 +101,11 @@ std::optional<std::string> Load::stuckCall(std::chrono::milliseconds limit) cons
       const std::string who =
           i < options_.clients ? "client " + std::to_string(i) : std::string("compiler");
       char text[256];
-      std::snprintf(text, sizeof text, "%s: %s of %s running for %.1f s", who.c_str(),
-                    slots_[i].what.load(), workloads_[slots_[i].model.load()].name.c_str(),
-                    seconds);
+      const std::string what = slots_[i].what.load();
+      const std::string target =
+          what == "connect" ? "" : " of " + workloads_[slots_[i].model.load()].name;
+      std::snprintf(text, sizeof text, "%s: %s%s running for %.1f s", who.c_str(), what.c_str(),
+                    target.c_str(), seconds);
       return std::string(text);
     }
   }

@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
   double durationSeconds = 600;
   double intervalSeconds = 5;
   double hangSeconds = 60;
+  double warmUpSeconds = 60;
   LoadOptions load;
   const auto seconds = CLI::AsNumberWithUnit(
       std::map<std::string, double>{{"ms", 0.001}, {"s", 1}, {"m", 60}, {"min", 60}, {"h", 3600}},
@@ -77,6 +78,11 @@ int main(int argc, char** argv) {
       ->transform(seconds)
       ->capture_default_str();
   app.add_option("--hang-timeout", hangSeconds, "A call running this long is a HANG")
+      ->transform(seconds)
+      ->capture_default_str();
+  app.add_option("--warm-up", warmUpSeconds,
+                 "Samples of the run's start that the leak analysis does not judge (also at "
+                 "least the first 20%)")
       ->transform(seconds)
       ->capture_default_str();
   app.add_option("--clients", load.clients, "Clients executing at once (each joins and leaves)")
@@ -209,7 +215,7 @@ int main(int argc, char** argv) {
                   : r == 2 ? static_cast<double>(s.daemon.maps)
                            : static_cast<double>(s.daemon.threads));
     }
-    run.trends.push_back(analyzeTrend(kResourceNames[r], t, v, kFloors[r]));
+    run.trends.push_back(analyzeTrend(kResourceNames[r], t, v, kFloors[r], warmUpSeconds));
   }
   run.executions = recorder.totalExecutions();
   run.compilations = recorder.totalCompilations();

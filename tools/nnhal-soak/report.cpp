@@ -259,8 +259,9 @@ std::string renderHtml(const RunSummary& run,
     h << "</ul>\n";
   }
   h << "<h2>Leak analysis</h2><p>A resource leaks when its fitted growth over the run, after "
-       "a 20% warm-up, exceeds both 4&times; its noise and its floor, and its last fifth "
-       "sits above its first (docs/TESTING.md).</p><table><tr><th class=\"l\">resource</th>"
+       "the warm-up (20% of the samples, at least --warm-up), exceeds both 4&times; its noise "
+       "and its floor, and its last fifth sits above its first "
+       "(docs/TESTING.md).</p><table><tr><th class=\"l\">resource</th>"
        "<th>first</th><th>last</th><th>slope / h</th><th>growth</th><th>noise</th>"
        "<th>threshold</th><th class=\"l\">verdict</th></tr>";
   for (const TrendVerdict& t : run.trends) {
