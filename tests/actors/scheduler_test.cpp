@@ -221,6 +221,7 @@ TEST_F(BackgroundSchedulerTest, PreparationsHoldAtMostTheirSlots) {
     EXPECT_EQ(log().back(), "exec");
   }
   ASSERT_TRUE(waitForLog(4));
+  background_->join();  // every job done before the locals it uses go
   EXPECT_EQ(mostAtOnce.load(), 1);
 }
 
