@@ -116,6 +116,7 @@ Result<Request> Session::requestFrom(WireRequest wire, const std::vector<UniqueF
 
 bool Session::injectFaults() {
   const FaultInjection& faults = config_->faults;
+  if (!faults.leakMappingPerExecution && faults.hangAfterExecutions == 0) return true;
   const uint64_t count = ++*faults.executions;
   if (faults.leakMappingPerExecution) {
     // A mapping of its own file: the kernel cannot merge it with a neighbour.
