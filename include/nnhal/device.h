@@ -203,4 +203,17 @@ struct DeviceOptions {
 /// Creates the embedded CPU driver. Errors: GENERAL_FAILURE if the runtime cannot start.
 Result<std::shared_ptr<Device>> createDevice(const DeviceOptions& options = {});
 
+/// The instruction-set level of the embedded driver's CPU kernels in this process. nnhal is
+/// built for baseline x86-64 and picks its optimized kernels at run time, once per process:
+/// the highest level the CPU supports, unless the environment variable NNHAL_ISA names a
+/// lower one (for tests). Levels, lowest first: "scalar", "avx2" (AVX2 + FMA), "avx512"
+/// (AVX-512 F/BW/VL/DQ), "vnni" (plus AVX-512 VNNI). Compilation caches record the level and
+/// are not loaded at another one.
+struct KernelIsa {
+  std::string active;     ///< the level in use
+  std::string supported;  ///< the highest level this CPU supports
+  std::string note;       ///< why NNHAL_ISA was not followed ("" when it was, or is unset)
+};
+KernelIsa kernelIsa();
+
 }  // namespace nnhal

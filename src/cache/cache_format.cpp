@@ -17,6 +17,7 @@
 #include "hal/process_memory.h"
 #include "hal/serialization.h"
 #include "hal/validation.h"
+#include "kernels/isa.h"
 
 namespace nnhal::cache {
 
@@ -244,15 +245,10 @@ std::string cacheVersion(std::string_view driverVersion) {
 #else
   tag += "other";
 #endif
-#if defined(__AVX2__)
-  tag += "+avx2";
-#endif
-#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
-  tag += "+avx512";
-#endif
-#if defined(__AVX512VNNI__)
-  tag += "+vnni";
-#endif
+  // The kernels' instruction-set level: packed layouts (depthwise filters) differ between
+  // levels, so a cache made at one level must not load at another.
+  tag += "+";
+  tag += kernels::toString(kernels::activeIsa());
   tag += ")";
   return tag;
 }

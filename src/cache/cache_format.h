@@ -51,8 +51,10 @@ inline constexpr uint32_t kCacheFormatVersion = 2;
 inline constexpr size_t kMaxModelCacheBytes = size_t{256} << 20;
 inline constexpr size_t kMaxDataCacheBytes = size_t{16} << 30;
 
-/// The version string written into cache headers and the token map: the driver version
-/// plus the kernel build (instruction set extensions change packed weight layouts).
+/// The version string written into cache headers and the token map: the driver version,
+/// the architecture and the kernels' instruction-set level in use (kernels::activeIsa(); the
+/// packed layouts differ between levels), e.g. "1.0.0 (x86_64+vnni)". A cache whose version
+/// differs is not loaded (the preparation compiles instead).
 std::string cacheVersion(std::string_view driverVersion);
 
 /// How caches are written and read.

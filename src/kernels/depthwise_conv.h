@@ -9,12 +9,15 @@
 //
 // Work is split by output lines: line l = b * outHeight + y covers all x and channels of
 // output row y of batch b. The fast paths vectorize across channels (AVX-512, depth
-// multiplier 1); other cases run plain C++ loops.
+// multiplier 1, src/kernels/x86/); other cases and lower instruction-set levels run the
+// portable loops. Every entry point takes the level to run at (kernels/isa.h; default: the
+// process's activeIsa()); a filter packed at one level must be run at the same level.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/isa.h"
 #include "kernels/quantization.h"
 
 namespace nnhal::kernels {
@@ -47,15 +50,25 @@ struct DepthwiseGeometry {
 void prepareDepthwiseFilter(const uint8_t* filter, size_t count, bool filterSigned,
                             int32_t filterZeroPoint, int16_t* out) noexcept;
 
-/// Number of int16 values packDepthwiseFilter writes for `g`.
-size_t depthwisePackedFilterCount(const DepthwiseGeometry& g);
+/// Channels per block of the paired filter layout.
+inline constexpr size_t kDepthwisePairBlock = 32;
+/// Most filter taps (and filter rows) the paired layout takes.
+inline constexpr size_t kDepthwiseMaxPairedTaps = 64;
 
-/// Converts a raw 8-bit filter to the layout depthwiseQuant reads for `g`: the
-/// prepareDepthwiseFilter layout, or, where the AVX-512 path applies (depth multiplier 1),
-/// blocks of 32 channels holding pairs of taps interleaved per channel in the order of
+/// True when depthwiseQuant at `level` reads the paired filter layout for `g`: AVX-512 or
+/// above, depth multiplier 1, at most kDepthwiseMaxPairedTaps taps.
+bool depthwisePairedLayout(const DepthwiseGeometry& g, IsaLevel level) noexcept;
+
+/// Number of int16 values packDepthwiseFilter writes for `g` at `level`.
+size_t depthwisePackedFilterCount(const DepthwiseGeometry& g, IsaLevel level = activeIsa());
+
+/// Converts a raw 8-bit filter to the layout depthwiseQuant reads for `g` at `level`: the
+/// prepareDepthwiseFilter layout, or, where depthwisePairedLayout holds, blocks of 32
+/// channels holding pairs of taps interleaved per channel in the order of
 /// _mm512_unpack{lo,hi}_epi16 ([block][tap pair][lo 32, hi 32], zeros for padding).
 void packDepthwiseFilter(const DepthwiseGeometry& g, const uint8_t* filter, bool filterSigned,
-                         int32_t filterZeroPoint, int16_t* out) noexcept;
+                         int32_t filterZeroPoint, int16_t* out,
+                         IsaLevel level = activeIsa()) noexcept;
 
 struct DepthwiseQuantParams {
   const int16_t* filter = nullptr;        ///< packDepthwiseFilter values (for the portable
@@ -73,10 +86,11 @@ struct DepthwiseQuantParams {
   int32_t outputMax = 255;
 };
 
-/// Quantized depthwise convolution of output lines [lineBegin, lineEnd); input and output
-/// are raw 8-bit values.
+/// Quantized depthwise convolution of output lines [lineBegin, lineEnd) at `level` (p.filter
+/// packed at the same level); input and output are raw 8-bit values.
 void depthwiseQuant(const DepthwiseGeometry& g, const DepthwiseQuantParams& p, const uint8_t* input,
-                    size_t lineBegin, size_t lineEnd, uint8_t* output) noexcept;
+                    size_t lineBegin, size_t lineEnd, uint8_t* output,
+                    IsaLevel level = activeIsa()) noexcept;
 /// Same result without intrinsics; reads p.filter in the prepareDepthwiseFilter layout (and
 /// not p.zeroPointRow).
 void depthwiseQuantPortable(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
@@ -90,9 +104,10 @@ struct DepthwiseFloatParams {
   float outputMax = 0.0f;
 };
 
-/// Float depthwise convolution of output lines [lineBegin, lineEnd).
+/// Float depthwise convolution of output lines [lineBegin, lineEnd) at `level`.
 void depthwiseFloat(const DepthwiseGeometry& g, const DepthwiseFloatParams& p, const float* input,
-                    size_t lineBegin, size_t lineEnd, float* output) noexcept;
+                    size_t lineBegin, size_t lineEnd, float* output,
+                    IsaLevel level = activeIsa()) noexcept;
 /// Same result without intrinsics.
 void depthwiseFloatPortable(const DepthwiseGeometry& g, const DepthwiseFloatParams& p,
                             const float* input, size_t lineBegin, size_t lineEnd,

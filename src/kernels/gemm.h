@@ -16,11 +16,15 @@
 // offset by the output zero point and clamped to [outputMin, outputMax]; the low byte of
 // the result is stored (uint8 or int8 alike).
 //
-// All functions are pure and noexcept; callers split work by rows and column groups.
+// All functions are pure and noexcept; callers split work by rows and column groups. The
+// multiply kernels take the instruction-set level to run at (kernels/isa.h; default: the
+// process's activeIsa()); the packed layouts are the same at every level.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+
+#include "kernels/isa.h"
 
 namespace nnhal::kernels {
 
@@ -101,21 +105,26 @@ struct QuantGemmParams {
   int32_t outputMax = 255;
 };
 
-/// Computes rows [0, rows) x column groups [groupBegin, groupEnd) of the output.
+/// Computes rows [0, rows) x column groups [groupBegin, groupEnd) of the output at `level`.
 /// a: rows of quantPaddedK(k) readable bytes (A' values; the bytes past k are multiplied by
 /// zero weights, so only their readability matters) at stride lda (a multiple of 4 is not
 /// required). rowSums[m] = sum of the first k bytes of row m (read only when
 /// rowSumFactor != 0). out: row m at out + m * ldo, columns n < p.n written.
 void quantGemm(const uint8_t* a, size_t lda, const int32_t* rowSums, size_t rows,
                const QuantGemmParams& p, size_t groupBegin, size_t groupEnd, uint8_t* out,
-               size_t ldo) noexcept;
-/// Same result with plain C++ (no intrinsics); used where AVX-512 VNNI is not available.
+               size_t ldo, IsaLevel level = activeIsa()) noexcept;
+/// Same result with plain C++ (no intrinsics): the reference of every level, and the
+/// kScalar level.
 void quantGemmPortable(const uint8_t* a, size_t lda, const int32_t* rowSums, size_t rows,
                        const QuantGemmParams& p, size_t groupBegin, size_t groupEnd, uint8_t* out,
                        size_t ldo) noexcept;
 
-/// sums[m] = sum of bytes [0, k) of row m of a (stride lda), for m in [0, rows).
-void quantRowSums(const uint8_t* a, size_t lda, size_t rows, size_t k, int32_t* sums) noexcept;
+/// sums[m] = sum of bytes [0, k) of row m of a (stride lda), for m in [0, rows), at `level`.
+void quantRowSums(const uint8_t* a, size_t lda, size_t rows, size_t k, int32_t* sums,
+                  IsaLevel level = activeIsa()) noexcept;
+/// Same with plain C++.
+void quantRowSumsPortable(const uint8_t* a, size_t lda, size_t rows, size_t k,
+                          int32_t* sums) noexcept;
 
 /// Copies `count` bytes xor `mask` (mask 0 = plain copy).
 void copyXor(const uint8_t* src, size_t count, uint8_t mask, uint8_t* dst) noexcept;
@@ -140,10 +149,10 @@ struct FloatGemmParams {
   float outputMax = 0.0f;
 };
 
-/// Computes rows [0, rows) x column groups [groupBegin, groupEnd) of the output; a: rows of
-/// k floats at stride lda; out: row m at out + m * ldo.
+/// Computes rows [0, rows) x column groups [groupBegin, groupEnd) of the output at `level`;
+/// a: rows of k floats at stride lda; out: row m at out + m * ldo.
 void floatGemm(const float* a, size_t lda, size_t rows, const FloatGemmParams& p, size_t groupBegin,
-               size_t groupEnd, float* out, size_t ldo) noexcept;
+               size_t groupEnd, float* out, size_t ldo, IsaLevel level = activeIsa()) noexcept;
 /// Same with plain C++ (no intrinsics).
 void floatGemmPortable(const float* a, size_t lda, size_t rows, const FloatGemmParams& p,
                        size_t groupBegin, size_t groupEnd, float* out, size_t ldo) noexcept;

@@ -1,5 +1,7 @@
 #include "kernels/depthwise_conv.h"
 
+#include "kernels/isa.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -47,8 +49,12 @@ DepthwiseGeometry randomGeometry(std::mt19937& rng, uint32_t depthMultiplier) {
   }
 }
 
+// Every test runs at each instruction-set level this CPU supports.
+class DepthwiseQuantTest : public ::testing::TestWithParam<IsaLevel> {};
+class DepthwiseFloatTest : public ::testing::TestWithParam<IsaLevel> {};
+
 template <typename In, typename Filter>
-void checkQuant(const DepthwiseGeometry& g, std::mt19937& rng, bool perChannel) {
+void checkQuant(const DepthwiseGeometry& g, std::mt19937& rng, bool perChannel, IsaLevel level) {
   constexpr bool kSigned = std::is_signed_v<In>;
   const size_t taps = size_t{g.filterHeight} * g.filterWidth;
   const auto input = randomBytes<In>(rng, size_t{g.batches} * g.inHeight * g.inWidth * g.inDepth);
@@ -81,11 +87,11 @@ void checkQuant(const DepthwiseGeometry& g, std::mt19937& rng, bool perChannel) 
   depthwiseQuantReference<In, Filter>(g, input.data(), zi, filter.data(), zf, bias.data(), m.data(),
                                       zo, lo, hi, expected.data());
 
-  std::vector<int16_t> prepared(filter.size()), packed(depthwisePackedFilterCount(g));
+  std::vector<int16_t> prepared(filter.size()), packed(depthwisePackedFilterCount(g, level));
   prepareDepthwiseFilter(reinterpret_cast<const uint8_t*>(filter.data()), filter.size(),
                          std::is_signed_v<Filter>, zf, prepared.data());
   packDepthwiseFilter(g, reinterpret_cast<const uint8_t*>(filter.data()), std::is_signed_v<Filter>,
-                      zf, packed.data());
+                      zf, packed.data(), level);
   const std::vector<uint8_t> zeroRow(g.inDepth, static_cast<uint8_t>(zi));
   DepthwiseQuantParams p;
   p.filter = packed.data();
@@ -103,8 +109,8 @@ void checkQuant(const DepthwiseGeometry& g, std::mt19937& rng, bool perChannel) 
   std::vector<uint8_t> fast(expected.size(), 0xEE), portable(expected.size(), 0xEE);
   const size_t lines = g.outputLines();
   const size_t cut = randomInt(rng, 0, lines);
-  depthwiseQuant(g, p, in, 0, cut, fast.data());
-  depthwiseQuant(g, p, in, cut, lines, fast.data());
+  depthwiseQuant(g, p, in, 0, cut, fast.data(), level);
+  depthwiseQuant(g, p, in, cut, lines, fast.data(), level);
   p.filter = prepared.data();
   depthwiseQuantPortable(g, p, in, 0, lines, portable.data());
   ASSERT_EQ(0, std::memcmp(fast.data(), expected.data(), fast.size()))
@@ -113,32 +119,32 @@ void checkQuant(const DepthwiseGeometry& g, std::mt19937& rng, bool perChannel) 
   ASSERT_EQ(0, std::memcmp(portable.data(), expected.data(), portable.size()));
 }
 
-TEST(DepthwiseQuantTest, Uint8MatchesReference) {
+TEST_P(DepthwiseQuantTest, Uint8MatchesReference) {
   std::mt19937 rng(21);
   for (int i = 0; i < 60; ++i) {
     SCOPED_TRACE(i);
-    checkQuant<uint8_t, uint8_t>(randomGeometry(rng, i % 3 == 0 ? 2 : 1), rng, false);
+    checkQuant<uint8_t, uint8_t>(randomGeometry(rng, i % 3 == 0 ? 2 : 1), rng, false, GetParam());
   }
 }
 
-TEST(DepthwiseQuantTest, Int8MatchesReference) {
+TEST_P(DepthwiseQuantTest, Int8MatchesReference) {
   std::mt19937 rng(22);
   for (int i = 0; i < 60; ++i) {
     SCOPED_TRACE(i);
-    checkQuant<int8_t, int8_t>(randomGeometry(rng, i % 3 == 0 ? 3 : 1), rng, false);
+    checkQuant<int8_t, int8_t>(randomGeometry(rng, i % 3 == 0 ? 3 : 1), rng, false, GetParam());
   }
 }
 
-TEST(DepthwiseQuantTest, PerChannelMatchesReference) {
+TEST_P(DepthwiseQuantTest, PerChannelMatchesReference) {
   std::mt19937 rng(23);
   for (int i = 0; i < 40; ++i) {
     SCOPED_TRACE(i);
-    checkQuant<uint8_t, int8_t>(randomGeometry(rng, i % 4 == 0 ? 2 : 1), rng, true);
-    checkQuant<int8_t, int8_t>(randomGeometry(rng, 1), rng, true);
+    checkQuant<uint8_t, int8_t>(randomGeometry(rng, i % 4 == 0 ? 2 : 1), rng, true, GetParam());
+    checkQuant<int8_t, int8_t>(randomGeometry(rng, 1), rng, true, GetParam());
   }
 }
 
-TEST(DepthwiseQuantTest, MobileNetShapedLayer) {
+TEST_P(DepthwiseQuantTest, MobileNetShapedLayer) {
   std::mt19937 rng(24);
   DepthwiseGeometry g;
   g.inHeight = g.inWidth = 28;
@@ -146,14 +152,14 @@ TEST(DepthwiseQuantTest, MobileNetShapedLayer) {
   g.filterHeight = g.filterWidth = 3;
   g.strideHeight = g.strideWidth = 2;
   g.outHeight = g.outWidth = 14;  // SAME: pad total 1, before 0
-  checkQuant<uint8_t, uint8_t>(g, rng, false);
+  checkQuant<uint8_t, uint8_t>(g, rng, false, GetParam());
   g.strideHeight = g.strideWidth = 1;
   g.padTop = g.padLeft = 1;
   g.outHeight = g.outWidth = 28;
-  checkQuant<uint8_t, uint8_t>(g, rng, false);
+  checkQuant<uint8_t, uint8_t>(g, rng, false, GetParam());
 }
 
-TEST(DepthwiseQuantTest, LargeFilterUsesPortablePath) {
+TEST_P(DepthwiseQuantTest, LargeFilterUsesPortablePath) {
   std::mt19937 rng(26);
   DepthwiseGeometry g;
   g.inHeight = g.inWidth = 10;
@@ -161,12 +167,12 @@ TEST(DepthwiseQuantTest, LargeFilterUsesPortablePath) {
   g.filterHeight = g.filterWidth = 9;  // 81 taps
   g.padTop = g.padLeft = 4;
   g.outHeight = g.outWidth = 10;
-  checkQuant<uint8_t, uint8_t>(g, rng, false);
+  checkQuant<uint8_t, uint8_t>(g, rng, false, GetParam());
 }
 
 // One channel, 2x2 filter over a 2x2 input with padding 1 on the top-left: output (0, 0)
 // sees only input (0, 0) under filter tap (1, 1).
-TEST(DepthwiseQuantTest, PaddingCountsNothing) {
+TEST_P(DepthwiseQuantTest, PaddingCountsNothing) {
   DepthwiseGeometry g;
   g.inHeight = g.inWidth = 2;
   g.filterHeight = g.filterWidth = 2;
@@ -182,8 +188,8 @@ TEST(DepthwiseQuantTest, PaddingCountsNothing) {
                                             ms.data(), 0, 0, 255, out.data());
   // (0,0): 2*4 = 8; (0,1): 2*3 + 4*4 = 22; (1,0): 2*2 + 6*4 = 28; (1,1): 2*1+4*2+6*3+8*4 = 60
   EXPECT_EQ(out, (std::vector<uint8_t>{8, 22, 28, 60}));
-  std::vector<int16_t> packed(depthwisePackedFilterCount(g));
-  packDepthwiseFilter(g, filter.data(), false, 0, packed.data());
+  std::vector<int16_t> packed(depthwisePackedFilterCount(g, GetParam()));
+  packDepthwiseFilter(g, filter.data(), false, 0, packed.data(), GetParam());
   const int32_t mult = one.multiplier, shift = one.shift;
   const uint8_t zeroRow = 10;
   DepthwiseQuantParams p;
@@ -194,11 +200,11 @@ TEST(DepthwiseQuantTest, PaddingCountsNothing) {
   p.anyLeftShift = shift > 0;
   p.inputZeroPoint = 10;
   std::vector<uint8_t> fast(4);
-  depthwiseQuant(g, p, input.data(), 0, 2, fast.data());
+  depthwiseQuant(g, p, input.data(), 0, 2, fast.data(), GetParam());
   EXPECT_EQ(fast, out);
 }
 
-void checkFloat(const DepthwiseGeometry& g, std::mt19937& rng) {
+void checkFloat(const DepthwiseGeometry& g, std::mt19937& rng, IsaLevel level) {
   const size_t taps = size_t{g.filterHeight} * g.filterWidth;
   const auto input = randomFloats(rng, size_t{g.batches} * g.inHeight * g.inWidth * g.inDepth);
   const auto filter = randomFloats(rng, taps * g.outDepth);
@@ -209,8 +215,8 @@ void checkFloat(const DepthwiseGeometry& g, std::mt19937& rng) {
   const DepthwiseFloatParams p{filter.data(), bias.data(), -1.0f, 1.0f};
   std::vector<float> fast(expected.size()), portable(expected.size());
   const size_t cut = randomInt(rng, 0, g.outputLines());
-  depthwiseFloat(g, p, input.data(), 0, cut, fast.data());
-  depthwiseFloat(g, p, input.data(), cut, g.outputLines(), fast.data());
+  depthwiseFloat(g, p, input.data(), 0, cut, fast.data(), level);
+  depthwiseFloat(g, p, input.data(), cut, g.outputLines(), fast.data(), level);
   depthwiseFloatPortable(g, p, input.data(), 0, g.outputLines(), portable.data());
   for (size_t i = 0; i < expected.size(); ++i) {
     ASSERT_NEAR(fast[i], expected[i], 1e-5f) << i;
@@ -218,13 +224,21 @@ void checkFloat(const DepthwiseGeometry& g, std::mt19937& rng) {
   }
 }
 
-TEST(DepthwiseFloatTest, MatchesReference) {
+TEST_P(DepthwiseFloatTest, MatchesReference) {
   std::mt19937 rng(25);
   for (int i = 0; i < 60; ++i) {
     SCOPED_TRACE(i);
-    checkFloat(randomGeometry(rng, i % 3 == 0 ? 2 : 1), rng);
+    checkFloat(randomGeometry(rng, i % 3 == 0 ? 2 : 1), rng, GetParam());
   }
 }
+
+std::string levelName(const ::testing::TestParamInfo<IsaLevel>& info) {
+  return std::string(toString(info.param));
+}
+INSTANTIATE_TEST_SUITE_P(EveryLevel, DepthwiseQuantTest, ::testing::ValuesIn(supportedIsaLevels()),
+                         levelName);
+INSTANTIATE_TEST_SUITE_P(EveryLevel, DepthwiseFloatTest, ::testing::ValuesIn(supportedIsaLevels()),
+                         levelName);
 
 }  // namespace
 }  // namespace nnhal::kernels

@@ -9,9 +9,12 @@
 #include <random>
 #include <vector>
 
-#include "kernels/internal/simd.h"
+#include "kernels/isa.h"
 #include "kernels/kernel_test_util.h"
 #include "kernels/quantization.h"
+#if defined(NNHAL_X86_KERNELS)
+#include "kernels/x86/x86_kernels.h"
+#endif
 
 namespace nnhal::kernels {
 namespace {
@@ -34,8 +37,17 @@ struct QuantCase {
   bool inputSigned, weightsSigned;
 };
 
-// Runs quantGemm and quantGemmPortable on random data; both must equal the direct formula.
-void checkQuantGemm(std::mt19937& rng, const QuantCase& c) {
+// Every test of the GEMM family runs at each instruction-set level this CPU supports.
+class QuantGemmTest : public ::testing::TestWithParam<IsaLevel> {};
+class FloatGemmTest : public ::testing::TestWithParam<IsaLevel> {};
+
+std::string levelName(const ::testing::TestParamInfo<IsaLevel>& info) {
+  return std::string(toString(info.param));
+}
+
+// Runs quantGemm at `level` and quantGemmPortable on random data; both must equal the
+// direct formula.
+void checkQuantGemm(std::mt19937& rng, const QuantCase& c, IsaLevel level) {
   const int32_t za = c.inputSigned ? randomInt(rng, -128, 127) : randomInt(rng, 0, 255);
   const int32_t zw = c.weightsSigned ? randomInt(rng, -128, 127) : randomInt(rng, 0, 255);
   const QuantGemmOffsets o = quantGemmOffsets(c.inputSigned, za, c.weightsSigned, zw);
@@ -51,7 +63,7 @@ void checkQuantGemm(std::mt19937& rng, const QuantCase& c) {
   std::vector<uint8_t> a(c.rows * c.lda + kPadded, 0);
   for (size_t m = 0; m < c.rows; ++m) copyXor(&input[m * c.lda], c.k, o.aMask, &a[m * c.lda]);
   std::vector<int32_t> rowSums(c.rows);
-  quantRowSums(a.data(), c.lda, c.rows, c.k, rowSums.data());
+  quantRowSums(a.data(), c.lda, c.rows, c.k, rowSums.data(), level);
 
   const size_t columns = gemmGroups(c.n) * kGemmGroup;
   std::vector<int8_t> packed(quantPackedWeightsBytes(c.n, c.k));
@@ -94,14 +106,15 @@ void checkQuantGemm(std::mt19937& rng, const QuantCase& c) {
     }
   }
   std::vector<uint8_t> fast(c.rows * c.n, 0xEE), portable(c.rows * c.n, 0xEE);
-  quantGemm(a.data(), c.lda, rowSums.data(), c.rows, p, 0, gemmGroups(c.n), fast.data(), c.n);
+  quantGemm(a.data(), c.lda, rowSums.data(), c.rows, p, 0, gemmGroups(c.n), fast.data(), c.n,
+            level);
   quantGemmPortable(a.data(), c.lda, rowSums.data(), c.rows, p, 0, gemmGroups(c.n), portable.data(),
                     c.n);
   ASSERT_EQ(fast, expected) << "rows " << c.rows << " n " << c.n << " k " << c.k;
   ASSERT_EQ(portable, expected) << "rows " << c.rows << " n " << c.n << " k " << c.k;
 }
 
-TEST(QuantGemmTest, MatchesFormulaOnRandomShapes) {
+TEST_P(QuantGemmTest, MatchesFormulaOnRandomShapes) {
   std::mt19937 rng(1234);
   for (int iter = 0; iter < 200; ++iter) {
     QuantCase c;
@@ -112,17 +125,17 @@ TEST(QuantGemmTest, MatchesFormulaOnRandomShapes) {
     c.inputSigned = iter % 2 == 1;
     c.weightsSigned = (iter / 2) % 2 == 1;
     SCOPED_TRACE(iter);
-    checkQuantGemm(rng, c);
+    checkQuantGemm(rng, c, GetParam());
   }
 }
 
-TEST(QuantGemmTest, LargeReduction) {
+TEST_P(QuantGemmTest, LargeReduction) {
   std::mt19937 rng(99);
-  checkQuantGemm(rng, {17, 50, 2000, 2000, false, false});
-  checkQuantGemm(rng, {9, 33, 1500, 1500, true, true});
+  checkQuantGemm(rng, {17, 50, 2000, 2000, false, false}, GetParam());
+  checkQuantGemm(rng, {9, 33, 1500, 1500, true, true}, GetParam());
 }
 
-TEST(QuantGemmTest, ColumnGroupSubrangeWritesOnlyThoseColumns) {
+TEST_P(QuantGemmTest, ColumnGroupSubrangeWritesOnlyThoseColumns) {
   std::mt19937 rng(5);
   const size_t rows = 11, n = 70, k = 20;
   const QuantGemmOffsets o = quantGemmOffsets(false, 7, false, 9);
@@ -134,12 +147,12 @@ TEST(QuantGemmTest, ColumnGroupSubrangeWritesOnlyThoseColumns) {
   packQuantWeights(w.data(), n, k, o.wMask, packed.data(), sums.data());
   quantColumnOffsets(nullptr, sums.data(), n, k, o.zaPrime, o.zwPrime, offsets.data());
   std::vector<int32_t> rowSums(rows);
-  quantRowSums(a.data(), k, rows, k, rowSums.data());
+  quantRowSums(a.data(), k, rows, k, rowSums.data(), GetParam());
   QuantGemmParams p{
       packed.data(), k, n, offsets.data(), mult.data(), shift.data(), false, -o.zwPrime, 0, 0, 255};
   std::vector<uint8_t> whole(rows * n), parts(rows * n, 0xEE);
-  quantGemm(a.data(), k, rowSums.data(), rows, p, 0, gemmGroups(n), whole.data(), n);
-  quantGemm(a.data(), k, rowSums.data(), rows, p, 1, 3, parts.data(), n);
+  quantGemm(a.data(), k, rowSums.data(), rows, p, 0, gemmGroups(n), whole.data(), n, GetParam());
+  quantGemm(a.data(), k, rowSums.data(), rows, p, 1, 3, parts.data(), n, GetParam());
   for (size_t m = 0; m < rows; ++m) {
     for (size_t j = 0; j < n; ++j) {
       if (j >= 16 && j < 48) {
@@ -151,12 +164,12 @@ TEST(QuantGemmTest, ColumnGroupSubrangeWritesOnlyThoseColumns) {
   }
 }
 
-TEST(QuantGemmTest, RowSumsMatchPlainSums) {
+TEST_P(QuantGemmTest, RowSumsMatchPlainSums) {
   std::mt19937 rng(8);
   for (size_t k : {1u, 3u, 63u, 64u, 65u, 130u, 1000u}) {
     const std::vector<uint8_t> a = randomBytes<uint8_t>(rng, 3 * (k + 5));
     std::vector<int32_t> sums(3);
-    quantRowSums(a.data(), k + 5, 3, k, sums.data());
+    quantRowSums(a.data(), k + 5, 3, k, sums.data(), GetParam());
     for (size_t m = 0; m < 3; ++m) {
       int32_t expected = 0;
       for (size_t i = 0; i < k; ++i) expected += a[m * (k + 5) + i];
@@ -165,8 +178,9 @@ TEST(QuantGemmTest, RowSumsMatchPlainSums) {
   }
 }
 
-#if defined(NNHAL_KERNELS_AVX512)
-TEST(QuantGemmTest, VectorRequantizationIsBitExact) {
+#if defined(NNHAL_X86_KERNELS)
+TEST(QuantGemmVectorTest, Avx512RequantizationIsBitExact) {
+  if (detectSupportedIsa() < IsaLevel::kAvx512) GTEST_SKIP() << "no AVX-512 on this CPU";
   std::mt19937 rng(77);
   std::uniform_int_distribution<int32_t> anyInt(std::numeric_limits<int32_t>::min(),
                                                 std::numeric_limits<int32_t>::max());
@@ -194,9 +208,7 @@ TEST(QuantGemmTest, VectorRequantizationIsBitExact) {
       s[i] = randomInt(rng, -31, 30);
       if (iter % 13 == 0) s[i] = i % 2 == 0 ? -31 : 30;
     }
-    const __m512i r = internal::multiplyByQuantizedMultiplier16(
-        _mm512_load_si512(x), _mm512_load_si512(m), _mm512_load_si512(s), true);
-    _mm512_store_si512(out, r);
+    x86::multiplyByQuantizedMultiplier16Avx512(x, m, s, out);
     for (int i = 0; i < 16; ++i) {
       ASSERT_EQ(out[i], multiplyByQuantizedMultiplier(x[i], QuantizedMultiplier{m[i], s[i]}))
           << "x " << x[i] << " m " << m[i] << " shift " << s[i];
@@ -205,7 +217,7 @@ TEST(QuantGemmTest, VectorRequantizationIsBitExact) {
 }
 #endif
 
-TEST(FloatGemmTest, FastAndPortableMatchFormula) {
+TEST_P(FloatGemmTest, FastAndPortableMatchFormula) {
   std::mt19937 rng(4321);
   for (int iter = 0; iter < 100; ++iter) {
     const size_t rows = randomInt(rng, 1, 30), n = randomInt(rng, 1, 100),
@@ -217,7 +229,7 @@ TEST(FloatGemmTest, FastAndPortableMatchFormula) {
     packFloatWeights(w.data(), n, k, packed.data());
     const FloatGemmParams p{packed.data(), k, n, bias.data(), -2.0f, 2.5f};
     std::vector<float> fast(rows * n), portable(rows * n);
-    floatGemm(a.data(), lda, rows, p, 0, gemmGroups(n), fast.data(), n);
+    floatGemm(a.data(), lda, rows, p, 0, gemmGroups(n), fast.data(), n, GetParam());
     floatGemmPortable(a.data(), lda, rows, p, 0, gemmGroups(n), portable.data(), n);
     for (size_t m = 0; m < rows; ++m) {
       for (size_t j = 0; j < n; ++j) {
@@ -264,6 +276,11 @@ TEST(Gemm, PackQuantWeightsInStepsMatchesTheLayout) {
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(EveryLevel, QuantGemmTest, ::testing::ValuesIn(supportedIsaLevels()),
+                         levelName);
+INSTANTIATE_TEST_SUITE_P(EveryLevel, FloatGemmTest, ::testing::ValuesIn(supportedIsaLevels()),
+                         levelName);
 
 }  // namespace
 }  // namespace nnhal::kernels

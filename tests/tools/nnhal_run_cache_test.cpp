@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "nnhal/device.h"
 #include "tools/common/tensor_io.h"
 
 namespace nnhal::tools {
@@ -17,8 +18,10 @@ namespace {
 namespace fs = std::filesystem;
 const fs::path kModels = fs::path(NNHAL_SHARED_DIR) / "models";
 
-std::string runCli(const std::string& args, int* exitCode) {
-  const std::string command = std::string(NNHAL_CLI_PATH) + " " + args + " 2>&1";
+// Runs `nnhal ARGS` (or, when `prefixed`, ARGS as a whole shell command line).
+std::string runCli(const std::string& args, int* exitCode, bool prefixed = false) {
+  const std::string command =
+      (prefixed ? args : std::string(NNHAL_CLI_PATH) + " " + args) + " 2>&1";
   std::string output;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return output;
@@ -62,6 +65,32 @@ TEST(NnhalRunCacheTest, SecondRunIsACacheHitWithIdenticalOutput) {
   EXPECT_EQ(*readFile(dir / "first.bin"), *readFile(dir / "third.bin"));
   const std::string fourth = runCli(common, &code);
   EXPECT_NE(fourth.find("cache: hit"), std::string::npos) << fourth;
+  fs::remove_all(dir);
+}
+
+// A cache records the kernels' instruction-set level: made at one level, it is not loaded at
+// another (the packed depthwise filters differ); the entry saved at the new level is.
+TEST(NnhalRunCacheTest, ACacheMadeAtAnotherInstructionSetLevelIsNotLoaded) {
+  const fs::path dir = fs::temp_directory_path() / ("nnhal-cache-isa-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  const std::string common =
+      "run --model " + (kModels / "mobilenet_v1_0.25_128_quant.tflite").string() + " --image " +
+      (kModels / "resized_cat.bmp").string() + " --cache-dir " + (dir / "cache").string();
+  int code = -1;
+  const std::string scalar = runCli("NNHAL_ISA=scalar " + std::string(NNHAL_CLI_PATH) + " " +
+                                        common + " --output " + (dir / "scalar.bin").string(),
+                                    &code, /*prefixed=*/true);
+  ASSERT_EQ(code, 0) << scalar;
+  EXPECT_NE(scalar.find("cache: miss"), std::string::npos) << scalar;
+  const std::string native = runCli(common + " --output " + (dir / "native.bin").string(), &code);
+  ASSERT_EQ(code, 0) << native;
+  if (kernelIsa().supported != "scalar") {
+    EXPECT_NE(native.find("cache: miss"), std::string::npos) << native;
+  }
+  // Same result either way (the quantized kernels are bit-exact at every level).
+  EXPECT_EQ(*readFile(dir / "scalar.bin"), *readFile(dir / "native.bin"));
+  const std::string again = runCli(common, &code);
+  EXPECT_NE(again.find("cache: hit"), std::string::npos) << again;
   fs::remove_all(dir);
 }
 

@@ -235,6 +235,11 @@ Result<void> printInfo(const std::string& socket) {
   const NumberOfCacheFiles cacheFiles = device->getNumberOfCacheFilesNeeded();
   std::printf("name: %s\nversion: %s\ntype: %s\n", device->getName().c_str(),
               device->getVersionString().c_str(), std::string(toString(device->getType())).c_str());
+  if (socket.empty()) {
+    const KernelIsa isa = kernelIsa();
+    std::printf("kernels: %s (this CPU supports %s%s%s)\n", isa.active.c_str(),
+                isa.supported.c_str(), isa.note.empty() ? "" : "; ", isa.note.c_str());
+  }
   std::printf("cache files needed: %u model, %u data\n", cacheFiles.modelCache,
               cacheFiles.dataCache);
   std::printf("extensions: %zu\n", device->getSupportedExtensions().size());

@@ -1,29 +1,27 @@
-// kernels/internal/simd.h — AVX-512 helpers shared by the quantized kernels.
+// kernels/x86/simd_avx512.h — AVX-512 helpers shared by the quantized kernels.
 //
-// Only compiled where the build targets AVX-512 (F + BW + VL); every function here has a scalar
-// twin in kernels/quantization.h that defines its exact result.
+// Included only by the kernel files of src/kernels/x86/ compiled for AVX-512 (F + BW + VL +
+// DQ, see CMakeLists.txt); every function here has a scalar twin in kernels/quantization.h
+// that defines its exact result. Everything is in an unnamed namespace on purpose: each file
+// compiled for its own instruction set gets its own copy, so the linker can never pick an
+// AVX-512 copy of a shared inline function for code that runs on a lesser CPU.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
-#define NNHAL_KERNELS_AVX512 1
+#if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512VL__)
+#error "kernels/x86/simd_avx512.h needs a file compiled for AVX-512 (F, BW, VL)"
+#endif
 // GCC 12 reports the _mm512_undefined_* placeholders inside its own AVX-512 intrinsics as
 // (maybe) uninitialized once they are inlined; the warnings are spurious. This header is
 // included only by kernel .cpp files, so the setting stays within them.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
-#endif
 
-#if defined(NNHAL_KERNELS_AVX512) && defined(__AVX512VNNI__)
-#define NNHAL_KERNELS_AVX512_VNNI 1
-#endif
-
-namespace nnhal::kernels::internal {
-
-#if defined(NNHAL_KERNELS_AVX512)
+namespace nnhal::kernels::x86 {
+namespace {
 
 /// Sixteen lanes of multiplyByQuantizedMultiplier(x, {multiplier, shift}), bit-exact with
 /// the scalar version, with everything that depends only on the multipliers and shifts
@@ -123,6 +121,5 @@ inline __mmask16 firstLanes16(size_t n) {
   return n >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << n) - 1u);
 }
 
-#endif  // NNHAL_KERNELS_AVX512
-
-}  // namespace nnhal::kernels::internal
+}  // namespace
+}  // namespace nnhal::kernels::x86

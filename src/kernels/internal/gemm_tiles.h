@@ -1,0 +1,36 @@
+// kernels/internal/gemm_tiles.h — small helpers of the GEMM variants (portable and x86).
+//
+// In an unnamed namespace on purpose: the files of src/kernels/x86/ are compiled for other
+// instruction sets, and each must get its own copy (kernels/x86/simd_avx512.h says why).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/gemm.h"
+
+namespace nnhal::kernels::internal {
+namespace {
+
+/// Wrapping int32 addition and multiplication (the reference's accumulators wrap the same
+/// way).
+inline int32_t wrapAdd(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+}
+inline int32_t wrapMul(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
+}
+
+/// How many column groups the next panel takes (the micro-kernels handle 1..3).
+inline size_t panelGroups(size_t remaining) {
+  if (remaining == 4) return 2;
+  return remaining < 3 ? remaining : 3;
+}
+
+/// The row term rowSumFactor * rowSums[m] (0 when the factor is 0: rowSums is not read).
+inline int32_t rowTerm(const QuantGemmParams& p, const int32_t* rowSums, size_t m) {
+  return p.rowSumFactor != 0 ? wrapMul(p.rowSumFactor, rowSums[m]) : 0;
+}
+
+}  // namespace
+}  // namespace nnhal::kernels::internal

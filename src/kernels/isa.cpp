@@ -1,0 +1,80 @@
+#include "kernels/isa.h"
+
+#include <cstdlib>
+
+namespace nnhal::kernels {
+
+std::string_view toString(IsaLevel level) noexcept {
+  switch (level) {
+    case IsaLevel::kScalar:
+      return "scalar";
+    case IsaLevel::kAvx2:
+      return "avx2";
+    case IsaLevel::kAvx512:
+      return "avx512";
+    case IsaLevel::kVnni:
+      return "vnni";
+  }
+  return "scalar";
+}
+
+std::optional<IsaLevel> parseIsaLevel(std::string_view name) noexcept {
+  for (IsaLevel level : {IsaLevel::kScalar, IsaLevel::kAvx2, IsaLevel::kAvx512, IsaLevel::kVnni}) {
+    if (name == toString(level)) return level;
+  }
+  return std::nullopt;
+}
+
+IsaLevel detectSupportedIsa() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") &&
+                      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+                      __builtin_cpu_supports("avx512dq");
+  if (avx512 && __builtin_cpu_supports("avx512vnni")) return IsaLevel::kVnni;
+  if (avx512) return IsaLevel::kAvx512;
+  if (avx2) return IsaLevel::kAvx2;
+#endif
+  return IsaLevel::kScalar;
+}
+
+IsaSelection selectIsa(IsaLevel supported, std::string_view requested) {
+  IsaSelection s;
+  s.supported = supported;
+  s.active = supported;
+  s.requested = std::string(requested);
+  if (requested.empty()) return s;
+  const std::optional<IsaLevel> level = parseIsaLevel(requested);
+  if (!level) {
+    s.note = "NNHAL_ISA=" + s.requested + " is not a level (scalar, avx2, avx512, vnni); using " +
+             std::string(toString(supported));
+  } else if (*level > supported) {
+    s.note = "NNHAL_ISA=" + s.requested + " is above what this CPU supports; using " +
+             std::string(toString(supported));
+  } else {
+    s.active = *level;
+  }
+  return s;
+}
+
+const IsaSelection& isaSelection() noexcept {
+  // Decided once, before any kernel runs, and never changed: the packed layouts made at
+  // preparation must match the kernels that read them.
+  static const IsaSelection selection = [] {
+    const char* env = std::getenv("NNHAL_ISA");
+    return selectIsa(detectSupportedIsa(), env != nullptr ? env : "");
+  }();
+  return selection;
+}
+
+IsaLevel activeIsa() noexcept { return isaSelection().active; }
+
+std::vector<IsaLevel> supportedIsaLevels() {
+  std::vector<IsaLevel> levels;
+  const auto top = static_cast<uint8_t>(detectSupportedIsa());
+  for (uint8_t l = 0; l <= top; ++l) levels.push_back(static_cast<IsaLevel>(l));
+  return levels;
+}
+
+}  // namespace nnhal::kernels

@@ -1,0 +1,270 @@
+// The depthwise convolutions on AVX-512 F/BW/VL/DQ (depth multiplier 1): quantized with two
+// filter taps per int16 multiply-add, float with one FMA per tap of 16 channels. Called
+// through kernels/depthwise_conv.h only.
+#include "kernels/internal/depthwise_lines.h"
+#include "kernels/x86/simd_avx512.h"
+#include "kernels/x86/x86_kernels.h"
+
+namespace nnhal::kernels::x86 {
+namespace {
+
+using internal::kChannelBlock;
+using internal::LineInfo;
+using internal::lineInfo;
+using internal::TapRange;
+using internal::validTaps;
+
+// The quantized fast path (depth multiplier 1): 32 channels at a time as int16, two filter
+// taps per multiply-add. For taps t0, t1, unpack{lo,hi}_epi16 of the two input vectors put
+// (x_t0[c], x_t1[c]) side by side, so one pairwise int16 multiply-add (vpmaddwd + add) against the
+// packed filter pairs accumulates both taps of a channel into one int32 lane. unpacklo covers
+// channels 8L..8L+3 of each 128-bit lane L and unpackhi 8L+4..8L+7; packs_epi32(lo, hi) restores
+// the channel order. Interior pixels find their taps at fixed offsets; at the borders, taps outside
+// the input read the zero-point row instead.
+constexpr size_t kPairBlock = kDepthwisePairBlock;
+constexpr size_t kMaxPairedTaps = kDepthwiseMaxPairedTaps;
+
+inline __m512i madd16(__m512i acc, __m512i x, __m512i w) {
+  return _mm512_add_epi32(acc, _mm512_madd_epi16(x, w));
+}
+
+template <typename T>
+inline T lesser(T a, T b) {
+  return b < a ? b : a;
+}
+
+// Loads `mask` bytes at p as 32 int16 values.
+template <bool Signed>
+inline __m512i loadWidened(const uint8_t* p, __mmask32 mask) {
+  const __m256i bytes = _mm256_maskz_loadu_epi8(mask, p);
+  return Signed ? _mm512_cvtepi8_epi16(bytes) : _mm512_cvtepu8_epi16(bytes);
+}
+
+// Per-channel int32 values of a 32-channel block in the (lo, hi) lane order of the
+// accumulators; masked-off channels read as zero.
+inline void loadPermuted(const int32_t* values, __mmask32 mask, __m512i* lo, __m512i* hi) {
+  const __m512i idxLo = _mm512_setr_epi32(0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27);
+  const __m512i idxHi =
+      _mm512_setr_epi32(4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+  const __m512i a = _mm512_maskz_loadu_epi32(static_cast<__mmask16>(mask), values);
+  const __m512i b = _mm512_maskz_loadu_epi32(static_cast<__mmask16>(mask >> 16), values + 16);
+  *lo = _mm512_permutex2var_epi32(a, idxLo, b);
+  *hi = _mm512_permutex2var_epi32(a, idxHi, b);
+}
+
+template <bool Signed>
+void quantLinesPaired(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
+                      const uint8_t* input, size_t lineBegin, size_t lineEnd, uint8_t* output) {
+  const size_t depth = g.outDepth;
+  const size_t taps = size_t{g.filterHeight} * g.filterWidth;
+  const size_t pairs = (taps + 1) / 2;
+  const size_t blocks = (depth + kPairBlock - 1) / kPairBlock;
+  const uint8_t* const zeroRow = p.zeroPointRow;
+  const int16_t* const filter = p.filter;
+  const int32_t* const bias = p.bias;
+  const int32_t* const multipliers = p.multiplier;
+  const int32_t* const shifts = p.shift;
+  const bool anyLeftShift = p.anyLeftShift;
+  const __m512i inZero = _mm512_set1_epi16(static_cast<int16_t>(p.inputZeroPoint));
+  const __m512i outZero = _mm512_set1_epi32(p.outputZeroPoint);
+  const __m512i lo = _mm512_set1_epi32(p.outputMin);
+  const __m512i hi = _mm512_set1_epi32(p.outputMax);
+  const size_t fullPairs = taps / 2;
+  const bool oddTap = taps % 2 == 1;
+  const uint8_t* rows[kMaxPairedTaps];  // per filter row: input row start, or null
+  const uint8_t* tapPtr[kMaxPairedTaps];
+  size_t tapOffset[kMaxPairedTaps];  // from the window corner, for interior pixels
+  for (uint32_t i = 0, t = 0; i < g.filterHeight; ++i) {
+    for (uint32_t j = 0; j < g.filterWidth; ++j, ++t) {
+      tapOffset[t] =
+          (size_t{i} * g.dilationHeight * g.inWidth + size_t{j} * g.dilationWidth) * depth;
+    }
+  }
+  // Output columns [interiorBegin, interiorEnd) have every filter column inside the input.
+  const int64_t span = (int64_t{g.filterWidth} - 1) * g.dilationWidth;
+  const auto firstInside = static_cast<size_t>(
+      lesser<int64_t>((g.padLeft + g.strideWidth - 1) / g.strideWidth, g.outWidth));
+  const int64_t lastStart = int64_t{g.inWidth} - 1 - span + g.padLeft;  // max x * stride
+  const size_t interiorEnd =
+      lastStart < 0
+          ? 0
+          : lesser<size_t>(g.outWidth, static_cast<size_t>(lastStart / g.strideWidth) + 1);
+  const size_t interiorBegin = lesser<size_t>(firstInside, interiorEnd);
+  for (size_t l = lineBegin; l < lineEnd; ++l) {
+    const LineInfo line = lineInfo(g, l);
+    const uint8_t* image = input + line.batch * g.inHeight * g.inWidth * depth;
+    bool lineInside = true;
+    for (uint32_t i = 0; i < g.filterHeight; ++i) {
+      const int64_t iy = line.y0 + int64_t{i} * g.dilationHeight;
+      const bool inside = iy >= 0 && iy < g.inHeight;
+      rows[i] = inside ? image + static_cast<size_t>(iy) * g.inWidth * depth : nullptr;
+      lineInside &= inside;
+    }
+    uint8_t* outLine = output + l * g.outWidth * depth;
+    for (size_t block = 0; block < blocks; ++block) {
+      const size_t c0 = block * kPairBlock;
+      const size_t valid = lesser<size_t>(kPairBlock, depth - c0);
+      const __mmask32 mask = valid >= 32 ? ~__mmask32{0} : (__mmask32{1} << valid) - 1;
+      __m512i biasLo = _mm512_setzero_si512(), biasHi = _mm512_setzero_si512();
+      if (bias != nullptr) loadPermuted(bias + c0, mask, &biasLo, &biasHi);
+      __m512i multLo, multHi, shiftLo, shiftHi;
+      loadPermuted(multipliers + c0, mask, &multLo, &multHi);
+      loadPermuted(shifts + c0, mask, &shiftLo, &shiftHi);
+      const Requantizer16 requantLo(multLo, shiftLo, anyLeftShift);
+      const Requantizer16 requantHi(multHi, shiftHi, anyLeftShift);
+      const int16_t* blockFilter = filter + block * pairs * 2 * kPairBlock;
+      // sum (x - za) w = sum x w - za sum w: fold the second term into the bias. Taps
+      // outside the input read za itself, so their products cancel exactly.
+      for (size_t q = 0; q < pairs; ++q) {
+        const int16_t* f = blockFilter + q * 2 * kPairBlock;
+        biasLo =
+            _mm512_sub_epi32(biasLo, madd16(_mm512_setzero_si512(), inZero, _mm512_loadu_si512(f)));
+        biasHi = _mm512_sub_epi32(
+            biasHi, madd16(_mm512_setzero_si512(), inZero, _mm512_loadu_si512(f + kPairBlock)));
+      }
+      // Accumulates the taps at tapAt(0 .. taps - 1), requantizes and stores output pixel x
+      // of this block.
+      const auto pixel = [&](size_t x, auto tapAt) __attribute__((always_inline)) {
+        __m512i accLo = biasLo, accHi = biasHi;
+        const int16_t* f = blockFilter;
+        for (size_t q = 0; q < fullPairs; ++q, f += 2 * kPairBlock) {
+          const __m512i x0v = loadWidened<Signed>(tapAt(2 * q), mask);
+          const __m512i x1v = loadWidened<Signed>(tapAt(2 * q + 1), mask);
+          accLo = madd16(accLo, _mm512_unpacklo_epi16(x0v, x1v), _mm512_loadu_si512(f));
+          accHi =
+              madd16(accHi, _mm512_unpackhi_epi16(x0v, x1v), _mm512_loadu_si512(f + kPairBlock));
+        }
+        if (oddTap) {  // the partner tap's weights are 0: pair the last tap with zeros
+          const __m512i x0v = loadWidened<Signed>(tapAt(taps - 1), mask);
+          const __m512i zero = _mm512_setzero_si512();
+          accLo = madd16(accLo, _mm512_unpacklo_epi16(x0v, zero), _mm512_loadu_si512(f));
+          accHi =
+              madd16(accHi, _mm512_unpackhi_epi16(x0v, zero), _mm512_loadu_si512(f + kPairBlock));
+        }
+        const __m512i yLo = requantLo.apply(accLo, outZero, lo, hi);
+        const __m512i yHi = requantHi.apply(accHi, outZero, lo, hi);
+        const __m256i bytes = _mm512_cvtepi16_epi8(_mm512_packs_epi32(yLo, yHi));
+        _mm256_mask_storeu_epi8(outLine + x * depth + c0, mask, bytes);
+      };
+      // Border pixels: taps outside the input read the zero-point row.
+      const auto borderPixel = [&](size_t x) __attribute__((always_inline)) {
+        const int64_t x0 = static_cast<int64_t>(x) * g.strideWidth - g.padLeft;
+        size_t t = 0;
+        for (uint32_t i = 0; i < g.filterHeight; ++i) {
+          for (uint32_t j = 0; j < g.filterWidth; ++j, ++t) {
+            const int64_t ix = x0 + int64_t{j} * g.dilationWidth;
+            tapPtr[t] = rows[i] != nullptr && ix >= 0 && ix < g.inWidth
+                            ? rows[i] + static_cast<size_t>(ix) * depth + c0
+                            : zeroRow + c0;
+          }
+        }
+        pixel(
+            x, [&](size_t tap) __attribute__((always_inline)) { return tapPtr[tap]; });
+      };
+      size_t x = 0;
+      for (; x < interiorBegin; ++x) borderPixel(x);
+      if (lineInside) {
+        // Interior pixels: every tap at a fixed offset from the window's corner.
+        const uint8_t* corner = rows[0] + c0;
+        for (; x < interiorEnd; ++x) {
+          const uint8_t* base =
+              corner + (static_cast<size_t>(x) * g.strideWidth - g.padLeft) * depth;
+          pixel(
+              x, [&](size_t tap) __attribute__((always_inline)) { return base + tapOffset[tap]; });
+        }
+      }
+      for (; x < g.outWidth; ++x) borderPixel(x);
+    }
+  }
+}
+
+template <int NV>
+void floatBlock(const DepthwiseGeometry& g, const DepthwiseFloatParams& p, const float* image,
+                const LineInfo& line, int64_t x0, TapRange cols, size_t c0, size_t valid,
+                float* out) {
+  const size_t depth = g.outDepth;
+  __mmask16 masks[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) masks[v] = firstLanes16(valid - 16 * v);
+  __m512 acc[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) acc[v] = _mm512_setzero_ps();
+  for (uint32_t i = line.rows.first; i < line.rows.last; ++i) {
+    const size_t iy = static_cast<size_t>(line.y0 + int64_t{i} * g.dilationHeight);
+    const float* row = image + iy * g.inWidth * depth;
+    const float* filterRow = p.filter + size_t{i} * g.filterWidth * depth;
+    for (uint32_t j = cols.first; j < cols.last; ++j) {
+      const size_t ix = static_cast<size_t>(x0 + int64_t{j} * g.dilationWidth);
+      const float* px = row + ix * depth + c0;
+      const float* f = filterRow + size_t{j} * depth + c0;
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        const __m512 x = _mm512_maskz_loadu_ps(masks[v], px + 16 * v);
+        const __m512 w = _mm512_maskz_loadu_ps(masks[v], f + 16 * v);
+        acc[v] = _mm512_fmadd_ps(x, w, acc[v]);
+      }
+    }
+  }
+  const __m512 lo = _mm512_set1_ps(p.outputMin);
+  const __m512 hi = _mm512_set1_ps(p.outputMax);
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    const size_t c = c0 + 16 * v;
+    __m512 y = acc[v];
+    if (p.bias != nullptr) y = _mm512_add_ps(y, _mm512_maskz_loadu_ps(masks[v], p.bias + c));
+    y = _mm512_min_ps(_mm512_max_ps(y, lo), hi);
+    _mm512_mask_storeu_ps(out + c, masks[v], y);
+  }
+}
+
+void floatLines(const DepthwiseGeometry& g, const DepthwiseFloatParams& p, const float* input,
+                size_t lineBegin, size_t lineEnd, float* output) {
+  const size_t depth = g.outDepth;
+  for (size_t l = lineBegin; l < lineEnd; ++l) {
+    const LineInfo line = lineInfo(g, l);
+    const float* image = input + line.batch * g.inHeight * g.inWidth * depth;
+    float* outLine = output + l * g.outWidth * depth;
+    for (size_t x = 0; x < g.outWidth; ++x) {
+      const int64_t x0 = static_cast<int64_t>(x) * g.strideWidth - g.padLeft;
+      const TapRange cols = validTaps(x0, g.dilationWidth, g.filterWidth, g.inWidth);
+      float* out = outLine + x * depth;
+      for (size_t c0 = 0; c0 < depth; c0 += kChannelBlock) {
+        const size_t valid = lesser<size_t>(kChannelBlock, depth - c0);
+        switch ((valid + 15) / 16) {
+          case 1:
+            floatBlock<1>(g, p, image, line, x0, cols, c0, valid, out);
+            break;
+          case 2:
+            floatBlock<2>(g, p, image, line, x0, cols, c0, valid, out);
+            break;
+          case 3:
+            floatBlock<3>(g, p, image, line, x0, cols, c0, valid, out);
+            break;
+          default:
+            floatBlock<4>(g, p, image, line, x0, cols, c0, valid, out);
+            break;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void depthwiseQuantPairedAvx512(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
+                                const uint8_t* input, size_t lineBegin, size_t lineEnd,
+                                uint8_t* output) noexcept {
+  if (p.inputSigned) {
+    quantLinesPaired<true>(g, p, input, lineBegin, lineEnd, output);
+  } else {
+    quantLinesPaired<false>(g, p, input, lineBegin, lineEnd, output);
+  }
+}
+
+void depthwiseFloatAvx512(const DepthwiseGeometry& g, const DepthwiseFloatParams& p,
+                          const float* input, size_t lineBegin, size_t lineEnd,
+                          float* output) noexcept {
+  floatLines(g, p, input, lineBegin, lineEnd, output);
+}
+
+}  // namespace nnhal::kernels::x86

@@ -1,0 +1,60 @@
+// kernels/x86/x86_kernels.h — the optimized x86 variants of the kernel families, one per
+// instruction-set level (kernels/isa.h).
+//
+// Each function here is defined in a file of this folder compiled for its level
+// (`*_avx2.cpp`: AVX2 + FMA; `*_avx512.cpp`: AVX-512 F/BW/VL/DQ; `*_vnni.cpp`: plus VNNI) and
+// must only be called when activeIsa() (or the level a test asks for) is at least that
+// level. Callers go through the dispatch point of the family (kernels/gemm.h,
+// kernels/depthwise_conv.h), never here directly. Each variant gives exactly the result of
+// the family's portable version (bit for bit for the quantized ones; float sums may be
+// ordered differently).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/depthwise_conv.h"
+#include "kernels/gemm.h"
+
+namespace nnhal::kernels::x86 {
+
+// --- GEMM (kernels/gemm.h; same parameters as quantGemm / floatGemm / quantRowSums) ------
+
+void quantGemmVnni(const uint8_t* a, size_t lda, const int32_t* rowSums, size_t rows,
+                   const QuantGemmParams& p, size_t groupBegin, size_t groupEnd, uint8_t* out,
+                   size_t ldo) noexcept;
+void quantGemmAvx512(const uint8_t* a, size_t lda, const int32_t* rowSums, size_t rows,
+                     const QuantGemmParams& p, size_t groupBegin, size_t groupEnd, uint8_t* out,
+                     size_t ldo) noexcept;
+void quantGemmAvx2(const uint8_t* a, size_t lda, const int32_t* rowSums, size_t rows,
+                   const QuantGemmParams& p, size_t groupBegin, size_t groupEnd, uint8_t* out,
+                   size_t ldo) noexcept;
+
+void floatGemmAvx512(const float* a, size_t lda, size_t rows, const FloatGemmParams& p,
+                     size_t groupBegin, size_t groupEnd, float* out, size_t ldo) noexcept;
+void floatGemmAvx2(const float* a, size_t lda, size_t rows, const FloatGemmParams& p,
+                   size_t groupBegin, size_t groupEnd, float* out, size_t ldo) noexcept;
+
+void quantRowSumsAvx512(const uint8_t* a, size_t lda, size_t rows, size_t k,
+                        int32_t* sums) noexcept;
+void quantRowSumsAvx2(const uint8_t* a, size_t lda, size_t rows, size_t k, int32_t* sums) noexcept;
+
+/// out[i] = multiplyByQuantizedMultiplier(x[i], {m[i], s[i]}) for 16 lanes, with the AVX-512
+/// requantizer the quantized tiles use (any shifts allowed): exposed for its bit-exactness
+/// test.
+void multiplyByQuantizedMultiplier16Avx512(const int32_t* x, const int32_t* m, const int32_t* s,
+                                           int32_t* out) noexcept;
+
+// --- depthwise (kernels/depthwise_conv.h) ------------------------------------------------
+
+/// depthwiseQuant for geometries with depthwisePairedLayout(g, kAvx512); p.filter in the
+/// paired layout.
+void depthwiseQuantPairedAvx512(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
+                                const uint8_t* input, size_t lineBegin, size_t lineEnd,
+                                uint8_t* output) noexcept;
+/// depthwiseFloat for depth multiplier 1.
+void depthwiseFloatAvx512(const DepthwiseGeometry& g, const DepthwiseFloatParams& p,
+                          const float* input, size_t lineBegin, size_t lineEnd,
+                          float* output) noexcept;
+
+}  // namespace nnhal::kernels::x86
