@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
+
+#if defined(NNHAL_X86_KERNELS)
+#include "kernels/x86/x86_kernels.h"
+#endif
 
 namespace nnhal::kernels {
 namespace {
@@ -45,16 +50,19 @@ void forEachRun(const BroadcastLayout& l, size_t begin, size_t end, Run&& run) {
   }
 }
 
-/// out[o] = op(a[..], b[..]) over [begin, end), with contiguous / broadcast fast paths.
-template <typename T, typename U, typename Op>
+/// out[o] = op(a[..], b[..]) over [begin, end), with contiguous / broadcast fast paths;
+/// `contiguous(pa, pb, po, n)` may take a run where both inputs are contiguous (it returns
+/// false to leave it to `op`).
+template <typename T, typename U, typename Op, typename Contiguous>
 void applyBroadcast(const T* a, const T* b, U* out, const BroadcastLayout& layout, size_t begin,
-                    size_t end, Op op) {
+                    size_t end, Op op, Contiguous contiguous) {
   forEachRun(layout, begin, end,
              [&](size_t o, size_t i1, size_t s1, size_t i2, size_t s2, size_t n) {
                const T* pa = a + i1;
                const T* pb = b + i2;
                U* po = out + o;
                if (s1 == 1 && s2 == 1) {
+                 if (contiguous(pa, pb, po, n)) return;
                  for (size_t k = 0; k < n; ++k) po[k] = op(pa[k], pb[k]);
                } else if (s1 == 0 && s2 == 1) {
                  const T va = *pa;
@@ -66,6 +74,13 @@ void applyBroadcast(const T* a, const T* b, U* out, const BroadcastLayout& layou
                  for (size_t k = 0; k < n; ++k) po[k] = op(pa[k * s1], pb[k * s2]);
                }
              });
+}
+
+template <typename T, typename U, typename Op>
+void applyBroadcast(const T* a, const T* b, U* out, const BroadcastLayout& layout, size_t begin,
+                    size_t end, Op op) {
+  applyBroadcast(a, b, out, layout, begin, end, op,
+                 [](const T*, const T*, U*, size_t) { return false; });
 }
 
 }  // namespace
@@ -190,16 +205,32 @@ std::optional<QuantMulParams> makeQuantMulParams(float scale1, int32_t zeroPoint
 
 template <typename T>
 void addQuant8(const T* a, const T* b, T* out, const BroadcastLayout& layout,
-               const QuantAddParams& p, size_t begin, size_t end) noexcept {
-  applyBroadcast(a, b, out, layout, begin, end, [&p](T x, T y) {
-    const int32_t shifted1 = (static_cast<int32_t>(x) + p.inputOffset1) * (1 << p.leftShift);
-    const int32_t shifted2 = (static_cast<int32_t>(y) + p.inputOffset2) * (1 << p.leftShift);
-    const int32_t sum = multiplyByQuantizedMultiplier(shifted1, p.inputMultiplier1) +
-                        multiplyByQuantizedMultiplier(shifted2, p.inputMultiplier2);
-    const int32_t result =
-        multiplyByQuantizedMultiplier(sum, p.outputMultiplier) + p.outputZeroPoint;
-    return static_cast<T>(std::clamp(result, p.outputMin, p.outputMax));
-  });
+               const QuantAddParams& p, size_t begin, size_t end, IsaLevel level) noexcept {
+  // Contiguous runs on AVX-512: the same three requantizations, 16 lanes at a time.
+  const auto contiguous = [&p, level](const T* x, const T* y, T* o, size_t n) {
+#if defined(NNHAL_X86_KERNELS)
+    if (level >= IsaLevel::kAvx512 && n >= 16) {
+      x86::addQuant8Avx512(reinterpret_cast<const uint8_t*>(x), reinterpret_cast<const uint8_t*>(y),
+                           reinterpret_cast<uint8_t*>(o), n, p, std::is_signed_v<T>);
+      return true;
+    }
+#else
+    (void)x, (void)y, (void)o, (void)n, (void)level;
+#endif
+    return false;
+  };
+  applyBroadcast(
+      a, b, out, layout, begin, end,
+      [&p](T x, T y) {
+        const int32_t shifted1 = (static_cast<int32_t>(x) + p.inputOffset1) * (1 << p.leftShift);
+        const int32_t shifted2 = (static_cast<int32_t>(y) + p.inputOffset2) * (1 << p.leftShift);
+        const int32_t sum = multiplyByQuantizedMultiplier(shifted1, p.inputMultiplier1) +
+                            multiplyByQuantizedMultiplier(shifted2, p.inputMultiplier2);
+        const int32_t result =
+            multiplyByQuantizedMultiplier(sum, p.outputMultiplier) + p.outputZeroPoint;
+        return static_cast<T>(std::clamp(result, p.outputMin, p.outputMax));
+      },
+      contiguous);
 }
 
 template <typename T>
@@ -215,9 +246,9 @@ void mulQuant8(const T* a, const T* b, T* out, const BroadcastLayout& layout,
 }
 
 template void addQuant8<uint8_t>(const uint8_t*, const uint8_t*, uint8_t*, const BroadcastLayout&,
-                                 const QuantAddParams&, size_t, size_t) noexcept;
+                                 const QuantAddParams&, size_t, size_t, IsaLevel) noexcept;
 template void addQuant8<int8_t>(const int8_t*, const int8_t*, int8_t*, const BroadcastLayout&,
-                                const QuantAddParams&, size_t, size_t) noexcept;
+                                const QuantAddParams&, size_t, size_t, IsaLevel) noexcept;
 template void mulQuant8<uint8_t>(const uint8_t*, const uint8_t*, uint8_t*, const BroadcastLayout&,
                                  const QuantMulParams&, size_t, size_t) noexcept;
 template void mulQuant8<int8_t>(const int8_t*, const int8_t*, int8_t*, const BroadcastLayout&,

@@ -13,6 +13,7 @@
 #include <optional>
 #include <span>
 
+#include "kernels/isa.h"
 #include "kernels/quantization.h"
 
 namespace nnhal::kernels {
@@ -92,10 +93,13 @@ std::optional<QuantMulParams> makeQuantMulParams(float scale1, int32_t zeroPoint
                                                  int32_t outputZeroPoint, int32_t outputMin,
                                                  int32_t outputMax) noexcept;
 
-/// Quantized ADD over output elements [begin, end); T is uint8_t or int8_t.
+/// Quantized ADD over output elements [begin, end); T is uint8_t or int8_t. Contiguous runs
+/// use the AVX-512 variant from `level` kAvx512 up (kernels/isa.h); same result at every
+/// level.
 template <typename T>
 void addQuant8(const T* a, const T* b, T* out, const BroadcastLayout& layout,
-               const QuantAddParams& params, size_t begin, size_t end) noexcept;
+               const QuantAddParams& params, size_t begin, size_t end,
+               IsaLevel level = activeIsa()) noexcept;
 /// Quantized MUL over output elements [begin, end); T is uint8_t or int8_t.
 template <typename T>
 void mulQuant8(const T* a, const T* b, T* out, const BroadcastLayout& layout,

@@ -206,6 +206,48 @@ TEST(ElementwiseQuantTest, AddInt8WithinOneStep) { checkQuantAgainstReal<int8_t>
 TEST(ElementwiseQuantTest, MulUint8WithinOneStep) { checkQuantAgainstReal<uint8_t>(false); }
 TEST(ElementwiseQuantTest, MulInt8WithinOneStep) { checkQuantAgainstReal<int8_t>(false); }
 
+// The quantized ADD at every instruction-set level equals the scalar formula bit for bit:
+// random scales (output multipliers above 1 included), zero points, lengths that leave a
+// tail, a subrange, and a broadcast layout (whose contiguous runs take the vector path).
+template <typename T>
+void checkAddAtEveryLevel(std::mt19937& rng) {
+  constexpr int32_t kMin = std::numeric_limits<T>::min();
+  constexpr int32_t kMax = std::numeric_limits<T>::max();
+  std::uniform_int_distribution<int32_t> byte(kMin, kMax);
+  std::uniform_real_distribution<float> scale(0.002f, 0.5f);
+  for (int iter = 0; iter < 200; ++iter) {
+    const uint32_t inner = std::uniform_int_distribution<uint32_t>(1, 90)(rng);
+    const uint32_t outer = std::uniform_int_distribution<uint32_t>(1, 5)(rng);
+    const bool broadcast = iter % 3 == 0;
+    const std::vector<uint32_t> da{outer, inner};
+    const std::vector<uint32_t> db = broadcast ? std::vector<uint32_t>{1, inner} : da;
+    const auto layout = makeBroadcastLayout(da, db);
+    ASSERT_TRUE(layout);
+    std::vector<T> a(size_t{outer} * inner), b(broadcast ? inner : a.size());
+    for (T& v : a) v = static_cast<T>(byte(rng));
+    for (T& v : b) v = static_cast<T>(byte(rng));
+    const float outputScale = iter % 4 == 0 ? scale(rng) * 0.01f : scale(rng);
+    const auto p = makeQuantAddParams(scale(rng), byte(rng), scale(rng), byte(rng), outputScale,
+                                      byte(rng), kMin + iter % 7, kMax - iter % 5);
+    ASSERT_TRUE(p);
+    const size_t begin = iter % 2 == 0 ? 0 : a.size() / 3;
+    std::vector<T> expected(a.size(), T{7});
+    addQuant8<T>(a.data(), b.data(), expected.data(), *layout, *p, begin, a.size(),
+                 IsaLevel::kScalar);
+    for (IsaLevel level : supportedIsaLevels()) {
+      std::vector<T> out(a.size(), T{7});
+      addQuant8<T>(a.data(), b.data(), out.data(), *layout, *p, begin, a.size(), level);
+      ASSERT_EQ(out, expected) << "level " << toString(level) << " iteration " << iter;
+    }
+  }
+}
+
+TEST(ElementwiseQuantTest, AddIsBitExactAtEveryLevel) {
+  std::mt19937 rng(31);
+  checkAddAtEveryLevel<uint8_t>(rng);
+  checkAddAtEveryLevel<int8_t>(rng);
+}
+
 TEST(ElementwiseQuantTest, AddClampsToActivationRange) {
   const std::vector<uint32_t> dims{3};
   const auto layout = makeBroadcastLayout(dims, dims);

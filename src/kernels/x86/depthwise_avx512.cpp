@@ -143,8 +143,7 @@ void quantLinesPaired(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
         }
         const __m512i yLo = requantLo.apply(accLo, outZero, lo, hi);
         const __m512i yHi = requantHi.apply(accHi, outZero, lo, hi);
-        const __m256i bytes = _mm512_cvtepi16_epi8(_mm512_packs_epi32(yLo, yHi));
-        _mm256_mask_storeu_epi8(outLine + x * depth + c0, mask, bytes);
+        storeLowBytes32(outLine + x * depth + c0, mask, _mm512_packs_epi32(yLo, yHi));
       };
       // Border pixels: taps outside the input read the zero-point row.
       const auto borderPixel = [&](size_t x) __attribute__((always_inline)) {

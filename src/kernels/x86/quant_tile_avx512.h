@@ -44,7 +44,7 @@ namespace {
       __m512i x = _mm512_load_si512(tile + (r * groups + v) * kGemmGroup);
       x = _mm512_add_epi32(x, _mm512_add_epi32(offset, _mm512_set1_epi32(rowTerms[r])));
       const __m512i y = requant.apply(x, zeroPoint, lo, hi);
-      _mm_mask_storeu_epi8(out + r * ldo + column, mask, _mm512_cvtepi32_epi8(y));
+      storeLowBytes16(out + r * ldo + column, mask, y);
     }
   }
 }

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "kernels/depthwise_conv.h"
+#include "kernels/elementwise.h"
 #include "kernels/gemm.h"
 
 namespace nnhal::kernels::x86 {
@@ -56,5 +57,12 @@ void depthwiseQuantPairedAvx512(const DepthwiseGeometry& g, const DepthwiseQuant
 void depthwiseFloatAvx512(const DepthwiseGeometry& g, const DepthwiseFloatParams& p,
                           const float* input, size_t lineBegin, size_t lineEnd,
                           float* output) noexcept;
+
+// --- elementwise (kernels/elementwise.h) -------------------------------------------------
+
+/// addQuant8 of one contiguous run: out[i] = a[i] + b[i] requantized as p says, i < count;
+/// bytes are int8 when `isSigned`, uint8 otherwise.
+void addQuant8Avx512(const uint8_t* a, const uint8_t* b, uint8_t* out, size_t count,
+                     const QuantAddParams& p, bool isSigned) noexcept;
 
 }  // namespace nnhal::kernels::x86
