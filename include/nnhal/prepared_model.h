@@ -24,6 +24,19 @@ namespace nnhal {
 class Burst;  // nnhal/burst.h
 
 /// Options of one execution (the non-Request arguments of IPreparedModel::execute_1_3).
+/// The time one operation took in an execution (ExecuteOptions::profile).
+struct OperationTiming {
+  uint32_t step = 0;  ///< position in execution order (0: the first operation run)
+  OperationType type = OperationType::ADD;
+  uint64_t startNs = 0;     ///< start, ns after the start of the first operation
+  uint64_t durationNs = 0;  ///< ns, including the operation's own parallel fan-out
+};
+
+/// The per-operation times of one execution, in execution order.
+struct ExecutionProfile {
+  std::vector<OperationTiming> operations;
+};
+
 struct ExecuteOptions {
   MeasureTiming measure = MeasureTiming::NO;
   /// Steady-clock time by which the execution must be done, or none. A missed deadline
@@ -32,6 +45,13 @@ struct ExecuteOptions {
   /// Longest time one WHILE loop may run (types.hal LoopTimeoutDurationNs); values above
   /// kMaxLoopTimeout are clamped to it.
   std::chrono::nanoseconds loopTimeout = kDefaultLoopTimeout;
+  /// When not null, the embedded driver clears *profile and records the time of each
+  /// operation of the main model into it (like TFLite's op profiling; `nnhal run --profile`).
+  /// Recorded for models whose shapes are all known at preparation and that have no
+  /// control flow (they run on the static fast path); left empty otherwise, and through
+  /// nnhald, which does not report per-operation times. Not part of the NN HAL. The caller
+  /// keeps it alive, and does not read it, until the execution has completed.
+  ExecutionProfile* profile = nullptr;
 };
 
 /// What a successful execution returns: one OutputShape per Request output, and Timing

@@ -115,10 +115,11 @@ Result<ExecutionResult> ExecutionActor::runEngine(const Request& request,
   const auto deviceStart = Clock::now();
   Result<std::vector<OutputShape>> shapes;
   try {
-    shapes = engine::execute(*plan_, request, burst ? burst->arenas : arenas_, runtime_->parallel(),
-                             engine::RunOptions{options.deadline, options.loopTimeout, cancelled,
-                                                runtime_->maxExecutionBytes(),
-                                                burst ? &burst->staging : &staging_, &lease});
+    shapes = engine::execute(
+        *plan_, request, burst ? burst->arenas : arenas_, runtime_->parallel(),
+        engine::RunOptions{options.deadline, options.loopTimeout, cancelled,
+                           runtime_->maxExecutionBytes(), burst ? &burst->staging : &staging_,
+                           &lease, options.profile});
   } catch (const std::bad_alloc&) {
     shapes = fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "out of memory during the execution");
   } catch (const std::exception& e) {

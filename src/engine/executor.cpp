@@ -89,6 +89,12 @@ Result<std::vector<OutputShape>> executeStatic(const ExecutionPlan& plan, const 
   std::vector<const void*> stepInputs;
   std::vector<void*> stepOutputs;
   const ExecutionStop stop(options.deadline, options.cancelled);
+  ExecutionProfile* const profile = options.profile;
+  const auto profileStart = std::chrono::steady_clock::now();
+  if (profile != nullptr) {
+    profile->operations.clear();
+    profile->operations.reserve(main.steps.size());
+  }
   for (const PlannedStep& step : main.steps) {
     if (options.yield != nullptr && &step != &main.steps.front()) options.yield->yield();
     NNHAL_TRY(checkCancelled(options.cancelled));
@@ -101,7 +107,17 @@ Result<std::vector<OutputShape>> executeStatic(const ExecutionPlan& plan, const 
     for (uint32_t in : step.inputs) stepInputs.push_back(address(in));
     for (uint32_t out : step.outputs) stepOutputs.push_back(address(out));
     void* scratch = step.scratchBytes > 0 ? arena.get() + step.scratchOffset : nullptr;
+    const auto stepStart = profile != nullptr ? std::chrono::steady_clock::now() : profileStart;
     auto ran = step.kernel->run(RunContext(stepInputs, stepOutputs, scratch, {parallel, &stop}));
+    if (profile != nullptr) {
+      const auto stepEnd = std::chrono::steady_clock::now();
+      const auto ns = [](auto d) {
+        return static_cast<uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
+      };
+      profile->operations.push_back({static_cast<uint32_t>(profile->operations.size()), step.type,
+                                     ns(stepStart - profileStart), ns(stepEnd - stepStart)});
+    }
     if (ran && stop.stopped()) {  // the kernel stopped midway: its outputs are incomplete
       return std::unexpected(stop.error("during " + std::string(toString(step.type))));
     }

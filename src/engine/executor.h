@@ -12,6 +12,7 @@
 #include "engine/parallel.h"
 #include "engine/request_staging.h"
 #include "engine/yield_point.h"
+#include "nnhal/prepared_model.h"
 #include "nnhal/status.h"
 #include "nnhal/types.h"
 
@@ -54,6 +55,9 @@ struct RunOptions {
   StagingPool* staging = nullptr;
   /// Called between steps: where the run lets more urgent work go first (may be null).
   YieldPoint* yield = nullptr;
+  /// When not null, the static fast path records each step's time here (ExecuteOptions::
+  /// profile); the interpreter leaves it empty.
+  ExecutionProfile* profile = nullptr;
 };
 
 /// Executes `plan` with the buffers of `request` (already checked by hal::validateRequest

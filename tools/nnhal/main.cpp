@@ -2,7 +2,7 @@
 //
 //   nnhal run --model M.tflite (--image I.bmp | --input raw.bin) [--labels L.txt] [--top 5]
 //             [--repeat N] [--threads T] [--output out.bin] [--cache-dir DIR]
-//             [--connect SOCKET]
+//             [--connect SOCKET] [--profile] [--trace FILE]
 //   nnhal info [--connect SOCKET]
 //   nnhal cts PATH... [--mode all|sync|async|dynamic|burst] [--filter S] [--quiet]
 //             [--connect SOCKET]
@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@
 #include "nnhal/client.h"
 #include "nnhal/device.h"
 #include "nnhal/tflite_import.h"
+#include "tools/common/profile_report.h"
 #include "tools/common/tensor_io.h"
 #include "tools/nnhal/cts_command.h"
 
@@ -47,7 +49,9 @@ struct RunArgs {
   float mean = 127.5f;
   float stddev = 127.5f;
   std::string cacheDir;
-  std::string connect;  ///< nnhald socket; empty = the embedded driver
+  std::string connect;   ///< nnhald socket; empty = the embedded driver
+  bool profile = false;  ///< print the time of each operation
+  std::string trace;     ///< write the operations' times as Chrome trace JSON here
 };
 
 /// The embedded driver, or the daemon's when `socket` is not empty.
@@ -188,14 +192,36 @@ Result<void> runModel(const RunArgs& args) {
     outputPools.push_back(pool);
   }
 
+  const bool profiling = args.profile || !args.trace.empty();
+  if (profiling && !args.connect.empty()) {
+    return invalidArgument(
+        "--profile and --trace need the embedded driver: nnhald does not "
+        "report per-operation times");
+  }
   std::vector<double> times;
+  std::vector<ExecutionProfile> profiles;
+  std::vector<double> runStartUs;
+  const auto firstRun = Clock::now();
   for (unsigned i = 0; i < std::max(1u, args.repeat); ++i) {
+    ExecuteOptions options;
+    if (profiling) options.profile = &profiles.emplace_back();
     const auto start = Clock::now();
-    NNHAL_TRY(prepared->executeSynchronously(request));
+    runStartUs.push_back(std::chrono::duration<double, std::micro>(start - firstRun).count());
+    NNHAL_TRY(prepared->executeSynchronously(request, options));
     times.push_back(millisecondsSince(start));
   }
   std::sort(times.begin(), times.end());
   const double medianMs = times[times.size() / 2];
+  if (profiling && profiles.front().operations.empty()) {
+    spdlog::warn(
+        "no per-operation times: this model has dynamic shapes or control flow, "
+        "which the profile does not cover");
+  }
+  if (!args.trace.empty()) {
+    std::ofstream trace(args.trace);
+    trace << tools::chromeTrace(profiles, runStartUs, args.model).dump() << "\n";
+    if (!trace) return invalidArgument("cannot write the trace to '" + args.trace + "'");
+  }
 
   const Memory& outPool = outputPools[0];
   std::vector<uint8_t> outputBytes(outPool.data(), outPool.data() + tools::tensorBytes(outDesc));
@@ -223,6 +249,9 @@ Result<void> runModel(const RunArgs& args) {
     std::printf(cacheHit ? "cache: hit (prepared from cache in %.2f ms)\n"
                          : "cache: miss (compiled and saved in %.2f ms)\n",
                 prepareMs);
+  }
+  if (args.profile) {
+    std::fputs(tools::formatProfile(tools::summarizeProfiles(profiles)).c_str(), stdout);
   }
   std::printf("preparation: %.2f ms\n", prepareMs);
   std::printf("execution: %.3f ms (median of %zu)\n", medianMs, times.size());
@@ -293,6 +322,12 @@ int main(int argc, char** argv) {
                   "Compilation cache directory (created if missing; also the driver's state "
                   "directory): the first run compiles and saves, later runs of the same model "
                   "prepare from the cache");
+  run->add_flag("--profile", args.profile,
+                "Print the time of each operation and of each operation type (median over "
+                "--repeat runs; embedded driver)");
+  run->add_option("--trace", args.trace,
+                  "Write every run's operation times to this file as Chrome trace JSON (opens "
+                  "in Perfetto or chrome://tracing)");
   run->add_option("--connect", args.connect,
                   "Run through the nnhald daemon listening on this socket instead of the "
                   "embedded driver (--threads then belongs to the daemon; with --cache-dir the "
