@@ -246,6 +246,41 @@ Model deepFullyConnectedModel(uint32_t layers, uint32_t n, uint32_t batch = 1) {
   return nnhal::testing::fullyConnectedChain(layers, batch, n);
 }
 
+// ExecuteOptions::profile: one entry per operation, in execution order, starts that do not go
+// back and durations that fit within the execution; cleared by the next profiled run.
+TEST_F(DeviceTest, AProfiledExecutionRecordsEveryOperation) {
+  auto prepared = device_->prepareModel(deepFullyConnectedModel(5, 64, 2));
+  ASSERT_TRUE(prepared) << prepared.error().message;
+  auto input = *Memory::create(2 * 64 * 4);
+  auto output = *Memory::create(2 * 64 * 4);
+  Request request;
+  request.pools = {input, output};
+  request.inputs.push_back({false, {0, 0, 2 * 64 * 4}, {}});
+  request.outputs.push_back({false, {1, 0, 2 * 64 * 4}, {}});
+  ExecutionProfile profile;
+  profile.operations.resize(9);  // stale content: cleared by the run
+  ExecuteOptions options;
+  options.profile = &profile;
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE((*prepared)->executeSynchronously(request, options));
+  const auto elapsed =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+          .count();
+  ASSERT_EQ(profile.operations.size(), 5u);
+  uint64_t previousEnd = 0;
+  for (uint32_t i = 0; i < 5; ++i) {
+    const OperationTiming& op = profile.operations[i];
+    EXPECT_EQ(op.step, i);
+    EXPECT_EQ(op.type, OperationType::FULLY_CONNECTED);
+    EXPECT_GE(op.startNs, previousEnd);
+    previousEnd = op.startNs + op.durationNs;
+  }
+  EXPECT_LE(previousEnd, static_cast<uint64_t>(elapsed));
+  // Without a profile, nothing is recorded anywhere.
+  ASSERT_TRUE((*prepared)->executeSynchronously(request));
+  EXPECT_EQ(profile.operations.size(), 5u);
+}
+
 TEST_F(DeviceTest, APreparationStopsBetweenOperationsOnceItsDeadlinePassed) {
   // 400 layers of 512 x 512 weights: each packs 1 MiB, far more than 20 ms in all.
   PrepareOptions options;
