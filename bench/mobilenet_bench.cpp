@@ -10,7 +10,8 @@
 //
 // Counters: median_us and p99_us over every timed execution; on nnhal's rows vs_xnnpack =
 // nnhal median / XNNPACK median at the same thread count (below 1: nnhal is faster); on
-// 2-thread rows speedup_2t = 1-thread median / 2-thread median of the same engine; on
+// 2-thread rows speedup_2t = 1-thread median / 2-thread median of the same engine (the
+// reference medians are the median over their 3 repetitions); on
 // XNNPACK's rows max_diff_vs_nnhal = largest absolute difference from nnhal's output (uint8
 // steps, or float probabilities). Before timing, an XNNPACK benchmark fails unless its top-1
 // class equals nnhal's. Run with --benchmark_out=mobilenet.json --benchmark_out_format=json.
@@ -136,38 +137,55 @@ class NnhalRunner {
   size_t outputBytes_;
 };
 
-/// Medians (µs) by network, engine and thread count of the benchmarks run so far.
-std::map<std::tuple<Net, Engine, int64_t>, double>& medians() {
-  static std::map<std::tuple<Net, Engine, int64_t>, double> values;
+/// Each repetition runs at least this long (Google Benchmark's MinTime).
+constexpr double kMinTimeSeconds = 1.0;
+
+/// The median (µs) of every repetition so far, by network, engine and thread count.
+std::map<std::tuple<Net, Engine, int64_t>, std::vector<double>>& medians() {
+  static std::map<std::tuple<Net, Engine, int64_t>, std::vector<double>> values;
   return values;
+}
+
+/// The median of the repetitions' medians recorded under `key`, or 0 when none ran.
+double medianOfRepetitions(const std::tuple<Net, Engine, int64_t>& key) {
+  const auto found = medians().find(key);
+  if (found == medians().end() || found->second.empty()) return 0.0;
+  std::vector<double> values = found->second;
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
 }
 
 /// Times every execution of `run` (which returns false after reporting a failure); reports
 /// median_us, p99_us, speedup_2t against this engine's 1-thread median and, for nnhal,
-/// vs_xnnpack against XNNPACK's median at the same thread count.
+/// vs_xnnpack against XNNPACK's median at the same thread count. The references are the
+/// median over their repetitions, so one disturbed repetition does not skew every ratio;
+/// the shorter runs Google Benchmark makes to choose an iteration count are not recorded.
 template <typename Run>
 void timeExecutions(benchmark::State& state, Net net, Engine engine, Run&& run) {
   const int64_t threads = state.range(0);
   std::vector<double> samples;
   samples.reserve(100000);
+  const auto loopStart = Clock::now();
   for (auto _ : state) {
     const auto start = Clock::now();
     if (!run()) return;
     samples.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
   }
+  const bool fullRun =
+      std::chrono::duration<double>(Clock::now() - loopStart).count() >= 0.99 * kMinTimeSeconds;
   if (samples.empty()) return;
   std::sort(samples.begin(), samples.end());
   const double median = samples[samples.size() / 2];
   state.counters["threads"] = static_cast<double>(threads);
   state.counters["median_us"] = median;
   state.counters["p99_us"] = samples[std::min(samples.size() - 1, samples.size() * 99 / 100)];
-  medians()[{net, engine, threads}] = median;
-  if (auto one = medians().find({net, engine, 1}); threads == 2 && one != medians().end()) {
-    state.counters["speedup_2t"] = one->second / median;
+  if (fullRun) medians()[{net, engine, threads}].push_back(median);
+  if (const double one = medianOfRepetitions({net, engine, 1}); threads == 2 && one > 0.0) {
+    state.counters["speedup_2t"] = one / median;
   }
   if (engine != Engine::kNnhal) return;
-  if (auto xnn = medians().find({net, Engine::kXnnpack, threads}); xnn != medians().end()) {
-    state.counters["vs_xnnpack"] = median / xnn->second;
+  if (const double xnn = medianOfRepetitions({net, Engine::kXnnpack, threads}); xnn > 0.0) {
+    state.counters["vs_xnnpack"] = median / xnn;
   }
 }
 
@@ -288,7 +306,7 @@ void configure(benchmark::internal::Benchmark* b) {
   b->Arg(1)
       ->Arg(2)
       ->Unit(benchmark::kMillisecond)
-      ->MinTime(1.0)
+      ->MinTime(kMinTimeSeconds)
       ->UseRealTime()
       ->Repetitions(3)
       ->ReportAggregatesOnly(true);
