@@ -14,4 +14,5 @@ $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-reco
   libgtest-dev libgmock-dev libbenchmark-dev \
   libcrypto++-dev libflatbuffers-dev flatbuffers-compiler \
   nlohmann-json3-dev libcli11-dev libstb-dev \
+  libxnnpack-dev libpthreadpool-dev \
   gnuplot-nox
