@@ -224,6 +224,29 @@ void checkFloat(const DepthwiseGeometry& g, std::mt19937& rng, IsaLevel level) {
   }
 }
 
+// 3x3 filters have their own path (weights held in registers across a line): every depth
+// from 1 to 70 (partial blocks of 32 and of 16), both strides, dilation, padding.
+TEST_P(DepthwiseFloatTest, ThreeByThreeMatchesReference) {
+  std::mt19937 rng(27);
+  for (uint32_t depth = 1; depth <= 70; ++depth) {
+    DepthwiseGeometry g;
+    g.batches = depth % 3 == 0 ? 2 : 1;
+    g.inHeight = 5 + depth % 4;
+    g.inWidth = 6 + depth % 5;
+    g.inDepth = g.outDepth = depth;
+    g.filterHeight = g.filterWidth = 3;
+    g.strideHeight = g.strideWidth = 1 + depth % 2;
+    g.dilationHeight = g.dilationWidth = depth % 7 == 0 ? 2 : 1;
+    const uint32_t span = 2 * g.dilationWidth;
+    g.padTop = g.padLeft = static_cast<int32_t>(depth % (span + 1));
+    g.outHeight =
+        outSize(g.inHeight, 3, g.strideHeight, g.dilationHeight, g.padTop, span - g.padTop);
+    g.outWidth = outSize(g.inWidth, 3, g.strideWidth, g.dilationWidth, g.padLeft, span - g.padLeft);
+    SCOPED_TRACE(depth);
+    checkFloat(g, rng, GetParam());
+  }
+}
+
 TEST_P(DepthwiseFloatTest, MatchesReference) {
   std::mt19937 rng(25);
   for (int i = 0; i < 60; ++i) {

@@ -248,6 +248,93 @@ void floatLines(const DepthwiseGeometry& g, const DepthwiseFloatParams& p, const
   }
 }
 
+// Output columns [begin, end) whose filter columns all land inside the input.
+struct InteriorColumns {
+  size_t begin = 0;
+  size_t end = 0;
+};
+
+InteriorColumns interiorColumns(const DepthwiseGeometry& g) {
+  const int64_t span = (int64_t{g.filterWidth} - 1) * g.dilationWidth;
+  const auto firstInside = static_cast<size_t>(
+      lesser<int64_t>((g.padLeft + g.strideWidth - 1) / g.strideWidth, g.outWidth));
+  const int64_t lastStart = int64_t{g.inWidth} - 1 - span + g.padLeft;  // max x * stride
+  InteriorColumns c;
+  c.end = lastStart < 0
+              ? 0
+              : lesser<size_t>(g.outWidth, static_cast<size_t>(lastStart / g.strideWidth) + 1);
+  c.begin = lesser<size_t>(firstInside, c.end);
+  return c;
+}
+
+// 3x3 filters (MobileNet's depthwise layers): per block of 32 channels, the nine taps'
+// weights stay in registers while the line's pixels stream past; interior pixels read
+// their taps at fixed offsets, border pixels take floatBlock.
+void floatLines3x3(const DepthwiseGeometry& g, const DepthwiseFloatParams& p, const float* input,
+                   size_t lineBegin, size_t lineEnd, float* output) {
+  constexpr int kTaps = 9;
+  const size_t depth = g.outDepth;
+  const InteriorColumns interior = interiorColumns(g);
+  size_t tapOffset[kTaps];
+  for (uint32_t i = 0, t = 0; i < 3; ++i) {
+    for (uint32_t j = 0; j < 3; ++j, ++t) {
+      tapOffset[t] =
+          (size_t{i} * g.dilationHeight * g.inWidth + size_t{j} * g.dilationWidth) * depth;
+    }
+  }
+  const __m512 lo = _mm512_set1_ps(p.outputMin);
+  const __m512 hi = _mm512_set1_ps(p.outputMax);
+  for (size_t l = lineBegin; l < lineEnd; ++l) {
+    const LineInfo line = lineInfo(g, l);
+    const float* image = input + line.batch * g.inHeight * g.inWidth * depth;
+    float* outLine = output + l * g.outWidth * depth;
+    const bool lineInside = line.rows.first == 0 && line.rows.last == 3;
+    for (size_t c0 = 0; c0 < depth; c0 += 32) {
+      const size_t valid = lesser<size_t>(32, depth - c0);
+      const __mmask16 m0 = firstLanes16(valid);
+      const __mmask16 m1 = firstLanes16(valid > 16 ? valid - 16 : 0);
+      __m512 w0[kTaps], w1[kTaps];
+#pragma GCC unroll 9
+      for (int t = 0; t < kTaps; ++t) {
+        w0[t] = _mm512_maskz_loadu_ps(m0, p.filter + t * depth + c0);
+        w1[t] = _mm512_maskz_loadu_ps(m1, p.filter + t * depth + c0 + 16);
+      }
+      const __m512 b0 =
+          p.bias != nullptr ? _mm512_maskz_loadu_ps(m0, p.bias + c0) : _mm512_setzero_ps();
+      const __m512 b1 =
+          p.bias != nullptr ? _mm512_maskz_loadu_ps(m1, p.bias + c0 + 16) : _mm512_setzero_ps();
+      const auto border = [&](size_t x) {
+        const int64_t x0 = static_cast<int64_t>(x) * g.strideWidth - g.padLeft;
+        const TapRange cols = validTaps(x0, g.dilationWidth, g.filterWidth, g.inWidth);
+        if (valid > 16) {  // floatBlock<NV> takes more than 16 * (NV - 1) channels
+          floatBlock<2>(g, p, image, line, x0, cols, c0, valid, outLine + x * depth);
+        } else {
+          floatBlock<1>(g, p, image, line, x0, cols, c0, valid, outLine + x * depth);
+        }
+      };
+      size_t x = 0;
+      if (lineInside) {
+        for (; x < interior.begin; ++x) border(x);
+        const float* corner = image + static_cast<size_t>(line.y0) * g.inWidth * depth + c0;
+        for (; x < interior.end; ++x) {
+          const float* base = corner + (x * g.strideWidth - g.padLeft) * depth;
+          __m512 acc0 = b0, acc1 = b1;
+#pragma GCC unroll 9
+          for (int t = 0; t < kTaps; ++t) {
+            acc0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m0, base + tapOffset[t]), w0[t], acc0);
+            acc1 =
+                _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m1, base + tapOffset[t] + 16), w1[t], acc1);
+          }
+          float* out = outLine + x * depth + c0;
+          _mm512_mask_storeu_ps(out, m0, _mm512_min_ps(_mm512_max_ps(acc0, lo), hi));
+          _mm512_mask_storeu_ps(out + 16, m1, _mm512_min_ps(_mm512_max_ps(acc1, lo), hi));
+        }
+      }
+      for (; x < g.outWidth; ++x) border(x);
+    }
+  }
+}
+
 }  // namespace
 
 void depthwiseQuantPairedAvx512(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
@@ -263,6 +350,10 @@ void depthwiseQuantPairedAvx512(const DepthwiseGeometry& g, const DepthwiseQuant
 void depthwiseFloatAvx512(const DepthwiseGeometry& g, const DepthwiseFloatParams& p,
                           const float* input, size_t lineBegin, size_t lineEnd,
                           float* output) noexcept {
+  if (g.filterHeight == 3 && g.filterWidth == 3) {
+    floatLines3x3(g, p, input, lineBegin, lineEnd, output);
+    return;
+  }
   floatLines(g, p, input, lineBegin, lineEnd, output);
 }
 
