@@ -216,4 +216,16 @@ struct KernelIsa {
 };
 KernelIsa kernelIsa();
 
+/// Where the getCapabilities() numbers of an embedded driver created with `options` come
+/// from. `nnhal calibrate` measures them and writes capabilities.json in the state
+/// directory (docs/CAPABILITIES.md); a driver of the same version at the same kernel level
+/// reports them, identically after every restart. Without a calibration that applies, every
+/// PerformanceInfo is the documented default 1.0 (the reference CPU path itself).
+struct CapabilitiesSource {
+  bool measured = false;
+  /// measured: when and at which level; otherwise why the defaults apply.
+  std::string detail;
+};
+CapabilitiesSource capabilitiesSource(const DeviceOptions& options);
+
 }  // namespace nnhal

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/device_actor.h"
+#include "hal/calibration.h"
 #include "kernels/isa.h"
 
 namespace nnhal {
@@ -13,6 +14,15 @@ KernelIsa kernelIsa() {
   const kernels::IsaSelection& s = kernels::isaSelection();
   return {std::string(kernels::toString(s.active)), std::string(kernels::toString(s.supported)),
           s.note};
+}
+
+CapabilitiesSource capabilitiesSource(const DeviceOptions& options) {
+  const std::string isa(kernels::toString(kernels::activeIsa()));
+  auto calibration =
+      hal::applicableCalibration(options.stateDirectory, actors::driverVersion(options), isa);
+  if (!calibration) return {false, calibration.error().message};
+  return {true, "measured by nnhal calibrate at " + calibration->measuredAt +
+                    " (kernels: " + calibration->isa + ")"};
 }
 
 Result<std::shared_ptr<Device>> createDevice(const DeviceOptions& options) {

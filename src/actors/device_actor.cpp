@@ -9,7 +9,9 @@
 #include "cache/cache_format.h"
 #include "cache/token_map.h"
 #include "engine/compiler.h"
+#include "hal/calibration.h"
 #include "hal/validation.h"
+#include "kernels/isa.h"
 
 namespace nnhal::actors {
 namespace {
@@ -117,8 +119,12 @@ struct LoadedBytes {
 
 }  // namespace
 
+std::string driverVersion(const DeviceOptions& options) {
+  return options.versionOverride.empty() ? kDriverVersion : options.versionOverride;
+}
+
 DeviceActor::DeviceActor(const DeviceOptions& options)
-    : version_(options.versionOverride.empty() ? kDriverVersion : options.versionOverride),
+    : version_(driverVersion(options)),
       cacheVersion_(cache::cacheVersion(version_)),
       cacheOptions_{options.authenticateDataCache},
       runtime_(std::make_shared<Runtime>(
@@ -131,7 +137,18 @@ DeviceActor::DeviceActor(const DeviceOptions& options)
       compiler_(std::make_shared<CompilationActor>(runtime_)),
       cache_(std::make_shared<CacheActor>(runtime_, openTokenMap(options, cacheVersion_),
                                           static_cast<size_t>(options.maxDataCacheBytes))),
-      buffers_(std::make_shared<BufferTable>(options.maxBuffers)) {}
+      buffers_(std::make_shared<BufferTable>(options.maxBuffers)) {
+  auto calibration = hal::applicableCalibration(
+      options.stateDirectory, version_, std::string(kernels::toString(kernels::activeIsa())));
+  if (calibration) {
+    capabilities_ = hal::capabilitiesFrom(&*calibration);
+  } else {
+    if (!options.stateDirectory.empty()) {
+      spdlog::info("capabilities: documented defaults ({})", calibration.error().message);
+    }
+    capabilities_ = hal::capabilitiesFrom(nullptr);
+  }
+}
 
 DeviceActor::~DeviceActor() {
   // Fenced executions still waiting for fences that may never signal end now (their
@@ -148,20 +165,7 @@ std::string DeviceActor::getName() const { return kDriverName; }
 std::string DeviceActor::getVersionString() const { return version_; }
 DeviceType DeviceActor::getType() const { return DeviceType::CPU; }
 
-Capabilities DeviceActor::getCapabilities() const {
-  // This driver is the CPU reference: every operand type performs at 1.0 relative to it.
-  Capabilities caps;
-  const PerformanceInfo reference{1.0f, 1.0f};
-  caps.relaxedFloat32toFloat16PerformanceScalar = reference;
-  caps.relaxedFloat32toFloat16PerformanceTensor = reference;
-  caps.ifPerformance = reference;
-  caps.whilePerformance = reference;
-  for (int32_t code = 0; code <= kOperandTypeFundamentalMax; ++code) {
-    if (static_cast<OperandType>(code) == OperandType::SUBGRAPH) continue;
-    caps.operandPerformance.push_back({static_cast<OperandType>(code), reference});
-  }
-  return caps;
-}
+Capabilities DeviceActor::getCapabilities() const { return capabilities_; }
 
 std::vector<Extension> DeviceActor::getSupportedExtensions() const { return {}; }
 

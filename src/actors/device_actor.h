@@ -28,6 +28,9 @@
 
 namespace nnhal::actors {
 
+/// The version string a device created with `options` reports (getVersionString).
+std::string driverVersion(const DeviceOptions& options);
+
 class DeviceActor final : public Device, public hal::DeviceControl {
  public:
   explicit DeviceActor(const DeviceOptions& options);
@@ -71,6 +74,8 @@ class DeviceActor final : public Device, public hal::DeviceControl {
 
   std::string version_;
   std::string cacheVersion_;
+  /// getCapabilities' answer: measured (hal/calibration.h) or the defaults, fixed at creation.
+  Capabilities capabilities_;
   cache::CacheOptions cacheOptions_;
   std::shared_ptr<Runtime> runtime_;
   std::shared_ptr<CompilationActor> compiler_;

@@ -2,16 +2,21 @@
 // and the errors the HAL specifies.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <algorithm>
+
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <future>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include "actors/device_actor.h"
 #include "common/fully_connected_chain.h"
+#include "hal/calibration.h"
 #include "nnhal/device.h"
 
 namespace nnhal {
@@ -244,6 +249,49 @@ TEST_F(DeviceTest, PassedDeadlineGivesMissedDeadline) {
 /// `layers` FULLY_CONNECTED layers [batch, n] x [n, n]^T: slow to prepare and to run.
 Model deepFullyConnectedModel(uint32_t layers, uint32_t n, uint32_t batch = 1) {
   return nnhal::testing::fullyConnectedChain(layers, batch, n);
+}
+
+// getCapabilities reports a calibration that applies (same driver version and kernel level),
+// identically on every device created over the same state directory; otherwise defaults.
+TEST_F(DeviceTest, CapabilitiesComeFromAnApplicableCalibration) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("nnhal-device-calibration-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  DeviceOptions options;
+  options.stateDirectory = dir;
+  hal::Calibration c;
+  c.driverVersion = actors::driverVersion(options);
+  c.isa = kernelIsa().active;
+  c.measuredAt = "2026-11-26T00:00:00Z";
+  c.workloads = {{"q", true, 1.0, 8.0, 1.0, 4.0}, {"f", false, 1.0, 5.0, 1.0, 2.0}};
+  ASSERT_TRUE(hal::computePerformance(&c));
+  ASSERT_TRUE(hal::writeCalibration(dir / hal::kCalibrationFileName, c));
+  auto find = [](const Capabilities& caps, OperandType type) {
+    for (const OperandPerformance& p : caps.operandPerformance) {
+      if (p.type == type) return p.info;
+    }
+    return PerformanceInfo{};
+  };
+  for (int restart = 0; restart < 2; ++restart) {
+    auto device = createDevice(options);
+    ASSERT_TRUE(device);
+    const Capabilities caps = (*device)->getCapabilities();
+    EXPECT_EQ(find(caps, OperandType::TENSOR_QUANT8_ASYMM).execTime, 0.125f);
+    EXPECT_EQ(find(caps, OperandType::TENSOR_QUANT8_ASYMM).powerUsage, 0.25f);
+    EXPECT_EQ(find(caps, OperandType::TENSOR_FLOAT32).execTime, 0.2f);
+    EXPECT_EQ(caps.relaxedFloat32toFloat16PerformanceTensor.powerUsage, 0.5f);
+    EXPECT_TRUE(capabilitiesSource(options).measured);
+  }
+  c.isa = c.isa == "scalar" ? "vnni" : "scalar";  // measured at another level: not applied
+  ASSERT_TRUE(hal::writeCalibration(dir / hal::kCalibrationFileName, c));
+  auto device = createDevice(options);
+  ASSERT_TRUE(device);
+  EXPECT_EQ(find((*device)->getCapabilities(), OperandType::TENSOR_QUANT8_ASYMM).execTime, 1.0f);
+  const CapabilitiesSource source = capabilitiesSource(options);
+  EXPECT_FALSE(source.measured);
+  EXPECT_NE(source.detail.find("kernel level"), std::string::npos) << source.detail;
+  std::filesystem::remove_all(dir);
 }
 
 // ExecuteOptions::profile: one entry per operation, in execution order, starts that do not go

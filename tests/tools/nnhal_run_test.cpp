@@ -161,5 +161,41 @@ TEST(NnhalInfo, PrintsDeviceVersion) {
   EXPECT_NE(run.output.find("TENSOR_QUANT8_ASYMM"), std::string::npos) << run.output;
 }
 
+// `nnhal calibrate` measures the workloads against the scalar reference (a second process)
+// and stores ratios that `nnhal info --state-dir` then reports, the same on every run.
+TEST(NnhalCalibrateTest, StoresMeasuredCapabilitiesThatInfoReportsIdentically) {
+  TempDir dir;
+  const std::string state = (dir.path() / "state").string();
+  const CommandResult calibrated =
+      runCli("calibrate --runs 1 --models " + kModels.string() + " --state-dir " + state);
+  ASSERT_EQ(calibrated.exitCode, 0) << calibrated.output;
+  EXPECT_NE(calibrated.output.find("scalar   mobilenet_v2_1.0_224_quant"), std::string::npos)
+      << calibrated.output;
+  ASSERT_TRUE(fs::exists(dir.path() / "state" / "capabilities.json"));
+  const CommandResult first = runCli("info --state-dir " + state);
+  const CommandResult second = runCli("info --state-dir " + state);
+  ASSERT_EQ(first.exitCode, 0) << first.output;
+  EXPECT_NE(first.output.find("capabilities: measured"), std::string::npos) << first.output;
+  auto table = [](const std::string& out) { return out.substr(out.find("operand performance")); };
+  EXPECT_EQ(table(first.output), table(second.output));
+  // Without the state directory: the documented defaults, and info says so.
+  const CommandResult defaults = runCli("info");
+  EXPECT_NE(defaults.output.find("capabilities: documented defaults"), std::string::npos)
+      << defaults.output;
+}
+
+TEST(NnhalCalibrateTest, NeedsItsModelsAndAStateDirectory) {
+  TempDir dir;
+  EXPECT_NE(runCli("calibrate --state-dir " + dir.path().string()).exitCode, 0);
+  const CommandResult noState = runCli("calibrate --models " + kModels.string());
+  EXPECT_EQ(noState.exitCode, 1);
+  EXPECT_NE(noState.output.find("--state-dir"), std::string::npos) << noState.output;
+  const CommandResult missing =
+      runCli("calibrate --models " + dir.path().string() + " --state-dir " + dir.path().string());
+  EXPECT_EQ(missing.exitCode, 1);
+  EXPECT_NE(missing.output.find("mobilenet_v1_0.25_128_quant.tflite"), std::string::npos)
+      << missing.output;
+}
+
 }  // namespace
 }  // namespace nnhal::tools

@@ -3,7 +3,8 @@
 //   nnhal run --model M.tflite (--image I.bmp | --input raw.bin) [--labels L.txt] [--top 5]
 //             [--repeat N] [--threads T] [--output out.bin] [--cache-dir DIR]
 //             [--connect SOCKET] [--profile] [--trace FILE]
-//   nnhal info [--connect SOCKET]
+//   nnhal info [--connect SOCKET | --state-dir DIR]
+//   nnhal calibrate --models DIR --state-dir DIR [--runs N]
 //   nnhal cts PATH... [--mode all|sync|async|dynamic|burst] [--filter S] [--quiet]
 //             [--connect SOCKET]
 #include <spdlog/cfg/env.h>
@@ -30,6 +31,7 @@
 #include "nnhal/tflite_import.h"
 #include "tools/common/profile_report.h"
 #include "tools/common/tensor_io.h"
+#include "tools/nnhal/calibrate_command.h"
 #include "tools/nnhal/cts_command.h"
 
 namespace {
@@ -258,8 +260,10 @@ Result<void> runModel(const RunArgs& args) {
   return {};
 }
 
-Result<void> printInfo(const std::string& socket) {
-  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, openDevice(socket, {}));
+Result<void> printInfo(const std::string& socket, const std::string& stateDir) {
+  DeviceOptions options;
+  options.stateDirectory = stateDir;
+  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, openDevice(socket, options));
   const Capabilities caps = device->getCapabilities();
   const NumberOfCacheFiles cacheFiles = device->getNumberOfCacheFilesNeeded();
   std::printf("name: %s\nversion: %s\ntype: %s\n", device->getName().c_str(),
@@ -277,6 +281,11 @@ Result<void> printInfo(const std::string& socket) {
               caps.relaxedFloat32toFloat16PerformanceTensor.execTime);
   std::printf("IF performance: %.3f, WHILE performance: %.3f\n", caps.ifPerformance.execTime,
               caps.whilePerformance.execTime);
+  if (socket.empty()) {
+    const CapabilitiesSource source = capabilitiesSource(options);
+    std::printf("capabilities: %s (%s)\n", source.measured ? "measured" : "documented defaults",
+                source.detail.c_str());
+  }
   std::printf("operand performance (execTime, powerUsage; 1.0 = CPU reference):\n");
   for (const OperandPerformance& p : caps.operandPerformance) {
     std::printf("  %-32s %.3f %.3f\n", std::string(toString(p.type)).c_str(), p.info.execTime,
@@ -336,7 +345,30 @@ int main(int argc, char** argv) {
   std::string infoConnect;
   CLI::App* info =
       app.add_subcommand("info", "Print the device's name, version, type and capabilities");
+  std::string infoStateDir;
   info->add_option("--connect", infoConnect, "Ask the nnhald daemon listening on this socket");
+  info->add_option("--state-dir", infoStateDir,
+                   "The embedded driver's state directory (where `nnhal calibrate` stored its "
+                   "measured capabilities)");
+
+  cli::CalibrateArgs calibrateArgs;
+  CLI::App* calibrate = app.add_subcommand(
+      "calibrate",
+      "Measure the embedded driver's capabilities (PerformanceInfo relative to its portable "
+      "reference kernels) on the NNAPI benchmark's MobileNet workloads and store them in the "
+      "state directory, where getCapabilities reports them");
+  calibrate
+      ->add_option("--models", calibrateArgs.models,
+                   "Folder with mobilenet_v1_0.25_128_quant.tflite and "
+                   "mobilenet_v2_1.0_224_quant.tflite")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  calibrate->add_option("--state-dir", calibrateArgs.stateDir,
+                        "The driver's state directory (created if missing)");
+  calibrate->add_option("--runs", calibrateArgs.runs, "Timed executions per measurement")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1000u));
+  calibrate->add_flag("--reference-only", calibrateArgs.referenceOnly)->group("");
 
   cli::CtsArgs ctsArgs;
   CLI::App* cts = app.add_subcommand(
@@ -362,6 +394,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   if (*cts) return cli::runCts(ctsArgs);
+  if (*calibrate) return cli::runCalibrate(calibrateArgs);
 
   Result<void> outcome;
   if (*run) {
@@ -371,7 +404,7 @@ int main(int argc, char** argv) {
     }
     outcome = runModel(args);
   } else {
-    outcome = printInfo(infoConnect);
+    outcome = printInfo(infoConnect, infoStateDir);
   }
   if (!outcome) return reportError(outcome.error());
   return 0;

@@ -1,0 +1,192 @@
+#include "hal/calibration.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <system_error>
+
+namespace nnhal::hal {
+namespace {
+
+using nlohmann::json;
+
+bool positive(double v) { return std::isfinite(v) && v > 0; }
+
+bool quantizedWorkloadType(OperandType type) {
+  switch (type) {
+    case OperandType::TENSOR_QUANT8_ASYMM:
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+    case OperandType::TENSOR_QUANT8_SYMM:
+    case OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL:
+    case OperandType::TENSOR_INT32:
+    case OperandType::INT32:
+    case OperandType::UINT32:
+      return true;
+    default:
+      return false;
+  }
+}
+
+json toJson(const PerformanceInfo& p) {
+  return {{"execTime", p.execTime}, {"powerUsage", p.powerUsage}};
+}
+
+Result<PerformanceInfo> performanceFrom(const json& j, const char* what) {
+  if (!j.is_object() || !j.contains("execTime") || !j.contains("powerUsage") ||
+      !j["execTime"].is_number() || !j["powerUsage"].is_number()) {
+    return invalidArgument(std::string("calibration: '") + what +
+                           "' needs numbers execTime and powerUsage");
+  }
+  const PerformanceInfo p{j["execTime"].get<float>(), j["powerUsage"].get<float>()};
+  if (!positive(p.execTime) || !positive(p.powerUsage)) {
+    return invalidArgument(std::string("calibration: '") + what +
+                           "' has a ratio that is not positive and finite");
+  }
+  return p;
+}
+
+}  // namespace
+
+Result<void> computePerformance(Calibration* c) {
+  double quantExec = 0, quantPower = 0;
+  int quantCount = 0;
+  bool haveFloat = false;
+  for (const WorkloadTiming& w : c->workloads) {
+    if (!positive(w.ms) || !positive(w.referenceMs) || !positive(w.oneThreadMs) ||
+        !positive(w.referenceOneThreadMs)) {
+      return invalidArgument("calibration: workload '" + w.name +
+                             "' has a time that is not positive and finite");
+    }
+    const double exec = w.ms / w.referenceMs;
+    const double power = w.oneThreadMs / w.referenceOneThreadMs;
+    if (w.quantized) {
+      quantExec += std::log(exec);
+      quantPower += std::log(power);
+      ++quantCount;
+    } else {
+      c->float32 = {static_cast<float>(exec), static_cast<float>(power)};
+      haveFloat = true;
+    }
+  }
+  if (quantCount == 0 || !haveFloat) {
+    return invalidArgument("calibration: needs a quantized and a float workload");
+  }
+  c->quantized = {static_cast<float>(std::exp(quantExec / quantCount)),
+                  static_cast<float>(std::exp(quantPower / quantCount))};
+  return {};
+}
+
+Result<void> writeCalibration(const std::filesystem::path& file, const Calibration& c) {
+  json workloads = json::array();
+  for (const WorkloadTiming& w : c.workloads) {
+    workloads.push_back({{"name", w.name},
+                         {"quantized", w.quantized},
+                         {"ms", w.ms},
+                         {"referenceMs", w.referenceMs},
+                         {"oneThreadMs", w.oneThreadMs},
+                         {"referenceOneThreadMs", w.referenceOneThreadMs}});
+  }
+  const json j = {{"format", 1},
+                  {"driverVersion", c.driverVersion},
+                  {"isa", c.isa},
+                  {"measuredAt", c.measuredAt},
+                  {"workloads", workloads},
+                  {"quantized", toJson(c.quantized)},
+                  {"float32", toJson(c.float32)}};
+  const std::filesystem::path temporary = file.string() + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << j.dump(2) << "\n";
+    if (!out) return fail(ErrorStatus::GENERAL_FAILURE, "cannot write " + temporary.string());
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, file, ec);
+  if (ec) {
+    return fail(ErrorStatus::GENERAL_FAILURE,
+                "cannot replace " + file.string() + ": " + ec.message());
+  }
+  return {};
+}
+
+Result<Calibration> readCalibration(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) return fail(ErrorStatus::GENERAL_FAILURE, "cannot read " + file.string());
+  const json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return invalidArgument("calibration: " + file.string() + " is not a JSON object");
+  }
+  if (!j.contains("format") || j["format"] != 1) {
+    return invalidArgument("calibration: " + file.string() + " is not format 1");
+  }
+  for (const char* key : {"driverVersion", "isa", "measuredAt"}) {
+    if (!j.contains(key) || !j[key].is_string()) {
+      return invalidArgument(std::string("calibration: '") + key + "' must be a string");
+    }
+  }
+  Calibration c;
+  c.driverVersion = j["driverVersion"].get<std::string>();
+  c.isa = j["isa"].get<std::string>();
+  c.measuredAt = j["measuredAt"].get<std::string>();
+  if (!j.contains("quantized") || !j.contains("float32")) {
+    return invalidArgument("calibration: 'quantized' and 'float32' are required");
+  }
+  NNHAL_ASSIGN_OR_RETURN(c.quantized, performanceFrom(j["quantized"], "quantized"));
+  NNHAL_ASSIGN_OR_RETURN(c.float32, performanceFrom(j["float32"], "float32"));
+  if (j.contains("workloads") && j["workloads"].is_array()) {
+    for (const json& w : j["workloads"]) {
+      if (!w.is_object()) continue;
+      WorkloadTiming t;
+      t.name = w.value("name", "");
+      t.quantized = w.value("quantized", false);
+      t.ms = w.value("ms", 0.0);
+      t.referenceMs = w.value("referenceMs", 0.0);
+      t.oneThreadMs = w.value("oneThreadMs", 0.0);
+      t.referenceOneThreadMs = w.value("referenceOneThreadMs", 0.0);
+      c.workloads.push_back(std::move(t));
+    }
+  }
+  return c;
+}
+
+Result<Calibration> applicableCalibration(const std::filesystem::path& stateDirectory,
+                                          const std::string& driverVersion,
+                                          const std::string& isa) {
+  const std::filesystem::path file = stateDirectory / kCalibrationFileName;
+  std::error_code ec;
+  if (stateDirectory.empty() || !std::filesystem::exists(file, ec)) {
+    return fail(ErrorStatus::GENERAL_FAILURE, "no calibration (run `nnhal calibrate`)");
+  }
+  NNHAL_ASSIGN_OR_RETURN(Calibration c, readCalibration(file));
+  if (c.driverVersion != driverVersion) {
+    return invalidArgument("the calibration in " + file.string() + " was measured with " +
+                           c.driverVersion + ", not " + driverVersion);
+  }
+  if (c.isa != isa) {
+    return invalidArgument("the calibration in " + file.string() +
+                           " was measured at kernel level " + c.isa + ", not " + isa);
+  }
+  return c;
+}
+
+Capabilities capabilitiesFrom(const Calibration* c) {
+  const PerformanceInfo reference{1.0f, 1.0f};
+  const PerformanceInfo quantized = c != nullptr ? c->quantized : reference;
+  const PerformanceInfo float32 = c != nullptr ? c->float32 : reference;
+  Capabilities caps;
+  caps.relaxedFloat32toFloat16PerformanceScalar = float32;
+  caps.relaxedFloat32toFloat16PerformanceTensor = float32;
+  caps.ifPerformance = reference;
+  caps.whilePerformance = reference;
+  for (int32_t code = 0; code <= kOperandTypeFundamentalMax; ++code) {
+    const auto type = static_cast<OperandType>(code);
+    if (type == OperandType::SUBGRAPH) continue;
+    PerformanceInfo p = reference;
+    if (type == OperandType::FLOAT32 || type == OperandType::TENSOR_FLOAT32) p = float32;
+    if (quantizedWorkloadType(type)) p = quantized;
+    caps.operandPerformance.push_back({type, p});
+  }
+  return caps;
+}
+
+}  // namespace nnhal::hal

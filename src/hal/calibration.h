@@ -1,0 +1,71 @@
+// hal/calibration.h — the driver's measured performance (`nnhal calibrate`) and the file in
+// the state directory that keeps it between runs.
+//
+// PerformanceInfo (types.hal) is a ratio to the reference CPU path, lower is better. nnhal's
+// reference CPU path is its portable kernels (the "scalar" level of kernels/isa.h):
+//   execTime   = median time of a workload at the level in use, all kernel threads
+//                / the same at the scalar level;
+//   powerUsage = the same ratio with one kernel thread (on a CPU, energy follows core time).
+// Quantized operand types take the geometric mean of the quantized workloads (MobileNet v1
+// 0.25 and v2 quant), float32 and relaxed float32 the float workload (MobileNet v2 with its
+// weights dequantized). Types without a workload, IF and WHILE keep the defaults: 1.0, the
+// reference itself. A calibration applies only to the driver version and instruction-set
+// level it was measured with.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nnhal/status.h"
+#include "nnhal/types.h"
+
+namespace nnhal::hal {
+
+/// File name of the calibration in the state directory.
+inline constexpr const char* kCalibrationFileName = "capabilities.json";
+
+/// One workload's medians, ms.
+struct WorkloadTiming {
+  std::string name;
+  bool quantized = false;
+  double ms = 0;           ///< level in use, all kernel threads
+  double referenceMs = 0;  ///< scalar level, all kernel threads
+  double oneThreadMs = 0;  ///< level in use, one kernel thread
+  double referenceOneThreadMs = 0;
+};
+
+struct Calibration {
+  std::string driverVersion;  ///< Device::getVersionString of the measured driver
+  std::string isa;            ///< kernels' instruction-set level when measured
+  std::string measuredAt;     ///< UTC, ISO 8601
+  std::vector<WorkloadTiming> workloads;
+  PerformanceInfo quantized{1.0f, 1.0f};  ///< quantized operand types
+  PerformanceInfo float32{1.0f, 1.0f};    ///< float32 and relaxed float32
+};
+
+/// Fills quantized and float32 from the workloads as the header comment says. Errors:
+/// INVALID_ARGUMENT when a time is not positive and finite or a kind has no workload.
+Result<void> computePerformance(Calibration* calibration);
+
+/// Writes `calibration` as JSON to `file` (replacing it atomically). GENERAL_FAILURE when it
+/// cannot be written.
+Result<void> writeCalibration(const std::filesystem::path& file, const Calibration& calibration);
+
+/// Reads a file writeCalibration wrote. GENERAL_FAILURE when it cannot be read;
+/// INVALID_ARGUMENT, naming the problem, when it is malformed or a ratio is not positive and
+/// finite.
+Result<Calibration> readCalibration(const std::filesystem::path& file);
+
+/// The calibration in `stateDirectory` when it exists, is well formed and was measured with
+/// this `driverVersion` and `isa`; otherwise an error saying why it does not apply
+/// (GENERAL_FAILURE "no calibration" when there is none).
+Result<Calibration> applicableCalibration(const std::filesystem::path& stateDirectory,
+                                          const std::string& driverVersion, const std::string& isa);
+
+/// The capabilities getCapabilities reports: from `calibration`, or the defaults (1.0
+/// everywhere) when it is null. Every value is positive (VTS).
+Capabilities capabilitiesFrom(const Calibration* calibration);
+
+}  // namespace nnhal::hal
