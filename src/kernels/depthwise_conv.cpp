@@ -132,6 +132,10 @@ void depthwiseQuant(const DepthwiseGeometry& g, const DepthwiseQuantParams& p, c
     x86::depthwiseQuantPairedAvx512(g, p, input, lineBegin, lineEnd, output);
     return;
   }
+  if (level == IsaLevel::kAvx2 && g.depthMultiplier == 1) {
+    x86::depthwiseQuantAvx2(g, p, input, lineBegin, lineEnd, output);
+    return;
+  }
 #endif
   depthwiseQuantPortable(g, p, input, lineBegin, lineEnd, output);
 }

@@ -179,8 +179,11 @@ TEST_P(QuantGemmTest, RowSumsMatchPlainSums) {
 }
 
 #if defined(NNHAL_X86_KERNELS)
-TEST(QuantGemmVectorTest, Avx512RequantizationIsBitExact) {
-  if (detectSupportedIsa() < IsaLevel::kAvx512) GTEST_SKIP() << "no AVX-512 on this CPU";
+// The vector requantizers (AVX-512: 16 lanes, AVX2: 8 lanes) against the scalar formula,
+// on edge values, exact halves and every shift, at each level this CPU supports.
+TEST(QuantGemmVectorTest, VectorRequantizationIsBitExact) {
+  const bool avx512 = detectSupportedIsa() >= IsaLevel::kAvx512;
+  if (detectSupportedIsa() < IsaLevel::kAvx2) GTEST_SKIP() << "no AVX2 on this CPU";
   std::mt19937 rng(77);
   std::uniform_int_distribution<int32_t> anyInt(std::numeric_limits<int32_t>::min(),
                                                 std::numeric_limits<int32_t>::max());
@@ -208,10 +211,18 @@ TEST(QuantGemmVectorTest, Avx512RequantizationIsBitExact) {
       s[i] = randomInt(rng, -31, 30);
       if (iter % 13 == 0) s[i] = i % 2 == 0 ? -31 : 30;
     }
-    x86::multiplyByQuantizedMultiplier16Avx512(x, m, s, out);
+    if (avx512) {
+      x86::multiplyByQuantizedMultiplier16Avx512(x, m, s, out);
+      for (int i = 0; i < 16; ++i) {
+        ASSERT_EQ(out[i], multiplyByQuantizedMultiplier(x[i], QuantizedMultiplier{m[i], s[i]}))
+            << "x " << x[i] << " m " << m[i] << " shift " << s[i];
+      }
+    }
+    x86::multiplyByQuantizedMultiplier8Avx2(x, m, s, out);
+    x86::multiplyByQuantizedMultiplier8Avx2(x + 8, m + 8, s + 8, out + 8);
     for (int i = 0; i < 16; ++i) {
       ASSERT_EQ(out[i], multiplyByQuantizedMultiplier(x[i], QuantizedMultiplier{m[i], s[i]}))
-          << "x " << x[i] << " m " << m[i] << " shift " << s[i];
+          << "AVX2: x " << x[i] << " m " << m[i] << " shift " << s[i];
     }
   }
 }

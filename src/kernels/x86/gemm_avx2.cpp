@@ -1,13 +1,13 @@
 // The GEMM family on AVX2 + FMA: float tiles of up to 6 rows x 16 columns (two 8-lane
 // vectors); quantized tiles that widen to int16 and multiply-add pairs (vpmaddwd, exact),
-// then add the pairs and requantize with the scalar formula; row sums with vpsadbw. Called
+// then add the pairs and requantize 8 lanes at a time (Requantizer8); row sums with vpsadbw. Called
 // through kernels/gemm.h only.
 #include <immintrin.h>
 
 #include <cstring>
 
 #include "kernels/internal/gemm_tiles.h"
-#include "kernels/quantization.h"
+#include "kernels/x86/simd_avx2.h"
 #include "kernels/x86/x86_kernels.h"
 
 #if !defined(__AVX2__) || !defined(__FMA__)
@@ -16,8 +16,6 @@
 
 namespace nnhal::kernels::x86 {
 namespace {
-
-using internal::wrapAdd;
 
 // --- float ---------------------------------------------------------------------------------
 
@@ -122,20 +120,31 @@ void quantTile(const uint8_t* a, size_t lda, const int32_t* rowSums, const Quant
   }
   const size_t column0 = group * kGemmGroup;
   const size_t valid = p.n - column0 < kGemmGroup ? p.n - column0 : kGemmGroup;
+  const __m256i zeroPoint = _mm256_set1_epi32(p.outputZeroPoint);
+  const __m256i lo = _mm256_set1_epi32(p.outputMin);
+  const __m256i hi = _mm256_set1_epi32(p.outputMax);
+  __m256i offset[2];
+  const Requantizer8* requant[2];
+  const auto load = [](const int32_t* v) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v));
+  };
+  const Requantizer8 first(load(p.multiplier + column0), load(p.shift + column0), p.anyLeftShift);
+  const Requantizer8 second(load(p.multiplier + column0 + 8), load(p.shift + column0 + 8),
+                            p.anyLeftShift);
+  requant[0] = &first;
+  requant[1] = &second;
+  offset[0] = load(p.columnOffset + column0);
+  offset[1] = load(p.columnOffset + column0 + 8);
 #pragma GCC unroll 2
   for (int r = 0; r < MR; ++r) {
-    alignas(32) int32_t sums[kGemmGroup];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(sums), sumPairs(acc[r][0], acc[r][1]));
-    _mm256_store_si256(reinterpret_cast<__m256i*>(sums + 8), sumPairs(acc[r][2], acc[r][3]));
-    const int32_t term = internal::rowTerm(p, rowSums, static_cast<size_t>(r));
-    for (size_t j = 0; j < valid; ++j) {
-      const size_t column = column0 + j;
-      const int32_t total = wrapAdd(wrapAdd(sums[j], term), p.columnOffset[column]);
-      const int32_t scaled = multiplyByQuantizedMultiplier(
-          total, QuantizedMultiplier{p.multiplier[column], p.shift[column]});
-      int32_t v = wrapAdd(scaled, p.outputZeroPoint);
-      v = v < p.outputMin ? p.outputMin : (v > p.outputMax ? p.outputMax : v);
-      out[r * ldo + column] = static_cast<uint8_t>(v);
+    const __m256i term = _mm256_set1_epi32(internal::rowTerm(p, rowSums, static_cast<size_t>(r)));
+    const __m256i sums[2] = {sumPairs(acc[r][0], acc[r][1]), sumPairs(acc[r][2], acc[r][3])};
+    for (int h = 0; h < 2; ++h) {
+      const size_t count = valid > 8 * static_cast<size_t>(h) ? valid - 8 * h : 0;
+      if (count == 0) break;
+      const __m256i total = _mm256_add_epi32(_mm256_add_epi32(sums[h], term), offset[h]);
+      storeLowBytes8(out + r * ldo + column0 + 8 * h, count,
+                     requant[h]->apply(total, zeroPoint, lo, hi));
     }
   }
 }
@@ -167,6 +176,15 @@ void floatGemmAvx2(const float* a, size_t lda, size_t rows, const FloatGemmParam
       floatTileFor(count)(a + m * lda, lda, p, g, out + m * ldo, ldo);
     }
   }
+}
+
+void multiplyByQuantizedMultiplier8Avx2(const int32_t* x, const int32_t* m, const int32_t* s,
+                                        int32_t* out) noexcept {
+  const auto load = [](const int32_t* v) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v));
+  };
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
+                      Requantizer8(load(m), load(s), true).multiply(load(x)));
 }
 
 void quantRowSumsAvx2(const uint8_t* a, size_t lda, size_t rows, size_t k, int32_t* sums) noexcept {

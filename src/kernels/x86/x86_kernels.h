@@ -46,6 +46,10 @@ void quantRowSumsAvx2(const uint8_t* a, size_t lda, size_t rows, size_t k, int32
 void multiplyByQuantizedMultiplier16Avx512(const int32_t* x, const int32_t* m, const int32_t* s,
                                            int32_t* out) noexcept;
 
+/// The 8-lane AVX2 twin of multiplyByQuantizedMultiplier16Avx512 (Requantizer8).
+void multiplyByQuantizedMultiplier8Avx2(const int32_t* x, const int32_t* m, const int32_t* s,
+                                        int32_t* out) noexcept;
+
 // --- depthwise (kernels/depthwise_conv.h) ------------------------------------------------
 
 /// depthwiseQuant for geometries with depthwisePairedLayout(g, kAvx512); p.filter in the
@@ -53,6 +57,11 @@ void multiplyByQuantizedMultiplier16Avx512(const int32_t* x, const int32_t* m, c
 void depthwiseQuantPairedAvx512(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
                                 const uint8_t* input, size_t lineBegin, size_t lineEnd,
                                 uint8_t* output) noexcept;
+/// depthwiseQuant for depth multiplier 1 on AVX2; p.filter in the prepareDepthwiseFilter
+/// layout.
+void depthwiseQuantAvx2(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
+                        const uint8_t* input, size_t lineBegin, size_t lineEnd,
+                        uint8_t* output) noexcept;
 /// depthwiseFloat for depth multiplier 1.
 void depthwiseFloatAvx512(const DepthwiseGeometry& g, const DepthwiseFloatParams& p,
                           const float* input, size_t lineBegin, size_t lineEnd,

@@ -1,0 +1,106 @@
+// kernels/x86/simd_avx2.h — AVX2 helpers of the quantized kernels: the 8-lane twin of
+// kernels/x86/simd_avx512.h's Requantizer16, bit-exact with multiplyByQuantizedMultiplier
+// (kernels/quantization.h). Included only by files compiled for AVX2 + FMA; everything is in
+// an unnamed namespace on purpose (simd_avx512.h says why).
+#pragma once
+
+#if !defined(__AVX2__)
+#error "kernels/x86/simd_avx2.h needs a file compiled for AVX2"
+#endif
+
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace nnhal::kernels::x86 {
+namespace {
+
+/// Eight lanes of multiplyByQuantizedMultiplier(x, {multiplier, shift}); multiplier lanes
+/// in [0, 2^31), shift lanes in [-31, 30]; `anyLeftShift` may be false only when every shift
+/// lane is <= 0. The arithmetic is Requantizer16's (one rounding of t = x * m in 64 bits);
+/// AVX2 has no 64-bit arithmetic shift, so it shifts the sign-flipped value logically.
+class Requantizer8 {
+ public:
+  Requantizer8(__m256i multiplier, __m256i shift, bool anyLeftShift)
+      : multiplier_(multiplier),
+        multiplierOdd_(_mm256_srli_epi64(multiplier, 32)),
+        anyLeftShift_(anyLeftShift) {
+    const __m256i zero = _mm256_setzero_si256();
+    left_ = _mm256_max_epi32(shift, zero);
+    if (anyLeftShift) {
+      hiLimit_ = _mm256_srav_epi32(_mm256_set1_epi32(INT32_MAX), left_);
+      loLimit_ = _mm256_srav_epi32(_mm256_set1_epi32(INT32_MIN), left_);
+    }
+    const __m256i right = _mm256_max_epi32(_mm256_sub_epi32(zero, shift), zero);
+    setHalf(_mm256_and_si256(right, _mm256_set1_epi64x(0xFFFFFFFF)), &addEven_, &subEven_,
+            &shiftEven_);
+    setHalf(_mm256_srli_epi64(right, 32), &addOdd_, &subOdd_, &shiftOdd_);
+  }
+
+  __m256i multiply(__m256i x) const {
+    if (anyLeftShift_) {
+      const __m256i over = _mm256_cmpgt_epi32(x, hiLimit_);
+      const __m256i under = _mm256_cmpgt_epi32(loLimit_, x);
+      x = _mm256_sllv_epi32(x, left_);
+      x = _mm256_blendv_epi8(x, _mm256_set1_epi32(INT32_MAX), over);
+      x = _mm256_blendv_epi8(x, _mm256_set1_epi32(INT32_MIN), under);
+    }
+    const __m256i even =
+        roundHalf(_mm256_mul_epi32(x, multiplier_), addEven_, subEven_, shiftEven_);
+    const __m256i odd = roundHalf(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), multiplierOdd_),
+                                  addOdd_, subOdd_, shiftOdd_);
+    return _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA);
+  }
+
+  /// multiply, plus the output zero point, clamped to [lo, hi].
+  __m256i apply(__m256i acc, __m256i zeroPoint, __m256i lo, __m256i hi) const {
+    const __m256i v = _mm256_add_epi32(multiply(acc), zeroPoint);
+    return _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
+  }
+
+ private:
+  static void setHalf(__m256i e, __m256i* add, __m256i* sub, __m256i* shift) {
+    const __m256i positive = _mm256_cmpgt_epi64(e, _mm256_setzero_si256());
+    const __m256i base = _mm256_set1_epi64x(int64_t{1} << 30);
+    const __m256i extra =
+        _mm256_sllv_epi64(_mm256_set1_epi64x(1), _mm256_add_epi64(e, _mm256_set1_epi64x(30)));
+    *add = _mm256_add_epi64(base, _mm256_and_si256(positive, extra));
+    *sub = _mm256_and_si256(positive, _mm256_set1_epi64x(int64_t{1} << 31));
+    *shift = _mm256_add_epi64(e, _mm256_set1_epi64x(31));
+  }
+
+  static __m256i roundHalf(__m256i t, __m256i add, __m256i sub, __m256i shift) {
+    const __m256i negative = _mm256_cmpgt_epi64(_mm256_set1_epi64x(-(int64_t{1} << 30)), t);
+    t = _mm256_add_epi64(t, add);
+    t = _mm256_sub_epi64(t, _mm256_and_si256(negative, sub));
+    // Arithmetic shift right: flip negative values, shift logically, flip back.
+    const __m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), t);
+    return _mm256_xor_si256(_mm256_srlv_epi64(_mm256_xor_si256(t, sign), shift), sign);
+  }
+
+  __m256i multiplier_, multiplierOdd_;
+  __m256i left_;
+  __m256i hiLimit_ = _mm256_setzero_si256(), loLimit_ = _mm256_setzero_si256();
+  __m256i addEven_, subEven_, shiftEven_, addOdd_, subOdd_, shiftOdd_;
+  bool anyLeftShift_;
+};
+
+/// Stores the low bytes of the first `count` (<= 8) lanes of v at p.
+inline void storeLowBytes8(uint8_t* p, size_t count, __m256i v) {
+  const __m256i pick =
+      _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1,
+                       -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m256i bytes = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(v, pick),
+                                                    _mm256_setr_epi32(0, 4, 1, 1, 1, 1, 1, 1));
+  const uint64_t word = static_cast<uint64_t>(_mm256_extract_epi64(bytes, 0));
+  if (count >= 8) {
+    std::memcpy(p, &word, 8);
+  } else {
+    std::memcpy(p, &word, count);
+  }
+}
+
+}  // namespace
+}  // namespace nnhal::kernels::x86
