@@ -92,7 +92,6 @@ Result<std::vector<OutputShape>> executeStatic(const ExecutionPlan& plan, const 
   ExecutionProfile* const profile = options.profile;
   const auto profileStart = std::chrono::steady_clock::now();
   if (profile != nullptr) {
-    profile->operations.clear();
     profile->operations.reserve(main.steps.size());
   }
   for (const PlannedStep& step : main.steps) {
@@ -197,6 +196,9 @@ Result<std::vector<OutputShape>> execute(const ExecutionPlan& plan, const Reques
   // The static kernels were prepared with every model input present. A request that omits
   // one (hasNoValue) runs through the interpreter, which prepares each consumer again with
   // the input omitted: optional inputs take their default, required ones are refused.
+  // A profile holds this execution's operations only: none when it fails early or runs on
+  // the interpreter (not covered).
+  if (options.profile != nullptr) options.profile->operations.clear();
   const bool omitsAnInput = std::any_of(request.inputs.begin(), request.inputs.end(),
                                         [](const RequestArgument& a) { return a.hasNoValue; });
   if (plan.main().fullyStatic && !omitsAnInput) {

@@ -327,6 +327,13 @@ TEST_F(DeviceTest, AProfiledExecutionRecordsEveryOperation) {
   // Without a profile, nothing is recorded anywhere.
   ASSERT_TRUE((*prepared)->executeSynchronously(request));
   EXPECT_EQ(profile.operations.size(), 5u);
+  // A profiled execution that fails before running holds no operations (none stale).
+  Request small = request;
+  small.outputs[0].location.length = 4;
+  auto failed = (*prepared)->executeSynchronously(small, options);
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().status, ErrorStatus::OUTPUT_INSUFFICIENT_SIZE);
+  EXPECT_TRUE(profile.operations.empty());
 }
 
 TEST_F(DeviceTest, APreparationStopsBetweenOperationsOnceItsDeadlinePassed) {
