@@ -16,8 +16,10 @@
 // GCC 12 reports the _mm512_undefined_* placeholders inside its own AVX-512 intrinsics as
 // (maybe) uninitialized once they are inlined; the warnings are spurious. This header is
 // included only by kernel .cpp files, so the setting stays within them.
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 #include <immintrin.h>
 
 namespace nnhal::kernels::x86 {
