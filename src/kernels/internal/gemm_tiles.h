@@ -27,6 +27,26 @@ inline size_t panelGroups(size_t remaining) {
   return remaining < 3 ? remaining : 3;
 }
 
+/// The tile instantiation for `rows` rows (1..MaxRows; more takes MaxRows), one column
+/// group per NV: make.template operator()<MR, NV>() returns it (a function pointer).
+template <int MaxRows, int NV, int MR = 1, typename Make>
+auto tileForRows(size_t rows, Make make) {
+  if constexpr (MR < MaxRows) {
+    if (rows > MR) return tileForRows<MaxRows, NV, MR + 1>(rows, make);
+  }
+  return make.template operator()<MR, NV>();
+}
+
+/// The same for `groups` column groups as well (1..MaxGroups; more takes MaxGroups): one
+/// place that turns run-time sizes into a micro-kernel instantiation.
+template <int MaxRows, int MaxGroups, int NV = 1, typename Make>
+auto tileFor(size_t rows, size_t groups, Make make) {
+  if constexpr (NV < MaxGroups) {
+    if (groups > NV) return tileFor<MaxRows, MaxGroups, NV + 1>(rows, groups, make);
+  }
+  return tileForRows<MaxRows, NV>(rows, make);
+}
+
 /// The row term rowSumFactor * rowSums[m] (0 when the factor is 0: rowSums is not read).
 inline int32_t rowTerm(const QuantGemmParams& p, const int32_t* rowSums, size_t m) {
   return p.rowSumFactor != 0 ? wrapMul(p.rowSumFactor, rowSums[m]) : 0;

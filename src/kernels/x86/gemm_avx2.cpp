@@ -55,23 +55,9 @@ void floatTile(const float* a, size_t lda, const FloatGemmParams& p, size_t grou
   }
 }
 
-using FloatTileFn = void (*)(const float*, size_t, const FloatGemmParams&, size_t, float*, size_t);
-
-FloatTileFn floatTileFor(size_t rows) {
-  switch (rows) {
-    case 1:
-      return &floatTile<1>;
-    case 2:
-      return &floatTile<2>;
-    case 3:
-      return &floatTile<3>;
-    case 4:
-      return &floatTile<4>;
-    case 5:
-      return &floatTile<5>;
-    default:
-      return &floatTile<6>;
-  }
+// The float tile for `rows` (1..6) rows of one column group.
+auto floatTileFor(size_t rows) {
+  return internal::tileForRows<6, 1>(rows, []<int MR, int>() { return &floatTile<MR>; });
 }
 
 // --- quantized -----------------------------------------------------------------------------

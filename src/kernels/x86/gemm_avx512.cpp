@@ -57,39 +57,9 @@ void floatTile(const float* a, size_t lda, const FloatGemmParams& p, size_t grou
   }
 }
 
-using FloatTileFn = void (*)(const float*, size_t, const FloatGemmParams&, size_t, float*, size_t);
-
-template <int NV>
-FloatTileFn floatTileFor(size_t rows) {
-  switch (rows) {
-    case 1:
-      return &floatTile<1, NV>;
-    case 2:
-      return &floatTile<2, NV>;
-    case 3:
-      return &floatTile<3, NV>;
-    case 4:
-      return &floatTile<4, NV>;
-    case 5:
-      return &floatTile<5, NV>;
-    case 6:
-      return &floatTile<6, NV>;
-    case 7:
-      return &floatTile<7, NV>;
-    default:
-      return &floatTile<8, NV>;
-  }
-}
-
-FloatTileFn floatTileFor(size_t rows, size_t groups) {
-  switch (groups) {
-    case 1:
-      return floatTileFor<1>(rows);
-    case 2:
-      return floatTileFor<2>(rows);
-    default:
-      return floatTileFor<3>(rows);
-  }
+// The float tile for `rows` (1..8) x `groups` (1..3).
+auto floatTileFor(size_t rows, size_t groups) {
+  return internal::tileFor<8, 3>(rows, groups, []<int MR, int NV>() { return &floatTile<MR, NV>; });
 }
 
 // --- quantized -----------------------------------------------------------------------------
@@ -156,32 +126,9 @@ void quantTile(const uint8_t* a, size_t lda, const int32_t* rowSums, const Quant
   storeQuantTile(tile, MR, NV, rowSums, p, group, out, ldo);
 }
 
-using QuantTileFn = void (*)(const uint8_t*, size_t, const int32_t*, const QuantGemmParams&, size_t,
-                             size_t, uint8_t*, size_t);
-
-template <int NV>
-QuantTileFn quantTileFor(size_t rows) {
-  switch (rows) {
-    case 1:
-      return &quantTile<1, NV>;
-    case 2:
-      return &quantTile<2, NV>;
-    case 3:
-      return &quantTile<3, NV>;
-    default:
-      return &quantTile<4, NV>;
-  }
-}
-
-QuantTileFn quantTileFor(size_t rows, size_t groups) {
-  switch (groups) {
-    case 1:
-      return quantTileFor<1>(rows);
-    case 2:
-      return quantTileFor<2>(rows);
-    default:
-      return quantTileFor<3>(rows);
-  }
+// The quantized tile for `rows` (1..4) x `groups` (1..3).
+auto quantTileFor(size_t rows, size_t groups) {
+  return internal::tileFor<4, 3>(rows, groups, []<int MR, int NV>() { return &quantTile<MR, NV>; });
 }
 
 }  // namespace
@@ -205,7 +152,7 @@ void floatGemmAvx512(const float* a, size_t lda, size_t rows, const FloatGemmPar
                      size_t groupBegin, size_t groupEnd, float* out, size_t ldo) noexcept {
   for (size_t g = groupBegin; g < groupEnd;) {
     const size_t groups = panelGroups(groupEnd - g);
-    const FloatTileFn full = floatTileFor(kGemmRows, groups);
+    const auto full = floatTileFor(kGemmRows, groups);
     size_t m = 0;
     for (; m + kGemmRows <= rows; m += kGemmRows) {
       full(a + m * lda, lda, p, g, out + m * ldo, ldo);

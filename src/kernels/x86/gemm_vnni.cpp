@@ -51,40 +51,9 @@ void quantTile(const uint8_t* a, size_t lda, const int32_t* rowSums, const Quant
   storeQuantTile(tile, MR, NV, rowSums, p, group, out, ldo);
 }
 
-using QuantTileFn = void (*)(const uint8_t*, size_t, const int32_t*, const QuantGemmParams&, size_t,
-                             size_t, uint8_t*, size_t);
-
-template <int NV>
-QuantTileFn quantTileFor(size_t rows) {
-  switch (rows) {
-    case 1:
-      return &quantTile<1, NV>;
-    case 2:
-      return &quantTile<2, NV>;
-    case 3:
-      return &quantTile<3, NV>;
-    case 4:
-      return &quantTile<4, NV>;
-    case 5:
-      return &quantTile<5, NV>;
-    case 6:
-      return &quantTile<6, NV>;
-    case 7:
-      return &quantTile<7, NV>;
-    default:
-      return &quantTile<8, NV>;
-  }
-}
-
-QuantTileFn quantTileFor(size_t rows, size_t groups) {
-  switch (groups) {
-    case 1:
-      return quantTileFor<1>(rows);
-    case 2:
-      return quantTileFor<2>(rows);
-    default:
-      return quantTileFor<3>(rows);
-  }
+// The tile for `rows` (1..8) x `groups` (1..3).
+auto quantTileFor(size_t rows, size_t groups) {
+  return internal::tileFor<8, 3>(rows, groups, []<int MR, int NV>() { return &quantTile<MR, NV>; });
 }
 
 }  // namespace
@@ -95,7 +64,7 @@ void quantGemmVnni(const uint8_t* a, size_t lda, const int32_t* rowSums, size_t 
   const size_t kPadded = quantPaddedK(p.k);
   for (size_t g = groupBegin; g < groupEnd;) {
     const size_t groups = panelGroups(groupEnd - g);
-    const QuantTileFn full = quantTileFor(kGemmRows, groups);
+    const auto full = quantTileFor(kGemmRows, groups);
     size_t m = 0;
     for (; m + kGemmRows <= rows; m += kGemmRows) {
       full(a + m * lda, lda, rowSums != nullptr ? rowSums + m : nullptr, p, g, kPadded,
