@@ -161,6 +161,28 @@ TEST(NnhalInfo, PrintsDeviceVersion) {
   EXPECT_NE(run.output.find("TENSOR_QUANT8_ASYMM"), std::string::npos) << run.output;
 }
 
+// --profile and --trace are refused through nnhald (it reports no per-operation times)
+// before anything runs, and a trace that cannot be written is an error, not a silent loss.
+TEST(NnhalRunProfileTest, RefusesWhatItCannotDeliver) {
+  TempDir dir;
+  const std::string common = "run --model " +
+                             (kModels / "mobilenet_v1_0.25_128_quant.tflite").string() +
+                             " --image " + (kModels / "resized_cat.bmp").string();
+  const CommandResult remote =
+      runCli(common + " --profile --connect " + (dir.path() / "no-daemon.sock").string());
+  EXPECT_EQ(remote.exitCode, 1);
+  EXPECT_NE(remote.output.find("need the embedded driver"), std::string::npos) << remote.output;
+  const CommandResult trace =
+      runCli(common + " --trace " + (dir.path() / "missing" / "trace.json").string());
+  EXPECT_EQ(trace.exitCode, 1);
+  EXPECT_NE(trace.output.find("cannot write the trace"), std::string::npos) << trace.output;
+  const CommandResult profiled =
+      runCli(common + " --repeat 3 --profile --trace " + (dir.path() / "trace.json").string());
+  ASSERT_EQ(profiled.exitCode, 0) << profiled.output;
+  EXPECT_NE(profiled.output.find("by operation type:"), std::string::npos) << profiled.output;
+  EXPECT_TRUE(fs::exists(dir.path() / "trace.json"));
+}
+
 // `nnhal calibrate` measures the workloads against the scalar reference (a second process)
 // and stores ratios that `nnhal info --state-dir` then reports, the same on every run.
 TEST(NnhalCalibrateTest, StoresMeasuredCapabilitiesThatInfoReportsIdentically) {

@@ -134,6 +134,11 @@ Result<std::shared_ptr<PreparedModel>> prepareWithCache(Device& device, const Ca
 }
 
 Result<void> runModel(const RunArgs& args) {
+  if ((args.profile || !args.trace.empty()) && !args.connect.empty()) {
+    return invalidArgument(
+        "--profile and --trace need the embedded driver: nnhald does not "
+        "report per-operation times");
+  }
   NNHAL_ASSIGN_OR_RETURN(ImportedModel imported, importTfliteFile(args.model));
   if (imported.inputs.size() != 1 || imported.outputs.empty()) {
     return invalidArgument("'" + args.model + "' has " + std::to_string(imported.inputs.size()) +
@@ -195,11 +200,6 @@ Result<void> runModel(const RunArgs& args) {
   }
 
   const bool profiling = args.profile || !args.trace.empty();
-  if (profiling && !args.connect.empty()) {
-    return invalidArgument(
-        "--profile and --trace need the embedded driver: nnhald does not "
-        "report per-operation times");
-  }
   std::vector<double> times;
   std::vector<ExecutionProfile> profiles;
   std::vector<double> runStartUs;
