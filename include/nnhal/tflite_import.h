@@ -17,6 +17,10 @@
 // that initial state, as TFLite's first invocation does. The state outputs NNAPI's RNN,
 // SVDF and LSTM write become temporaries nothing reads.
 //
+// TFLite INT64 tensors (ARG_MAX / ARG_MIN outputs, index tensors) become TENSOR_INT32 and
+// are marked in TensorDescription::int64; INT64 constants are narrowed to int32 (an error
+// when a value does not fit).
+//
 // Thread safety: pure functions.
 #pragma once
 
@@ -38,7 +42,19 @@ struct TensorDescription {
   std::vector<uint32_t> dimensions;
   float scale = 0.0f;
   int32_t zeroPoint = 0;
+  /// The TFLite tensor is INT64 (e.g. ARG_MAX's output): the model computes it as
+  /// TENSOR_INT32, as TFLite's NNAPI delegate does, and a caller that wants TFLite's layout
+  /// widens each value to int64 (widenInt32ToInt64) on the way out, or narrows int64 input
+  /// values (narrowInt64ToInt32) on the way in.
+  bool int64 = false;
 };
+
+/// `count` int32 values widened to int64 (sign-extended), in the machine's byte order.
+std::vector<uint8_t> widenInt32ToInt64(std::span<const uint8_t> int32Bytes);
+
+/// int64 values narrowed to int32. Errors: INVALID_ARGUMENT when the byte count is not a
+/// multiple of 8 or a value lies outside the int32 range (the message names the element).
+Result<std::vector<uint8_t>> narrowInt64ToInt32(std::span<const uint8_t> int64Bytes);
 
 struct ImportedModel {
   Model model;

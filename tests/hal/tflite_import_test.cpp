@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <random>
 #include <span>
@@ -256,7 +257,7 @@ std::vector<uint8_t> reluOver(const TensorSpec& spec, bool constant = false) {
 }
 
 TEST(TfliteImportTest, RejectsUnsupportedTensorTypes) {
-  for (const auto& [type, name] : {std::pair{::tflite::TensorType_INT64, "INT64"},
+  for (const auto& [type, name] : {std::pair{::tflite::TensorType_UINT64, "UINT64"},
                                    std::pair{::tflite::TensorType_STRING, "STRING"},
                                    std::pair{::tflite::TensorType_COMPLEX64, "COMPLEX64"},
                                    std::pair{::tflite::TensorType_FLOAT64, "FLOAT64"}}) {
@@ -272,7 +273,7 @@ TEST(TfliteImportTest, RejectsBadShapesAndQuantization) {
   expectInvalid(importTfliteModel(reluOver({.shape = {2, 2}, .type = ::tflite::TensorType_UINT8})),
                 "TENSOR_QUANT8_ASYMM tensor has no quantization scale");
   expectInvalid(importTfliteModel(reluOver(
-                    {.shape = {2, 2}, .type = ::tflite::TensorType_UINT8, .scales = {0.0f}})),
+                    {.shape = {2, 2}, .type = ::tflite::TensorType_UINT8, .scales = {-0.5f}})),
                 "not positive");
   expectInvalid(
       importTfliteModel(
@@ -466,10 +467,91 @@ TEST(TfliteImportTest, RejectsCustomOperatorByName) {
   TfliteModelMaker m;
   const int32_t a = m.addTensor({.shape = {2}});
   const int32_t b = m.addTensor({.shape = {2}});
-  m.addOperator(m.addOperatorCode(::tflite::BuiltinOperator_CUSTOM, "TFLite_Detection_PostProcess"),
-                {a}, {b});
+  m.addOperator(m.addOperatorCode(::tflite::BuiltinOperator_CUSTOM, "MyVendorOp"), {a}, {b});
   expectInvalid(importTfliteModel(m.finish({a}, {b})),
-                "unsupported custom TFLite operator 'TFLite_Detection_PostProcess'");
+                "unsupported custom TFLite operator 'MyVendorOp'");
+}
+
+TEST(TfliteImportTest, DetectionPostProcessNeedsItsOptions) {
+  TfliteModelMaker m;
+  const int32_t boxes = m.addTensor({.shape = {1, 4, 4}});
+  const int32_t scores = m.addTensor({.shape = {1, 4, 3}});
+  const int32_t anchors = m.addConstant<float>({.shape = {4, 4}}, std::vector<float>(16, 0.5f));
+  std::vector<int32_t> outs;
+  for (int k = 0; k < 4; ++k) outs.push_back(m.addTensor({.shape = {}}));
+  m.addOperator(m.addOperatorCode(::tflite::BuiltinOperator_CUSTOM, "TFLite_Detection_PostProcess"),
+                {boxes, scores, anchors}, outs);
+  expectInvalid(importTfliteModel(m.finish({boxes, scores}, outs)),
+                "TFLite_Detection_PostProcess): custom options are missing");
+}
+
+// TFLite's NNAPI delegate computes INT64 tensors (ARG_MAX's output) as TENSOR_INT32.
+std::vector<uint8_t> argMaxModel(int64_t axis) {
+  TfliteModelMaker m;
+  const int32_t in = m.addTensor({.shape = {1, 4}, .name = "scores"});
+  const int32_t axisTensor =
+      m.addConstant<int64_t>({.shape = {1}, .type = ::tflite::TensorType_INT64}, {axis});
+  const int32_t out = m.addTensor({.shape = {1}, .type = ::tflite::TensorType_INT64, .name = "am"});
+  m.addOperator(m.addOperatorCode(::tflite::BuiltinOperator_ARG_MAX), {in, axisTensor}, {out});
+  return m.finish({in}, {out});
+}
+
+TEST(TfliteImportTest, Int64TensorsAreComputedAsInt32) {
+  auto imported = importTfliteModel(argMaxModel(1));
+  ASSERT_TRUE(imported.has_value()) << imported.error().message;
+  ASSERT_EQ(imported->outputs.size(), 1u);
+  EXPECT_TRUE(imported->outputs[0].int64);
+  EXPECT_EQ(imported->outputs[0].type, OperandType::TENSOR_INT32);
+  EXPECT_FALSE(imported->inputs[0].int64);
+  const Operation& op = imported->model.main.operations.at(0);
+  EXPECT_EQ(op.type, OperationType::ARGMAX);
+  // The INT64 axis constant was narrowed to the INT32 scalar ARGMAX takes.
+  const Operand& axis = imported->model.main.operands.at(op.inputs.at(1));
+  int32_t value = -1;
+  std::memcpy(&value, imported->model.operandValues.data() + axis.location.offset, sizeof(value));
+  EXPECT_EQ(value, 1);
+}
+
+TEST(TfliteImportTest, RejectsInt64ConstantsOutsideInt32) {
+  expectInvalid(importTfliteModel(argMaxModel(int64_t{1} << 40)),
+                "INT64 value 1099511627776 at element 0 does not fit the TENSOR_INT32");
+}
+
+TEST(TfliteImportTest, WidensAndNarrowsInt64) {
+  const std::vector<int32_t> values{0, -1, 7, std::numeric_limits<int32_t>::min()};
+  std::vector<uint8_t> bytes(values.size() * 4);
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  const std::vector<uint8_t> wide = widenInt32ToInt64(bytes);
+  ASSERT_EQ(wide.size(), 32u);
+  int64_t second = 0;
+  std::memcpy(&second, wide.data() + 8, 8);
+  EXPECT_EQ(second, -1);
+  auto narrow = narrowInt64ToInt32(wide);
+  ASSERT_TRUE(narrow.has_value());
+  EXPECT_EQ(*narrow, bytes);
+  const int64_t tooBig = int64_t{1} << 33;
+  std::vector<uint8_t> big(8);
+  std::memcpy(big.data(), &tooBig, 8);
+  const auto tooWide = narrowInt64ToInt32(big);
+  ASSERT_FALSE(tooWide.has_value());
+  EXPECT_THAT(tooWide.error().message, ::testing::HasSubstr("at element 0 does not fit int32"));
+  const auto partial = narrowInt64ToInt32(std::vector<uint8_t>(5));
+  ASSERT_FALSE(partial.has_value());
+  EXPECT_THAT(partial.error().message, ::testing::HasSubstr("not a whole number"));
+}
+
+// Converters write scale 0 (or a denormal one) where calibration saw only zeros; the NNAPI
+// delegate gives such 8-bit tensors scale 1.
+TEST(TfliteImportTest, ZeroScaleBecomesOne) {
+  for (const float scale : {0.0f, 3e-35f}) {
+    auto imported = importTfliteModel(reluOver({.shape = {2, 2},
+                                                .type = ::tflite::TensorType_UINT8,
+                                                .scales = {scale},
+                                                .zeroPoints = {3}}));
+    ASSERT_TRUE(imported.has_value()) << imported.error().message;
+    EXPECT_EQ(imported->inputs[0].scale, 1.0f);
+    EXPECT_EQ(imported->inputs[0].zeroPoint, 3);
+  }
 }
 
 TEST(TfliteImportTest, UnusedTensorsAreLeftOut) {

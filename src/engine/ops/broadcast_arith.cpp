@@ -2,6 +2,8 @@
 #include <memory>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "engine/ops/ops.h"
 #include "engine/ops/shape_utils.h"
 #include "kernels/elementwise.h"
@@ -81,9 +83,10 @@ PrepareResult makeQuantKernel(const PrepareContext& ctx, ArithOp op, FusedActiva
   }
   // types.hal (MUL, quantized output): output_scale > input1_scale * input2_scale.
   if (!(out.scale > in1.scale * in2.scale)) {
-    return invalidArgument(outputWhere(ctx, 0) + " scale " + std::to_string(out.scale) +
-                           " must exceed the product of the input scales " +
-                           std::to_string(in1.scale * in2.scale));
+    return invalidArgument(outputWhere(ctx, 0) +
+                           fmt::format(" scale {:g} must exceed the product of the input scales "
+                                       "{:g} ({:g} x {:g})",
+                                       out.scale, in1.scale * in2.scale, in1.scale, in2.scale));
   }
   const auto params = kernels::makeQuantMulParams(
       in1.scale, in1.zeroPoint, in2.scale, in2.zeroPoint, out.scale, out.zeroPoint, outMin, outMax);

@@ -205,6 +205,18 @@ Result<void> mapLstm(OperatorContext& c) {
 
 Result<void> mapUnidirectionalSequenceLstm(OperatorContext& c) {
   NNHAL_TRY(expectLstmInputs(c));
+  NNHAL_ASSIGN_OR_RETURN(const uint32_t first, c.input(0));
+  if (c.operand(first).type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
+    const auto* o = c.options<::tflite::UnidirectionalSequenceLSTMOptions>();
+    if (c.subgraph() == nullptr) return c.error("a quantized LSTM needs its subgraph");
+    NNHAL_TRY(c.expectCounts(24, 24, 1));
+    if (o != nullptr && o->fused_activation_function() != ::tflite::ActivationFunctionType_TANH) {
+      return c.error("a quantized LSTM computes tanh; other activations are unsupported");
+    }
+    return mapQuantizedSequenceLstm(c, *c.subgraph(), o != nullptr && o->time_major(),
+                                    o != nullptr ? o->cell_clip() : 0.0f,
+                                    o != nullptr ? o->proj_clip() : 0.0f);
+  }
   NNHAL_TRY(c.expectCounts(c.inputCount(), c.inputCount(), 1));
   NNHAL_ASSIGN_OR_RETURN(std::vector<uint32_t> inputs, collectInputs(c, 20, isOptionalLstmTensor));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t output, c.output(0));

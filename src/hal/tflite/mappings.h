@@ -158,6 +158,10 @@ Result<void> mapLstm(OperatorContext& c);
 /// UNIDIRECTIONAL_SEQUENCE_LSTM: the 20 tensors, activation, cell clip, projection clip,
 /// time major, the 4 layer normalization weights (NO_VALUE when absent).
 Result<void> mapUnidirectionalSequenceLstm(OperatorContext& c);
+/// The int8 form of UNIDIRECTIONAL_SEQUENCE_LSTM as SPLIT + one QUANTIZED_LSTM per time
+/// step + CONCATENATION (map_quantized_lstm.cpp).
+Result<void> mapQuantizedSequenceLstm(OperatorContext& c, const ::tflite::SubGraph& subgraph,
+                                      bool timeMajor, float cellClip, float projClip);
 /// BIDIRECTIONAL_SEQUENCE_LSTM: the 48 tensors, activation, cell clip, projection clip,
 /// merge outputs, time major, 8 layer normalization weights (NO_VALUE).
 Result<void> mapBidirectionalSequenceLstm(OperatorContext& c);
@@ -165,5 +169,13 @@ Result<void> mapBidirectionalSequenceLstm(OperatorContext& c);
 Result<void> mapLshProjection(OperatorContext& c);
 /// HASHTABLE_LOOKUP: lookups, keys, values -> output, hits.
 Result<void> mapHashtableLookup(OperatorContext& c);
+
+// --- custom operators (map_detection.cpp) --------------------------------------------------
+
+/// TFLite_Detection_PostProcess: [DEQUANTIZE encodings and scores,] DETECTION_POSTPROCESSING
+/// (class scores, box deltas, FLOAT32 anchors, y/x/h/w scales, regular NMS, max detections,
+/// max classes per detection, detections per class, score and IoU thresholds, background
+/// not in label), then CAST of the INT32 classes and count to the FLOAT32 outputs.
+Result<void> mapDetectionPostprocess(OperatorContext& c);
 
 }  // namespace nnhal::hal::tfl

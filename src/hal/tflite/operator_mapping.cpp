@@ -228,6 +228,11 @@ OperatorMapping findOperatorMapping(int32_t builtinCode) {
   return nullptr;
 }
 
+OperatorMapping findCustomOperatorMapping(std::string_view customCode) {
+  if (customCode == "TFLite_Detection_PostProcess") return &mapDetectionPostprocess;
+  return nullptr;
+}
+
 std::string_view builtinOperatorName(int32_t builtinCode) {
   if (builtinCode < ::tflite::BuiltinOperator_MIN || builtinCode > ::tflite::BuiltinOperator_MAX) {
     return "UNKNOWN";

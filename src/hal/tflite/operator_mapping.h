@@ -33,10 +33,19 @@ class OperatorContext {
   /// `tensorOperands[t]` is the operand of TFLite tensor t (nullopt for tensors no operator
   /// or graph input/output refers to, which the importer leaves out).
   OperatorContext(const ::tflite::Operator& op, uint32_t index, std::string_view name,
-                  std::span<const std::optional<uint32_t>> tensorOperands, ModelBuilder& builder)
-      : op_(op), index_(index), name_(name), tensorOperands_(tensorOperands), builder_(builder) {}
+                  std::span<const std::optional<uint32_t>> tensorOperands, ModelBuilder& builder,
+                  const ::tflite::SubGraph* subgraph = nullptr)
+      : op_(op),
+        index_(index),
+        name_(name),
+        tensorOperands_(tensorOperands),
+        builder_(builder),
+        subgraph_(subgraph) {}
 
   const ::tflite::Operator& op() const { return op_; }
+  /// The subgraph the operator belongs to (its intermediate tensors live there); null when
+  /// the context was made without one.
+  const ::tflite::SubGraph* subgraph() const { return subgraph_; }
   ModelBuilder& builder() { return builder_; }
   const ModelBuilder& builder() const { return builder_; }
   std::string_view name() const { return name_; }
@@ -95,6 +104,7 @@ class OperatorContext {
   std::string_view name_;
   std::span<const std::optional<uint32_t>> tensorOperands_;
   ModelBuilder& builder_;
+  const ::tflite::SubGraph* subgraph_;
 };
 
 /// A mapping function: adds the NNAPI operation(s) for one TFLite operator.
@@ -102,6 +112,10 @@ using OperatorMapping = Result<void> (*)(OperatorContext& context);
 
 /// The mapping of a builtin operator code, or nullptr when NNAPI has no equivalent (yet).
 OperatorMapping findOperatorMapping(int32_t builtinCode);
+
+/// The mapping of a custom operator by its custom_code ("TFLite_Detection_PostProcess"), or
+/// nullptr for custom operators without an NN HAL equivalent.
+OperatorMapping findCustomOperatorMapping(std::string_view customCode);
 
 /// Name of a builtin operator code as schema.fbs spells it ("CONV_2D"); "UNKNOWN" for codes
 /// the schema does not know.

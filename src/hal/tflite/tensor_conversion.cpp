@@ -53,6 +53,8 @@ Result<OperandType> operandTypeOf(::tflite::TensorType type, size_t scaleCount,
                             : OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
     case ::tflite::TensorType_INT16:
       return OperandType::TENSOR_QUANT16_SYMM;
+    case ::tflite::TensorType_INT64:  // computed as int32 (see tensor_conversion.h)
+      return OperandType::TENSOR_INT32;
     default:
       break;
   }
@@ -159,6 +161,39 @@ Result<std::span<const uint8_t>> bufferBytes(
   return std::span<const uint8_t>{};
 }
 
+/// Whether the tensor's one scale says it only ever held 0: a scale of 0, or one below
+/// 1e-30 (converters write such denormal scales where calibration saw only zeros; no real
+/// tensor's values are that small).
+bool calibratedToZero(const ::tflite::Tensor& tensor) {
+  const float scale = tensor.quantization()->scale()->Get(0);
+  return scale >= 0.0f && scale < 1e-30f;
+}
+
+/// Replaces an INT64 constant's data with its values as int32, refusing values outside the
+/// int32 range.
+Result<void> narrowInt64(ConvertedTensor& tensor, const TensorErrors& error) {
+  if (tensor.data.size() % sizeof(int64_t) != 0) {
+    return error("INT64 data of " + std::to_string(tensor.data.size()) +
+                 " bytes is not a whole number of values");
+  }
+  const size_t count = tensor.data.size() / sizeof(int64_t);
+  tensor.narrowed.resize(count * sizeof(int32_t));
+  for (size_t i = 0; i < count; ++i) {
+    int64_t value = 0;
+    std::memcpy(&value, tensor.data.data() + i * sizeof(int64_t), sizeof(value));
+    value = flatbuffers::EndianScalar(value);
+    if (value < std::numeric_limits<int32_t>::min() ||
+        value > std::numeric_limits<int32_t>::max()) {
+      return error("INT64 value " + std::to_string(value) + " at element " + std::to_string(i) +
+                   " does not fit the TENSOR_INT32 it is computed as");
+    }
+    const auto narrow = static_cast<int32_t>(value);
+    std::memcpy(tensor.narrowed.data() + i * sizeof(int32_t), &narrow, sizeof(narrow));
+  }
+  tensor.data = tensor.narrowed;
+  return {};
+}
+
 }  // namespace
 
 Result<ConvertedTensor> convertTensor(
@@ -177,16 +212,26 @@ Result<ConvertedTensor> convertTensor(
                          operandTypeOf(tensor.type(), scales ? scales->size() : 0, error));
   NNHAL_ASSIGN_OR_RETURN(result.operand.dimensions, dimensionsOf(tensor, error));
   const bool unquantized = scales == nullptr || scales->size() == 0;
-  if (unitScaleDefault && unquantized &&
-      (result.operand.type == OperandType::TENSOR_QUANT8_ASYMM ||
-       result.operand.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED)) {
+  const bool asymm8 = result.operand.type == OperandType::TENSOR_QUANT8_ASYMM ||
+                      result.operand.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  const bool zeroScale = !unquantized && scales->size() == 1 && calibratedToZero(tensor);
+  if (asymm8 && (unquantized || zeroScale) && (unitScaleDefault || zeroScale)) {
+    // TFLite's NNAPI delegate: an 8-bit tensor with scale 0 (a converter found only zeros
+    // there, e.g. an LSTM state product on its first frame) is invalid in NNAPI and gets
+    // scale 1 instead; the zero point stays.
     result.operand.scale = 1.0f;
+    const auto* zeroPoints = zeroScale ? tensor.quantization()->zero_point() : nullptr;
+    if (zeroPoints != nullptr && zeroPoints->size() == 1) {
+      result.operand.zeroPoint = static_cast<int32_t>(int64At(*zeroPoints, 0));
+    }
   } else if (isQuantizedType(result.operand.type)) {
     NNHAL_TRY(setQuantization(tensor, result.operand, error));
   }
 
+  result.isInt64 = tensor.type() == ::tflite::TensorType_INT64;
   NNHAL_ASSIGN_OR_RETURN(result.data, bufferBytes(tensor.buffer(), buffers, file, error));
   if (result.data.empty()) return result;
+  if (result.isInt64) NNHAL_TRY(narrowInt64(result, error));
 
   // NNAPI has no rank-0 constant tensors: a scalar constant becomes a [1] tensor.
   if (result.operand.dimensions.empty() &&

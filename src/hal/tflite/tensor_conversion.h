@@ -6,7 +6,16 @@
 //   UINT8 -> TENSOR_QUANT8_ASYMM, INT8 -> TENSOR_QUANT8_ASYMM_SIGNED, or
 //   TENSOR_QUANT8_SYMM_PER_CHANNEL (extraParams = scales, channel dimension) when the tensor
 //   has several scales, INT16 -> TENSOR_QUANT16_SYMM.
-// Every other type (INT64, STRING, COMPLEX64, ...) is rejected. A rank-0 constant becomes a
+//   INT64 -> TENSOR_INT32, as TFLite's NNAPI delegate does for ARG_MAX / ARG_MIN outputs and
+//   other index tensors: NNAPI has no 64-bit integers, so the values are computed as int32
+//   (every index fits) and the caller widens them to int64 on the way out (isInt64). An
+//   INT64 constant is narrowed to int32; a value outside the int32 range is an error.
+// An 8-bit tensor whose only scale is 0 or below 1e-30 (converters write these where calibration
+// saw only zeros, e.g. the state products of an LSTM cell on its first frame), gets scale 1, as the
+// NNAPI delegate does for scale 0: NNAPI has no such quantized tensors. TFLite's own kernels would
+// saturate every nonzero value there to about 1e-32, i.e. treat the tensor as zero; with scale 1 it
+// carries the values the operation computes.
+// Every other type (UINT64, STRING, COMPLEX64, ...) is rejected. A rank-0 constant becomes a
 // [1] tensor (NNAPI has no rank-0 constant tensors). Variable tensors (the state of the
 // recurrent operators) are converted like any other; the importer decides their lifetime.
 //
@@ -16,6 +25,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "nnhal/status.h"
 #include "nnhal/types.h"
@@ -31,6 +41,11 @@ struct ConvertedTensor {
   std::string name;
   /// Tensor.is_variable: state that TFLite operators update in place.
   bool isVariable = false;
+  /// The TFLite tensor is INT64, converted to TENSOR_INT32.
+  bool isInt64 = false;
+  /// An INT64 constant's values as int32 (`data` then points here): move the whole
+  /// ConvertedTensor, never copy it, or `data` dangles.
+  std::vector<uint8_t> narrowed;
 };
 
 /// Converts tensor `index` of the main subgraph. `buffers` is Model.buffers (may be null),

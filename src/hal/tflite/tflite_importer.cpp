@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -100,6 +101,7 @@ class Importer {
   std::vector<uint8_t> unitScale_;
   std::vector<std::optional<uint32_t>> tensorOperands_;
   std::vector<std::string> tensorNames_;
+  std::vector<uint8_t> isInt64_;  ///< the TFLite tensor is INT64 (computed as INT32)
   std::vector<OperatorMapping> mappings_;
   ModelBuilder builder_;
 };
@@ -107,7 +109,11 @@ class Importer {
 std::string Importer::operatorName(const ::tflite::Operator& op) const {
   const auto* codes = model_.operator_codes();
   const ::tflite::OperatorCode* code = codes->Get(op.opcode_index());
-  return std::string(builtinOperatorName(builtinCodeOf(*code)));
+  const int32_t builtin = builtinCodeOf(*code);
+  if (builtin == ::tflite::BuiltinOperator_CUSTOM && code->custom_code() != nullptr) {
+    return code->custom_code()->str();
+  }
+  return std::string(builtinOperatorName(builtin));
 }
 
 Result<void> Importer::checkOperators() {
@@ -129,12 +135,15 @@ Result<void> Importer::checkOperators() {
                              " is null");
     }
     const int32_t builtin = builtinCodeOf(*code);
-    if (builtin == ::tflite::BuiltinOperator_CUSTOM) {
-      const std::string custom = code->custom_code() ? code->custom_code()->str() : std::string();
+    const bool isCustom = builtin == ::tflite::BuiltinOperator_CUSTOM;
+    const std::string custom =
+        isCustom && code->custom_code() ? code->custom_code()->str() : std::string();
+    const OperatorMapping mapping =
+        isCustom ? findCustomOperatorMapping(custom) : findOperatorMapping(builtin);
+    if (mapping == nullptr && isCustom) {
       return invalidArgument("unsupported custom TFLite operator '" + custom + "' at operator " +
                              std::to_string(k));
     }
-    const OperatorMapping mapping = findOperatorMapping(builtin);
     if (mapping == nullptr) {
       return invalidArgument("unsupported TFLite operator " +
                              std::string(builtinOperatorName(builtin)) + " (builtin code " +
@@ -203,6 +212,7 @@ Result<void> Importer::addTensors() {
                            convertTensor(*tensor, static_cast<uint32_t>(t), model_.buffers(), file_,
                                          unitScale_[t] != 0));
     tensorNames_[t] = std::move(converted.name);
+    isInt64_[t] = converted.isInt64 ? 1 : 0;
     if (states_[t] == TensorState::kUnused) continue;
 
     Operand& operand = converted.operand;
@@ -222,7 +232,11 @@ Result<void> Importer::addTensors() {
     operand.lifetime =
         isGraphInput_[t] ? OperandLifeTime::SUBGRAPH_INPUT : OperandLifeTime::TEMPORARY_VARIABLE;
     const uint32_t index = builder_.addOperand(std::move(operand));
-    if (isConstant) builder_.setConstantView(index, converted.data);
+    if (isConstant && !converted.narrowed.empty()) {
+      builder_.setConstantOwned(index, std::move(converted.narrowed));
+    } else if (isConstant) {
+      builder_.setConstantView(index, converted.data);
+    }
     if (isZeroState) builder_.setConstantOwned(index, std::vector<uint8_t>(*zeroBytes, 0));
     tensorOperands_[t] = index;
     if (isConstant || isZeroState || isGraphInput_[t]) states_[t] = TensorState::kAvailable;
@@ -276,7 +290,7 @@ Result<void> Importer::mapOperators() {
     const ::tflite::Operator& op = *operators->Get(k);
     const std::string name = operatorName(op);
     NNHAL_TRY(checkDataflow(op, k, name));
-    OperatorContext context(op, k, name, tensorOperands_, builder_);
+    OperatorContext context(op, k, name, tensorOperands_, builder_, subgraph_);
     NNHAL_TRY(mappings_[k](context));
   }
   return {};
@@ -288,7 +302,8 @@ TensorDescription Importer::describe(uint32_t operandIndex, int32_t tensor) cons
           .type = operand.type,
           .dimensions = operand.dimensions,
           .scale = operand.scale,
-          .zeroPoint = operand.zeroPoint};
+          .zeroPoint = operand.zeroPoint,
+          .int64 = isInt64_[static_cast<size_t>(tensor)] != 0};
 }
 
 Result<ImportedModel> Importer::run() {
@@ -304,6 +319,7 @@ Result<ImportedModel> Importer::run() {
   unitScale_.assign(tensorCount_, 0);
   tensorOperands_.assign(tensorCount_, std::nullopt);
   tensorNames_.assign(tensorCount_, std::string());
+  isInt64_.assign(tensorCount_, 0);
 
   NNHAL_TRY(checkOperators());
   NNHAL_TRY(checkTensorList(subgraph_->inputs(), "inputs", true));
@@ -386,6 +402,39 @@ Result<ImportedModel> importTfliteFile(const std::filesystem::path& path) {
   auto result = importTfliteModel(bytes);
   if (!result) result.error().message = path.string() + ": " + result.error().message;
   return result;
+}
+
+std::vector<uint8_t> widenInt32ToInt64(std::span<const uint8_t> int32Bytes) {
+  const size_t count = int32Bytes.size() / sizeof(int32_t);
+  std::vector<uint8_t> wide(count * sizeof(int64_t));
+  for (size_t i = 0; i < count; ++i) {
+    int32_t value = 0;
+    std::memcpy(&value, int32Bytes.data() + i * sizeof(int32_t), sizeof(value));
+    const int64_t widened = value;
+    std::memcpy(wide.data() + i * sizeof(int64_t), &widened, sizeof(widened));
+  }
+  return wide;
+}
+
+Result<std::vector<uint8_t>> narrowInt64ToInt32(std::span<const uint8_t> int64Bytes) {
+  if (int64Bytes.size() % sizeof(int64_t) != 0) {
+    return invalidArgument("int64 data of " + std::to_string(int64Bytes.size()) +
+                           " bytes is not a whole number of values");
+  }
+  const size_t count = int64Bytes.size() / sizeof(int64_t);
+  std::vector<uint8_t> narrow(count * sizeof(int32_t));
+  for (size_t i = 0; i < count; ++i) {
+    int64_t value = 0;
+    std::memcpy(&value, int64Bytes.data() + i * sizeof(int64_t), sizeof(value));
+    if (value < std::numeric_limits<int32_t>::min() ||
+        value > std::numeric_limits<int32_t>::max()) {
+      return invalidArgument("int64 value " + std::to_string(value) + " at element " +
+                             std::to_string(i) + " does not fit int32");
+    }
+    const auto narrowed = static_cast<int32_t>(value);
+    std::memcpy(narrow.data() + i * sizeof(int32_t), &narrowed, sizeof(narrowed));
+  }
+  return narrow;
 }
 
 }  // namespace nnhal

@@ -1,0 +1,334 @@
+#include "tools/nnhal/run_command.h"
+
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cache/digest.h"
+#include "cache/file_io.h"
+#include "nnhal/client.h"
+#include "nnhal/tflite_import.h"
+#include "tools/common/output_report.h"
+#include "tools/common/profile_report.h"
+#include "tools/common/tensor_io.h"
+
+namespace nnhal::cli {
+
+using Clock = std::chrono::steady_clock;
+
+Result<std::shared_ptr<Device>> openDevice(const std::string& socket,
+                                           const DeviceOptions& options) {
+  if (socket.empty()) return createDevice(options);
+  ClientOptions client;
+  client.clientName = "nnhal-cli";
+  return connect(socket, client);
+}
+
+namespace {
+
+double millisecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+/// The compilation cache files of one model in `--cache-dir`.
+struct CacheFileSet {
+  cache::UniqueFd model, data;
+  CacheFiles files;
+  bool saved = false;  ///< the model cache file is not empty
+};
+
+/// Opens (creating) DIR/<token>.model and DIR/<token>.data in `args.cacheDir` (also the
+/// driver's state directory), token = SHA-256 of the model file's bytes and the execution
+/// preference.
+Result<CacheFileSet> openCacheFiles(const RunArgs& args) {
+  NNHAL_ASSIGN_OR_RETURN(std::vector<uint8_t> modelBytes, tools::readFile(args.model));
+  const auto preference = static_cast<uint8_t>(ExecutionPreference::FAST_SINGLE_ANSWER);
+  cache::Sha256 hash;
+  hash.update(modelBytes);
+  hash.update({&preference, 1});
+  const cache::Digest digest = hash.finish();
+
+  CacheFileSet set;
+  std::copy(digest.begin(), digest.end(), set.files.token.begin());
+  std::error_code created;  // the embedded driver creates it too; a daemon has its own
+  std::filesystem::create_directories(args.cacheDir, created);
+  const std::filesystem::path base = std::filesystem::path(args.cacheDir) / cache::toHex(digest);
+  std::filesystem::path modelPath = base, dataPath = base;
+  modelPath += ".model";
+  dataPath += ".data";
+  set.model.reset(::open(modelPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  set.data.reset(::open(dataPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  if (!set.model.valid() || !set.data.valid()) {
+    return fail(ErrorStatus::GENERAL_FAILURE, "cannot open the cache files " + base.string() +
+                                                  ".{model,data}: " + std::strerror(errno));
+  }
+  set.files.modelCache = {{set.model.get()}};
+  set.files.dataCache = {{set.data.get()}};
+  std::error_code ec;
+  set.saved = std::filesystem::file_size(modelPath, ec) > 0;
+  return set;
+}
+
+/// Prepares from the cache files when they hold a usable cache, otherwise compiles and saves.
+/// `hit` tells which happened.
+Result<std::shared_ptr<PreparedModel>> prepareWithCache(Device& device, const CacheFileSet& set,
+                                                        Model model, bool* hit) {
+  *hit = false;
+  if (set.saved) {
+    auto loaded = device.prepareModelFromCache(set.files);
+    if (loaded) {
+      *hit = true;
+      return loaded;
+    }
+    spdlog::info("cache: not usable ({}), compiling", loaded.error().message);
+  }
+  PrepareOptions options;
+  options.preference = ExecutionPreference::FAST_SINGLE_ANSWER;
+  options.cache = set.files;
+  return device.prepareModel(std::move(model), options);
+}
+
+/// Position of the tensor called `name` among `tensors`; nullopt when none is.
+std::optional<size_t> findTensor(const std::vector<TensorDescription>& tensors,
+                                 const std::string& name) {
+  for (size_t k = 0; k < tensors.size(); ++k) {
+    if (tensors[k].name == name) return k;
+  }
+  return std::nullopt;
+}
+
+/// Splits "NAME=FILE" when NAME is one of `tensors`' names; otherwise the whole argument is
+/// a file for tensor 0.
+struct TensorFile {
+  size_t index = 0;
+  std::string path;
+};
+Result<TensorFile> tensorFile(const std::vector<TensorDescription>& tensors,
+                              const std::string& argument, std::string_view what) {
+  const size_t equals = argument.find('=');
+  if (equals != std::string::npos) {
+    const std::string name = argument.substr(0, equals);
+    if (const auto k = findTensor(tensors, name))
+      return TensorFile{*k, argument.substr(equals + 1)};
+    if (!std::filesystem::exists(argument)) {
+      std::string names;
+      for (const TensorDescription& t : tensors)
+        names += (names.empty() ? "'" : ", '") + t.name + "'";
+      return invalidArgument("the model has no " + std::string(what) + " named '" + name +
+                             "' (it has " + names + ")");
+    }
+  }
+  if (tensors.size() != 1) {
+    return invalidArgument("the model has " + std::to_string(tensors.size()) + " " +
+                           std::string(what) + "s: name the one '" + argument +
+                           "' is for as NAME=FILE");
+  }
+  return TensorFile{0, argument};
+}
+
+/// Whether an image can feed `desc` ([1, H, W, 3] of uint8, int8 or float32).
+bool takesImage(const TensorDescription& desc) {
+  const auto& d = desc.dimensions;
+  return d.size() == 4 && d[0] == 1 && d[3] == 3 &&
+         (desc.type == OperandType::TENSOR_QUANT8_ASYMM ||
+          desc.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ||
+          desc.type == OperandType::TENSOR_FLOAT32);
+}
+
+/// A tensor holding the real value 0 everywhere.
+std::vector<uint8_t> zeroTensor(const TensorDescription& desc) {
+  std::vector<uint8_t> bytes(tools::tensorBytes(desc), 0);
+  if (desc.type == OperandType::TENSOR_QUANT8_ASYMM ||
+      desc.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
+    std::fill(bytes.begin(), bytes.end(), static_cast<uint8_t>(desc.zeroPoint));
+  }
+  return bytes;
+}
+
+/// The bytes of every model input, from --input, --image and zeros.
+Result<std::vector<std::vector<uint8_t>>> inputTensors(const RunArgs& args,
+                                                       const std::vector<TensorDescription>& in) {
+  std::vector<std::optional<std::vector<uint8_t>>> given(in.size());
+  for (const std::string& argument : args.inputs) {
+    NNHAL_ASSIGN_OR_RETURN(const TensorFile file, tensorFile(in, argument, "input"));
+    const TensorDescription& desc = in[file.index];
+    if (given[file.index]) return invalidArgument("input '" + desc.name + "' is given twice");
+    NNHAL_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, tools::readFile(file.path));
+    if (desc.int64) {  // the file holds int64 values; the model computes int32
+      NNHAL_ASSIGN_OR_RETURN(bytes, narrowInt64ToInt32(bytes));
+    }
+    if (bytes.size() != tools::tensorBytes(desc)) {
+      return invalidArgument("'" + file.path + "' holds " + std::to_string(bytes.size()) +
+                             " bytes but input '" + desc.name + "' needs " +
+                             std::to_string(tools::tensorBytes(desc) * (desc.int64 ? 2 : 1)) +
+                             " bytes");
+    }
+    given[file.index] = std::move(bytes);
+  }
+  if (!args.image.empty()) {
+    size_t k = 0;
+    while (k < in.size() && (given[k] || !takesImage(in[k]))) ++k;
+    if (k == in.size()) {
+      return invalidArgument("--image: the model has no image input [1, H, W, 3] left to feed");
+    }
+    NNHAL_ASSIGN_OR_RETURN(tools::RgbImage image, tools::loadImage(args.image));
+    NNHAL_ASSIGN_OR_RETURN(given[k], tools::imageToTensor(image, in[k], {args.mean, args.stddev}));
+  }
+  std::vector<std::vector<uint8_t>> result;
+  for (size_t k = 0; k < in.size(); ++k) {
+    if (given[k]) {
+      result.push_back(std::move(*given[k]));
+      continue;
+    }
+    if (in.size() == 1) return invalidArgument("run needs --image or --input");
+    spdlog::warn("input '{}' is not given (--input NAME=FILE): it is zero", in[k].name);
+    result.push_back(zeroTensor(in[k]));
+  }
+  return result;
+}
+
+}  // namespace
+
+Result<void> runModel(const RunArgs& args) {
+  if ((args.profile || !args.trace.empty()) && !args.connect.empty()) {
+    return invalidArgument(
+        "--profile and --trace need the embedded driver: nnhald does not "
+        "report per-operation times");
+  }
+  NNHAL_ASSIGN_OR_RETURN(ImportedModel imported, importTfliteFile(args.model));
+  if (imported.outputs.empty()) return invalidArgument("'" + args.model + "' has no outputs");
+  NNHAL_ASSIGN_OR_RETURN(const std::vector<std::vector<uint8_t>> inputs,
+                         inputTensors(args, imported.inputs));
+  std::vector<TensorFile> outputFiles;
+  for (const std::string& argument : args.outputs) {
+    NNHAL_ASSIGN_OR_RETURN(TensorFile file, tensorFile(imported.outputs, argument, "output"));
+    outputFiles.push_back(std::move(file));
+  }
+  std::vector<std::string> labels;
+  if (!args.labels.empty()) {
+    NNHAL_ASSIGN_OR_RETURN(labels, tools::readLabels(args.labels));
+  }
+  const std::vector<TensorDescription> outputDescs = imported.outputs;
+
+  DeviceOptions deviceOptions;
+  deviceOptions.kernelThreads = args.threads;
+  deviceOptions.stateDirectory = args.cacheDir;
+  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, openDevice(args.connect, deviceOptions));
+  CacheFileSet cacheFiles;
+  if (!args.cacheDir.empty()) {
+    NNHAL_ASSIGN_OR_RETURN(cacheFiles, openCacheFiles(args));
+  }
+  const auto prepareStart = Clock::now();
+  bool cacheHit = false;
+  std::shared_ptr<PreparedModel> prepared;
+  if (args.cacheDir.empty()) {
+    NNHAL_ASSIGN_OR_RETURN(prepared, device->prepareModel(std::move(imported.model)));
+  } else {
+    NNHAL_ASSIGN_OR_RETURN(
+        prepared, prepareWithCache(*device, cacheFiles, std::move(imported.model), &cacheHit));
+  }
+  const double prepareMs = millisecondsSince(prepareStart);
+
+  // Request: every input and output in its own shared-memory pool.
+  Request request;
+  for (const std::vector<uint8_t>& bytes : inputs) {
+    NNHAL_ASSIGN_OR_RETURN(Memory pool, Memory::create(std::max<size_t>(bytes.size(), 1)));
+    std::memcpy(pool.data(), bytes.data(), bytes.size());
+    request.inputs.push_back(
+        {false,
+         {static_cast<uint32_t>(request.pools.size()), 0, static_cast<uint32_t>(bytes.size())},
+         {}});
+    request.pools.push_back(pool);
+  }
+  std::vector<Memory> outputPools;
+  for (const TensorDescription& desc : outputDescs) {
+    const size_t bytes = std::max<size_t>(tools::tensorBytes(desc), 1);
+    NNHAL_ASSIGN_OR_RETURN(Memory pool, Memory::create(bytes));
+    request.outputs.push_back(
+        {false,
+         {static_cast<uint32_t>(request.pools.size()), 0, static_cast<uint32_t>(bytes)},
+         {}});
+    request.pools.push_back(pool);
+    outputPools.push_back(pool);
+  }
+
+  const bool profiling = args.profile || !args.trace.empty();
+  std::vector<double> times;
+  std::vector<ExecutionProfile> profiles;
+  std::vector<double> runStartUs;
+  const auto firstRun = Clock::now();
+  for (unsigned i = 0; i < std::max(1u, args.repeat); ++i) {
+    ExecuteOptions options;
+    if (profiling) options.profile = &profiles.emplace_back();
+    const auto start = Clock::now();
+    runStartUs.push_back(std::chrono::duration<double, std::micro>(start - firstRun).count());
+    NNHAL_TRY(prepared->executeSynchronously(request, options));
+    times.push_back(millisecondsSince(start));
+  }
+  std::sort(times.begin(), times.end());
+  const double medianMs = times[times.size() / 2];
+  if (profiling && profiles.front().operations.empty()) {
+    spdlog::warn(
+        "no per-operation times: this model has dynamic shapes or control flow, "
+        "which the profile does not cover");
+  }
+  if (!args.trace.empty()) {
+    std::ofstream trace(args.trace);
+    trace << tools::chromeTrace(profiles, runStartUs, args.model).dump() << "\n";
+    if (!trace) return invalidArgument("cannot write the trace to '" + args.trace + "'");
+  }
+
+  std::vector<tools::OutputTensor> outputs;
+  for (size_t k = 0; k < outputDescs.size(); ++k) {
+    const uint8_t* data = outputPools[k].data();
+    outputs.push_back(
+        {outputDescs[k], std::vector<uint8_t>(data, data + tools::tensorBytes(outputDescs[k]))});
+  }
+  for (const TensorFile& file : outputFiles) {
+    const tools::OutputTensor& output = outputs[file.index];
+    NNHAL_TRY(tools::writeFile(file.path,
+                               output.desc.int64 ? widenInt32ToInt64(output.bytes) : output.bytes));
+  }
+  NNHAL_ASSIGN_OR_RETURN(const tools::OutputReport report,
+                         tools::interpretOutputs(outputs, labels, args.top));
+  if (!args.mask.empty()) {
+    if (!report.segmentation) {
+      return invalidArgument("--mask: the model's first output is not a segmentation map");
+    }
+    NNHAL_TRY(tools::writeSegmentationMask(*report.segmentation, args.mask));
+  }
+
+  if (args.json) {
+    nlohmann::json j = tools::reportJson(report);
+    j["preparation_ms"] = prepareMs;
+    j["execution_ms"] = {{"median", medianMs}, {"runs", times.size()}};
+    if (!args.cacheDir.empty()) j["cache"] = cacheHit ? "hit" : "miss";
+    std::printf("%s\n", j.dump(2).c_str());
+    return {};
+  }
+  std::fputs(tools::formatReport(report).c_str(), stdout);
+  if (!args.cacheDir.empty()) {
+    std::printf(cacheHit ? "cache: hit (prepared from cache in %.2f ms)\n"
+                         : "cache: miss (compiled and saved in %.2f ms)\n",
+                prepareMs);
+  }
+  if (args.profile) {
+    std::fputs(tools::formatProfile(tools::summarizeProfiles(profiles)).c_str(), stdout);
+  }
+  std::printf("preparation: %.2f ms\n", prepareMs);
+  std::printf("execution: %.3f ms (median of %zu)\n", medianMs, times.size());
+  return {};
+}
+
+}  // namespace nnhal::cli
