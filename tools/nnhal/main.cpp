@@ -8,6 +8,7 @@
 //   nnhal cts PATH... [--mode all|sync|async|dynamic|burst] [--filter S] [--quiet]
 //             [--connect SOCKET]
 #include <spdlog/cfg/env.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <fcntl.h>
@@ -77,6 +78,7 @@ Result<void> printInfo(const std::string& socket, const std::string& stateDir) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  spdlog::set_default_logger(spdlog::stderr_color_mt("nnhal"));  // results alone on stdout
   spdlog::set_level(spdlog::level::warn);
   spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug for more
 

@@ -7,6 +7,7 @@
 //
 // Every client is untrusted: its quotas (ipc/daemon/client_limits.h) have an option each.
 // SIGTERM / SIGINT: stop accepting, let in-flight work finish and reply, exit 0.
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <sys/resource.h>
@@ -174,6 +175,7 @@ int main(int argc, char** argv) {
   limits.maxLoopTimeout = std::chrono::milliseconds(maxLoopTimeoutMs);
   limits.burstPollWindow = std::chrono::microseconds(burstPollUs);
 
+  spdlog::set_default_logger(spdlog::stderr_color_mt("nnhald"));  // logs on stderr
   spdlog::set_level(spdlog::level::from_str(logLevel));
   std::signal(SIGPIPE, SIG_IGN);
   // Every client pool and connection holds a descriptor: use all the process may have.
