@@ -432,6 +432,22 @@ TEST(TfliteImportTest, RejectsUnsupportedBuiltinOperatorByName) {
                 "unsupported TFLite operator SQUARED_DIFFERENCE (builtin code 99) at operator 1");
 }
 
+// Where a model cannot run, the error names every operator it would need, once per kind.
+TEST(TfliteImportTest, ListsEveryUnsupportedOperator) {
+  TfliteModelMaker m;
+  const int32_t a = m.addTensor({.shape = {2}});
+  const int32_t b = m.addTensor({.shape = {2}});
+  const int32_t c = m.addTensor({.shape = {2}});
+  const int32_t d = m.addTensor({.shape = {2}});
+  const uint32_t square = m.addOperatorCode(::tflite::BuiltinOperator_SQUARED_DIFFERENCE);
+  m.addOperator(square, {a, a}, {b});
+  m.addOperator(m.addOperatorCode(::tflite::BuiltinOperator_CUSTOM, "Foo"), {b}, {c});
+  m.addOperator(square, {c, c}, {d});
+  expectInvalid(importTfliteModel(m.finish({a}, {d})),
+                "unsupported TFLite operator SQUARED_DIFFERENCE (builtin code 99) at operators 0, "
+                "2; unsupported custom TFLite operator 'Foo' at operator 1");
+}
+
 TEST(TfliteImportTest, RejectsExtendedAndLegacyOperatorCodesByName) {
   {
     // Codes >= 127 only live in builtin_code (deprecated_builtin_code holds 127).

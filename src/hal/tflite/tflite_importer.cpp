@@ -121,6 +121,7 @@ Result<void> Importer::checkOperators() {
   if (operators == nullptr) return {};
   const auto* codes = model_.operator_codes();
   const size_t codeCount = codes != nullptr ? codes->size() : 0;
+  std::vector<std::pair<std::string, std::vector<uint32_t>>> unsupported;
   for (flatbuffers::uoffset_t k = 0; k < operators->size(); ++k) {
     const ::tflite::Operator* op = operators->Get(k);
     if (op == nullptr) return invalidArgument("TFLite operator " + std::to_string(k) + " is null");
@@ -140,14 +141,17 @@ Result<void> Importer::checkOperators() {
         isCustom && code->custom_code() ? code->custom_code()->str() : std::string();
     const OperatorMapping mapping =
         isCustom ? findCustomOperatorMapping(custom) : findOperatorMapping(builtin);
-    if (mapping == nullptr && isCustom) {
-      return invalidArgument("unsupported custom TFLite operator '" + custom + "' at operator " +
-                             std::to_string(k));
-    }
     if (mapping == nullptr) {
-      return invalidArgument("unsupported TFLite operator " +
-                             std::string(builtinOperatorName(builtin)) + " (builtin code " +
-                             std::to_string(builtin) + ") at operator " + std::to_string(k));
+      // Collected, so that the error lists every operator the model cannot run with.
+      const std::string what = isCustom ? "unsupported custom TFLite operator '" + custom + "'"
+                                        : "unsupported TFLite operator " +
+                                              std::string(builtinOperatorName(builtin)) +
+                                              " (builtin code " + std::to_string(builtin) + ")";
+      auto found = std::find_if(unsupported.begin(), unsupported.end(),
+                                [&](const auto& entry) { return entry.first == what; });
+      if (found == unsupported.end()) found = unsupported.insert(unsupported.end(), {what, {}});
+      found->second.push_back(k);
+      continue;
     }
     mappings_.push_back(mapping);
 
@@ -172,6 +176,17 @@ Result<void> Importer::checkOperators() {
         op->outputs()->size() >= 2) {
       unitScale_[static_cast<size_t>(op->outputs()->Get(1))] = 1;
     }
+  }
+  if (!unsupported.empty()) {
+    std::string message;
+    for (const auto& [what, indexes] : unsupported) {
+      if (!message.empty()) message += "; ";
+      message += what + (indexes.size() == 1 ? " at operator " : " at operators ");
+      for (size_t i = 0; i < indexes.size(); ++i) {
+        message += (i ? ", " : "") + std::to_string(indexes[i]);
+      }
+    }
+    return invalidArgument(message);
   }
   return {};
 }
