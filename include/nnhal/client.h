@@ -35,6 +35,9 @@ struct ClientOptions {
   uint32_t maxPayloadBytes = uint32_t{1} << 30;
   /// Name the daemon logs for this client.
   std::string clientName = "nnhal-client";
+  /// When set, every call to the daemon is recorded here as an "ipc" span from the request
+  /// to its first reply (nnhal/trace.h); null = no tracing.
+  std::shared_ptr<TraceRecorder> trace{};
 };
 
 /// Connects to the nnhald listening on `socket`. Errors: DEVICE_UNAVAILABLE when the daemon

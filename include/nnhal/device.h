@@ -23,6 +23,7 @@
 #include "nnhal/buffer.h"
 #include "nnhal/prepared_model.h"
 #include "nnhal/status.h"
+#include "nnhal/trace.h"
 #include "nnhal/types.h"
 
 namespace nnhal {
@@ -198,6 +199,9 @@ struct DeviceOptions {
   /// prepared model that may wait for a driver thread; execute returns
   /// RESOURCE_EXHAUSTED_TRANSIENT beyond (try again later).
   uint32_t maxQueuedExecutions = 1024;
+  /// When set, the driver records spans of its preparations, compilations, cache I/O,
+  /// executions and their operations here (nnhal/trace.h); null = no tracing.
+  std::shared_ptr<TraceRecorder> trace{};
 };
 
 /// Creates the embedded CPU driver. Errors: GENERAL_FAILURE if the runtime cannot start.

@@ -144,6 +144,7 @@ void CacheActor::post(Load message) {
 }
 
 Result<void> CacheActor::save(const Save& m, Locks& /*locks: held while writing*/) {
+  const ScopedTraceSpan span(runtime_->trace(), "cache", "saveToCache");
   assert(strand_.running_in_this_thread());  // the token map is this actor's state
   if (!enabled()) return failure("compilation caching is disabled (no state directory)");
   const int modelFd = m.files->model.get(), dataFd = m.files->data.get();
@@ -162,6 +163,7 @@ Result<void> CacheActor::save(const Save& m, Locks& /*locks: held while writing*
 }
 
 void CacheActor::load(Load& m, Locks& /*locks: held while reading*/) {
+  const ScopedTraceSpan span(runtime_->trace(), "cache", "loadFromCache");
   assert(strand_.running_in_this_thread());
   const auto reject = [&m](const std::string& message) { m.reply(failure(message)); };
   if (!enabled()) return reject("compilation caching is disabled (no state directory)");

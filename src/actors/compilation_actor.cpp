@@ -47,6 +47,7 @@ void CompilationActor::handle(Compile m, Lease& lease) {
     const auto start = std::chrono::steady_clock::now();
     Result<Plan> plan;
     try {
+      const ScopedTraceSpan span(runtime_->trace(), "compilation", "compile");
       plan = m.job(m.deadline, &lease);
     } catch (const std::bad_alloc&) {
       plan = fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "out of memory while compiling");

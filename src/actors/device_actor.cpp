@@ -123,6 +123,21 @@ std::string driverVersion(const DeviceOptions& options) {
   return options.versionOverride.empty() ? kDriverVersion : options.versionOverride;
 }
 
+namespace {
+
+/// `callback`, recording a "preparation" span from now until it is called.
+PrepareCallback tracedPreparation(TraceRecorder* trace, const char* name,
+                                  PrepareCallback callback) {
+  if (trace == nullptr) return callback;
+  return [trace, name, start = std::chrono::steady_clock::now(),
+          callback = std::move(callback)](Result<std::shared_ptr<PreparedModel>> result) mutable {
+    trace->record("preparation", name, start);
+    callback(std::move(result));
+  };
+}
+
+}  // namespace
+
 DeviceActor::DeviceActor(const DeviceOptions& options)
     : version_(driverVersion(options)),
       cacheVersion_(cache::cacheVersion(version_)),
@@ -133,7 +148,8 @@ DeviceActor::DeviceActor(const DeviceOptions& options)
                          .preparationPolicy = options.preparationPolicy,
                          .kernelThreads = options.kernelThreads,
                          .maxExecutionBytes = options.maxExecutionBytes,
-                         .maxQueuedExecutions = options.maxQueuedExecutions})),
+                         .maxQueuedExecutions = options.maxQueuedExecutions,
+                         .trace = options.trace})),
       compiler_(std::make_shared<CompilationActor>(runtime_)),
       cache_(std::make_shared<CacheActor>(runtime_, openTokenMap(options, cacheVersion_),
                                           static_cast<size_t>(options.maxDataCacheBytes))),
@@ -240,6 +256,7 @@ ErrorStatus DeviceActor::prepareModel(Model model, const PrepareOptions& options
 
 ErrorStatus DeviceActor::prepareChecked(Model model, const PrepareOptions& options,
                                         PrepareCallback callback) {
+  callback = tracedPreparation(runtime_->trace(), "prepareModel", std::move(callback));
   std::shared_ptr<const CacheFds> files = options.cache ? filesForSave(*options.cache) : nullptr;
   if (files == nullptr) {
     compiler_->post(CompilationActor::Compile{
@@ -311,6 +328,7 @@ ErrorStatus DeviceActor::prepareChecked(Model model, const PrepareOptions& optio
 
 ErrorStatus DeviceActor::prepareModelFromCache(const CacheFiles& files, OptionalTimePoint deadline,
                                                PrepareCallback callback) {
+  callback = tracedPreparation(runtime_->trace(), "prepareModelFromCache", std::move(callback));
   auto reject = [&](Error error) {
     const ErrorStatus status = error.status;
     spdlog::debug("prepareModelFromCache rejected: {}", error.message);

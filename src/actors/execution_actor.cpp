@@ -112,20 +112,34 @@ Result<ExecutionResult> ExecutionActor::runEngine(const Request& request,
                       std::to_string(fastest / 1000) + " us");
     }
   }
+  TraceRecorder* const trace = runtime_->trace();
+  // Tracing records each operation as a span: through the profile the caller asked for, or
+  // one of its own.
+  ExecutionProfile traceProfile;
+  ExecutionProfile* const profile =
+      options.profile != nullptr ? options.profile : (trace != nullptr ? &traceProfile : nullptr);
   const auto deviceStart = Clock::now();
   Result<std::vector<OutputShape>> shapes;
   try {
-    shapes = engine::execute(
-        *plan_, request, burst ? burst->arenas : arenas_, runtime_->parallel(),
-        engine::RunOptions{options.deadline, options.loopTimeout, cancelled,
-                           runtime_->maxExecutionBytes(), burst ? &burst->staging : &staging_,
-                           &lease, options.profile});
+    shapes =
+        engine::execute(*plan_, request, burst ? burst->arenas : arenas_, runtime_->parallel(),
+                        engine::RunOptions{options.deadline, options.loopTimeout, cancelled,
+                                           runtime_->maxExecutionBytes(),
+                                           burst ? &burst->staging : &staging_, &lease, profile});
   } catch (const std::bad_alloc&) {
     shapes = fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "out of memory during the execution");
   } catch (const std::exception& e) {
     shapes = fail(ErrorStatus::GENERAL_FAILURE, std::string("execution failed: ") + e.what());
   }
   const auto deviceEnd = Clock::now();
+  if (trace != nullptr) {
+    trace->record("execution", "execute", deviceStart, deviceEnd - deviceStart);
+    for (const OperationTiming& op : profile->operations) {
+      trace->record("execution", std::string(toString(op.type)),
+                    deviceStart + std::chrono::nanoseconds(op.startNs),
+                    std::chrono::nanoseconds(op.durationNs));
+    }
+  }
   if (deviceEnd - deviceStart < kQuickRun) {
     if (quickRuns_.load(std::memory_order_relaxed) < 1000) {
       quickRuns_.fetch_add(1, std::memory_order_relaxed);

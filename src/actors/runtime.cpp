@@ -30,7 +30,8 @@ Runtime::Runtime(const RuntimeOptions& options)
                                              options.preparationPolicy)),
       parallel_(options.kernelThreads),
       maxExecutionBytes_(options.maxExecutionBytes),
-      maxQueuedExecutions_(options.maxQueuedExecutions) {}
+      maxQueuedExecutions_(options.maxQueuedExecutions),
+      trace_(options.trace) {}
 
 Runtime::~Runtime() {
   if (pool_->get_executor().running_in_this_thread() ||

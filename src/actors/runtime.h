@@ -24,6 +24,7 @@
 #include "actors/cancel_registry.h"
 #include "actors/scheduler.h"
 #include "engine/parallel.h"
+#include "nnhal/trace.h"
 
 namespace nnhal::actors {
 
@@ -46,6 +47,8 @@ struct RuntimeOptions {
   uint64_t maxExecutionBytes = 0;
   /// DeviceOptions::maxQueuedExecutions.
   uint32_t maxQueuedExecutions = 1024;
+  /// DeviceOptions::trace.
+  std::shared_ptr<TraceRecorder> trace{};
 };
 
 class Runtime {
@@ -67,6 +70,8 @@ class Runtime {
   uint64_t maxExecutionBytes() const { return maxExecutionBytes_; }
   /// Executions of one prepared model that may wait on the scheduler (DeviceOptions).
   uint32_t maxQueuedExecutions() const { return maxQueuedExecutions_; }
+  /// Where the device records its spans (nnhal/trace.h); null = no tracing.
+  TraceRecorder* trace() const { return trace_.get(); }
 
  private:
   std::unique_ptr<boost::asio::thread_pool> pool_;
@@ -77,6 +82,7 @@ class Runtime {
   CancelRegistry fenceWaits_;
   uint64_t maxExecutionBytes_;
   uint32_t maxQueuedExecutions_;
+  std::shared_ptr<TraceRecorder> trace_;
 };
 
 /// Posts `handler` to the runtime's pool. `runtime` is held until post() returns: the handler

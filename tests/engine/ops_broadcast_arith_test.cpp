@@ -189,7 +189,7 @@ TEST(OpsBroadcastArithTest, RejectsBadQuantization) {
   OpBuilder mulScale(OperationType::MUL);
   mulScale.tensor(kQ8, {2}, 0.5f, 0).tensor(kQ8, {2}, 0.5f, 0).int32(0).output(kQ8, {}, 0.25f);
   expectRejected(mulScale, prepareMul,
-                 "MUL output 0 scale 0.250000 must exceed the product of the input scales");
+                 "MUL output 0 scale 0.25 must exceed the product of the input scales");
   OpBuilder tiny(OperationType::ADD);
   tiny.tensor(kQ8, {2}, 1.0f, 0).tensor(kQ8, {2}, 1.0f, 0).int32(0).output(kQ8, {}, 1e-20f);
   expectRejected(tiny, prepareAdd, "unrepresentable multiplier");

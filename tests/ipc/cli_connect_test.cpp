@@ -5,6 +5,8 @@
 
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "ipc_test_util.h"
@@ -79,6 +81,43 @@ TEST(CliConnect, MainJobGivesIdenticalOutputThroughTheDaemon) {
   ASSERT_EQ(second.exitCode, 0) << second.output;
   EXPECT_NE(second.output.find("cache: hit"), std::string::npos) << second.output;
   EXPECT_EQ(withoutTimings(second.output), withoutTimings(embedded.output));
+}
+
+/// The (category, name) pairs of a Chrome trace file's complete events.
+std::set<std::pair<std::string, std::string>> traceSpans(const fs::path& path) {
+  const nlohmann::json trace = nlohmann::json::parse(readAll(path), nullptr, false);
+  std::set<std::pair<std::string, std::string>> spans;
+  if (trace.is_discarded()) return spans;
+  for (const auto& event : trace["traceEvents"]) {
+    if (event["ph"] == "X")
+      spans.insert({event["cat"].get<std::string>(), event["name"].get<std::string>()});
+  }
+  return spans;
+}
+
+// `nnhal run --connect --trace` records each call to the daemon; `nnhald --trace` records the
+// frames it handled and the driver's work, and writes them when it stops.
+TEST(CliConnect, TracesBothSidesOfTheSocket) {
+  TempDir dir;
+  const fs::path daemonTrace = dir.path() / "nnhald.json";
+  const fs::path clientTrace = dir.path() / "client.json";
+  Daemon daemon({"--trace", daemonTrace.string()});
+  ASSERT_TRUE(daemon.running());
+  const std::string models = std::string(NNHAL_SHARED_DIR) + "/models/";
+  const CliRun run =
+      runCli("run --model " + models + "mobilenet_v1_0.25_128_quant.tflite" + " --image " + models +
+             "cat.bmp --connect " + daemon.socket().string() + " --trace " + clientTrace.string());
+  ASSERT_EQ(run.exitCode, 0) << run.output;
+  const auto client = traceSpans(clientTrace);
+  EXPECT_TRUE(client.contains({"ipc", "PrepareModel"}));
+  EXPECT_TRUE(client.contains({"ipc", "ExecuteSynchronously"}));
+  EXPECT_EQ(daemon.stop(), 0);
+  const auto served = traceSpans(daemonTrace);
+  EXPECT_TRUE(served.contains({"ipc", "handle PrepareModel"}));
+  EXPECT_TRUE(served.contains({"preparation", "prepareModel"}));
+  EXPECT_TRUE(served.contains({"compilation", "compile"}));
+  EXPECT_TRUE(served.contains({"execution", "execute"}));
+  EXPECT_TRUE(served.contains({"execution", "CONV_2D"}));
 }
 
 TEST(CliConnect, CtsInBurstModeThroughTheDaemon) {

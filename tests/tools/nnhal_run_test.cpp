@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -171,7 +172,7 @@ TEST(NnhalRunProfileTest, RefusesWhatItCannotDeliver) {
   const CommandResult remote =
       runCli(common + " --profile --connect " + (dir.path() / "no-daemon.sock").string());
   EXPECT_EQ(remote.exitCode, 1);
-  EXPECT_NE(remote.output.find("need the embedded driver"), std::string::npos) << remote.output;
+  EXPECT_NE(remote.output.find("needs the embedded driver"), std::string::npos) << remote.output;
   const CommandResult trace =
       runCli(common + " --trace " + (dir.path() / "missing" / "trace.json").string());
   EXPECT_EQ(trace.exitCode, 1);
@@ -180,7 +181,19 @@ TEST(NnhalRunProfileTest, RefusesWhatItCannotDeliver) {
       runCli(common + " --repeat 3 --profile --trace " + (dir.path() / "trace.json").string());
   ASSERT_EQ(profiled.exitCode, 0) << profiled.output;
   EXPECT_NE(profiled.output.find("by operation type:"), std::string::npos) << profiled.output;
-  EXPECT_TRUE(fs::exists(dir.path() / "trace.json"));
+  // The trace has the driver's phases, each execution and each operation of it.
+  auto bytes = readFile(dir.path() / "trace.json");
+  ASSERT_TRUE(bytes.has_value());
+  const nlohmann::json json = nlohmann::json::parse(bytes->begin(), bytes->end(), nullptr, false);
+  ASSERT_FALSE(json.is_discarded());
+  std::map<std::string, int> spans;
+  for (const auto& event : json["traceEvents"]) {
+    if (event["ph"] == "X") ++spans[std::string(event["cat"]) + "/" + std::string(event["name"])];
+  }
+  EXPECT_EQ(spans["preparation/prepareModel"], 1);
+  EXPECT_EQ(spans["compilation/compile"], 1);
+  EXPECT_EQ(spans["execution/execute"], 3);
+  EXPECT_EQ(spans["execution/CONV_2D"], 3 * 15);  // MobileNet v1 has 15 convolutions
 }
 
 // `nnhal calibrate` measures the workloads against the scalar reference (a second process)

@@ -127,8 +127,10 @@ int main(int argc, char** argv) {
                 "Print the time of each operation and of each operation type (median over "
                 "--repeat runs; embedded driver)");
   run->add_option("--trace", args.trace,
-                  "Write every run's operation times to this file as Chrome trace JSON (opens "
-                  "in Perfetto or chrome://tracing)");
+                  "Write a Chrome trace JSON of the driver's work to this file (opens in "
+                  "Perfetto or chrome://tracing): spans of the preparation, compilation, cache "
+                  "I/O, each execution and each of its operations, and, with --connect, each "
+                  "call to nnhald");
   run->add_option("--connect", args.connect,
                   "Run through the nnhald daemon listening on this socket instead of the "
                   "embedded driver (--threads then belongs to the daemon; with --cache-dir the "

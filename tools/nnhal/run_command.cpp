@@ -32,6 +32,7 @@ Result<std::shared_ptr<Device>> openDevice(const std::string& socket,
   if (socket.empty()) return createDevice(options);
   ClientOptions client;
   client.clientName = "nnhal-cli";
+  client.trace = options.trace;
   return connect(socket, client);
 }
 
@@ -201,10 +202,17 @@ Result<std::vector<std::vector<uint8_t>>> inputTensors(const RunArgs& args,
 }  // namespace
 
 Result<void> runModel(const RunArgs& args) {
-  if ((args.profile || !args.trace.empty()) && !args.connect.empty()) {
+  if (args.profile && !args.connect.empty()) {
     return invalidArgument(
-        "--profile and --trace need the embedded driver: nnhald does not "
-        "report per-operation times");
+        "--profile needs the embedded driver: nnhald does not report per-operation times");
+  }
+  // The trace file is opened before anything runs, so a bad path fails at once.
+  std::ofstream traceFile;
+  std::shared_ptr<TraceRecorder> recorder;
+  if (!args.trace.empty()) {
+    traceFile.open(args.trace);
+    if (!traceFile) return invalidArgument("cannot write the trace to '" + args.trace + "'");
+    recorder = std::make_shared<TraceRecorder>();
   }
   NNHAL_ASSIGN_OR_RETURN(ImportedModel imported, importTfliteFile(args.model));
   if (imported.outputs.empty()) return invalidArgument("'" + args.model + "' has no outputs");
@@ -224,6 +232,7 @@ Result<void> runModel(const RunArgs& args) {
   DeviceOptions deviceOptions;
   deviceOptions.kernelThreads = args.threads;
   deviceOptions.stateDirectory = args.cacheDir;
+  deviceOptions.trace = recorder;
   NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, openDevice(args.connect, deviceOptions));
   CacheFileSet cacheFiles;
   if (!args.cacheDir.empty()) {
@@ -263,16 +272,13 @@ Result<void> runModel(const RunArgs& args) {
     outputPools.push_back(pool);
   }
 
-  const bool profiling = args.profile || !args.trace.empty();
+  const bool profiling = args.profile;
   std::vector<double> times;
   std::vector<ExecutionProfile> profiles;
-  std::vector<double> runStartUs;
-  const auto firstRun = Clock::now();
   for (unsigned i = 0; i < std::max(1u, args.repeat); ++i) {
     ExecuteOptions options;
     if (profiling) options.profile = &profiles.emplace_back();
     const auto start = Clock::now();
-    runStartUs.push_back(std::chrono::duration<double, std::micro>(start - firstRun).count());
     NNHAL_TRY(prepared->executeSynchronously(request, options));
     times.push_back(millisecondsSince(start));
   }
@@ -283,10 +289,10 @@ Result<void> runModel(const RunArgs& args) {
         "no per-operation times: this model has dynamic shapes or control flow, "
         "which the profile does not cover");
   }
-  if (!args.trace.empty()) {
-    std::ofstream trace(args.trace);
-    trace << tools::chromeTrace(profiles, runStartUs, args.model).dump() << "\n";
-    if (!trace) return invalidArgument("cannot write the trace to '" + args.trace + "'");
+  if (recorder != nullptr) {
+    traceFile << chromeTraceJson(recorder->spans(), "nnhal run " + args.model) << "\n";
+    traceFile.close();
+    if (!traceFile) return invalidArgument("cannot write the trace to '" + args.trace + "'");
   }
 
   std::vector<tools::OutputTensor> outputs;

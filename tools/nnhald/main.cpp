@@ -17,6 +17,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -82,6 +83,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 1u << 20));
   app.add_option("--kernel-threads", kernelThreads, "Threads inside kernels (0 = all cores)")
       ->capture_default_str();
+  std::string tracePath;
+  app.add_option("--trace", tracePath,
+                 "Record the daemon's work (each client frame handled, preparations, "
+                 "compilations, cache I/O, executions and their operations) and write it as "
+                 "Chrome trace JSON to this file when nnhald stops (SIGTERM / SIGINT)");
   app.add_option("--log-level", logLevel, "trace, debug, info, warn, error, critical or off")
       ->capture_default_str()
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
@@ -196,6 +202,18 @@ int main(int argc, char** argv) {
   deviceOptions.maxExecutionBytes = maxExecutionBytes;
   deviceOptions.kernelThreads = kernelThreads;
   deviceOptions.stateDirectory = cacheDir;
+  // The trace file is opened at start, so a bad path fails before clients connect.
+  std::ofstream traceFile;
+  std::shared_ptr<nnhal::TraceRecorder> recorder;
+  if (!tracePath.empty()) {
+    traceFile.open(tracePath);
+    if (!traceFile) {
+      spdlog::critical("cannot write the trace to '{}'", tracePath);
+      return 1;
+    }
+    recorder = std::make_shared<nnhal::TraceRecorder>();
+  }
+  deviceOptions.trace = recorder;
   auto device = nnhal::createDevice(deviceOptions);
   if (!device) {
     spdlog::critical("cannot start the driver: {}", device.error().message);
@@ -210,6 +228,7 @@ int main(int argc, char** argv) {
   serverOptions.limits = limits;
   serverOptions.faults.leakMappingPerExecution = testLeakMapping;
   serverOptions.faults.hangAfterExecutions = testHangAfter;
+  serverOptions.trace = recorder;
   {
     nnhal::ipc::Server server(io, *device, serverOptions);
     if (auto listening = server.listen(); !listening) {
@@ -231,6 +250,15 @@ int main(int argc, char** argv) {
     for (std::thread& t : pool) t.join();
   }
   device->reset();  // waits for the driver's own work to drain
+  if (recorder != nullptr) {
+    traceFile << nnhal::chromeTraceJson(recorder->spans(), "nnhald") << "\n";
+    traceFile.close();
+    if (!traceFile) spdlog::error("cannot write the trace to '{}'", tracePath);
+    if (recorder->dropped() > 0) {
+      spdlog::warn("trace: {} spans beyond the first {} were not kept", recorder->dropped(),
+                   recorder->spans().size());
+    }
+  }
   spdlog::info("nnhald: stopped");
   return 0;
 }

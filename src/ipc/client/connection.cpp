@@ -196,6 +196,7 @@ Result<std::shared_ptr<Connection>> Connection::open(const std::filesystem::path
   if (info != nullptr) *info = std::move(decoded->info);
 
   std::shared_ptr<Connection> connection(new Connection(std::move(fd)));
+  connection->trace_ = options.trace;
   connection->reader_ = std::thread(readLoop, connection, std::move(parser));
   return connection;
 }
@@ -205,6 +206,14 @@ Error Connection::lostError() const {
 }
 
 Result<uint64_t> Connection::call(MessageType type, const Builder& build, Handler handler) {
+  if (trace_ != nullptr && handler) {
+    handler = [trace = trace_, name = toString(type), start = std::chrono::steady_clock::now(),
+               inner = std::move(handler), first = true](Result<Frame> frame) mutable {
+      if (first) trace->record("ipc", name, start);
+      first = false;
+      return inner(std::move(frame));
+    };
+  }
   const bool hasHandler = static_cast<bool>(handler);
   uint64_t id;
   {

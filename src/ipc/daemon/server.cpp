@@ -52,6 +52,7 @@ Server::Server(boost::asio::io_context& io, std::shared_ptr<Device> device, Serv
   config_->limits = options_.limits;
   config_->maxPayloadBytes = options_.maxPayloadBytes;
   config_->faults = options_.faults;
+  config_->trace = options_.trace;
   config_->runIntake = [executor = intake_.get_executor()](std::move_only_function<void()> job) {
     boost::asio::post(executor, std::move(job));
   };

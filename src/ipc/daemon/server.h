@@ -45,6 +45,8 @@ struct ServerOptions {
   unsigned intakeThreads = 2;
   /// Test only: faults nnhal-soak must find (its own tests, docs/TESTING.md).
   FaultInjection faults;
+  /// Records the handling of every frame clients send ("ipc" spans, nnhal/trace.h).
+  std::shared_ptr<TraceRecorder> trace{};
 };
 
 class Server {

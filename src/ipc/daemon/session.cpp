@@ -151,6 +151,9 @@ void Session::armFrameTimer() {
 
 bool Session::handleFrame(Frame frame, bool moreWaiting) {
   const auto type = static_cast<MessageType>(frame.header.type);
+  const ScopedTraceSpan span(
+      config_->trace.get(), "ipc",
+      config_->trace != nullptr ? "handle " + toString(type) : std::string());
   if (frame.header.version != kProtocolVersion) {
     if (type == MessageType::kHello) {
       HelloReply reply;

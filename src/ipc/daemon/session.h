@@ -90,6 +90,8 @@ struct SessionConfig {
   /// supported-operations check) off the io threads. Owned by the server.
   std::function<void(std::move_only_function<void()>)> runIntake;
   FaultInjection faults;
+  /// Where each received frame's handling is recorded as an "ipc" span; null = none.
+  std::shared_ptr<TraceRecorder> trace{};
 };
 
 class Session : public std::enable_shared_from_this<Session> {
