@@ -102,7 +102,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   UniqueFd socket_;
   std::shared_ptr<TraceRecorder> trace_;  ///< ClientOptions::trace
-  std::mutex closeMutex_;  // guards joining reader_
+  std::mutex closeMutex_;                 // guards joining reader_
   std::thread reader_;
   std::shared_ptr<CallbackQueue> callbacks_;
 
