@@ -7,6 +7,7 @@
 #include "actors/fenced_execution.h"
 #include "actors/request_binding.h"
 #include "hal/validation.h"
+#include "hal/vlog.h"
 
 namespace nnhal::actors {
 namespace {
@@ -113,6 +114,10 @@ Result<ExecutionResult> ExecutionActor::runEngine(const Request& request,
     }
   }
   const auto deviceStart = Clock::now();
+  NNHAL_VLOG(Execution, "execution starts: {} inputs, {} outputs, {} pools{}{}{}",
+             request.inputs.size(), request.outputs.size(), request.pools.size(),
+             options.deadline ? ", with a deadline" : "", burst ? ", in a burst" : "",
+             cancelled ? ", cancellable" : "");
   Result<std::vector<OutputShape>> shapes;
   try {
     shapes = engine::execute(
@@ -126,6 +131,14 @@ Result<ExecutionResult> ExecutionActor::runEngine(const Request& request,
     shapes = fail(ErrorStatus::GENERAL_FAILURE, std::string("execution failed: ") + e.what());
   }
   const auto deviceEnd = Clock::now();
+  if (shapes) {
+    NNHAL_VLOG(Execution, "execution done in {} us ({} us in the driver)",
+               microsecondsSince(deviceStart, deviceEnd), microsecondsSince(start, deviceEnd));
+  } else {
+    NNHAL_VLOG(Execution, "execution failed after {} us: {} ({})",
+               microsecondsSince(deviceStart, deviceEnd), shapes.error().message,
+               toString(shapes.error().status));
+  }
   if (deviceEnd - deviceStart < kQuickRun) {
     if (quickRuns_.load(std::memory_order_relaxed) < 1000) {
       quickRuns_.fetch_add(1, std::memory_order_relaxed);
