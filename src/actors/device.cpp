@@ -6,6 +6,7 @@
 
 #include "actors/device_actor.h"
 #include "hal/calibration.h"
+#include "hal/vlog.h"
 #include "kernels/isa.h"
 
 namespace nnhal {
@@ -29,6 +30,10 @@ Result<std::shared_ptr<Device>> createDevice(const DeviceOptions& options) {
   if (const std::string& note = kernels::isaSelection().note; !note.empty()) {
     spdlog::warn("kernels: {}", note);
   }
+  NNHAL_VLOG(Manager,
+             "creating the embedded driver: kernels {}, {} kernel threads, state directory '{}'",
+             kernels::toString(kernels::activeIsa()), options.kernelThreads,
+             options.stateDirectory.string());
   try {
     return std::shared_ptr<Device>(std::make_shared<actors::DeviceActor>(options));
   } catch (const std::exception& e) {

@@ -11,6 +11,7 @@
 #include "engine/compiler.h"
 #include "hal/calibration.h"
 #include "hal/validation.h"
+#include "hal/vlog.h"
 #include "kernels/isa.h"
 
 namespace nnhal::actors {
@@ -195,6 +196,7 @@ Result<std::vector<std::string>> DeviceActor::explainSupportedOperations(const M
 }
 
 Result<std::vector<bool>> DeviceActor::getSupportedOperations(const Model& model) const {
+  NNHAL_VLOG(Driver, "getSupportedOperations: {} operations in main", model.main.operations.size());
   NNHAL_ASSIGN_OR_RETURN(auto reasons, explainSupportedOperations(model));
   std::vector<bool> supported;
   supported.reserve(reasons.size());
@@ -206,6 +208,7 @@ std::shared_ptr<const CacheFds> DeviceActor::filesForSave(const CacheFiles& file
   // IDevice.hal: faults of the cache arguments never fail prepareModel; nothing is saved.
   auto skip = [](const std::string& why) -> std::shared_ptr<const CacheFds> {
     spdlog::debug("compilation cache not saved: {}", why);
+    NNHAL_VLOG(Cache, "the compilation will not be saved: {}", why);
     return nullptr;
   };
   if (!cache_->enabled()) return skip("compilation caching is disabled (no state directory)");
@@ -242,9 +245,13 @@ Result<void> DeviceActor::checkPreparationFromCache(const CacheFiles& files) con
 
 ErrorStatus DeviceActor::prepareModel(Model model, const PrepareOptions& options,
                                       PrepareCallback callback) {
+  NNHAL_VLOG(Driver, "prepareModel: {} operations in main, preference {}, priority {}{}",
+             model.main.operations.size(), toString(options.preference), toString(options.priority),
+             options.cache ? ", with cache files" : "");
   auto reject = [&](Error error) {
     const ErrorStatus status = error.status;
     spdlog::debug("prepareModel rejected: {}", error.message);
+    NNHAL_VLOG(Driver, "prepareModel rejected: {}", error.message);
     callback(std::unexpected(std::move(error)));
     return status;
   };
@@ -284,8 +291,11 @@ ErrorStatus DeviceActor::prepareChecked(Model model, const PrepareOptions& optio
                            engine::compile(std::move(model), {&state, deadline, yield}));
     auto bytes = cache::encodeCache(plan->model, state, version, cacheOptions);
     if (bytes) {
+      NNHAL_VLOG(Cache, "cache encoded: {} model bytes, {} data bytes", bytes->model.size(),
+                 bytes->data.size());
       encoded->emplace(std::move(*bytes));
     } else {
+      NNHAL_VLOG(Cache, "cache not encoded: {}", bytes.error().message);
       spdlog::debug("compilation cache not saved: {}", bytes.error().message);
     }
     return Plan(std::move(plan));
@@ -319,6 +329,11 @@ ErrorStatus DeviceActor::prepareChecked(Model model, const PrepareOptions& optio
             [runtime, prepared = std::move(prepared),
              callback = std::move(callback)](Result<void> saved) mutable {
               if (!saved) spdlog::debug("compilation cache not saved: {}", saved.error().message);
+              if (saved) {
+                NNHAL_VLOG(Cache, "cache saved");
+              } else {
+                NNHAL_VLOG(Cache, "cache not saved: {}", saved.error().message);
+              }
               deliver(runtime, std::move(callback), std::shared_ptr<PreparedModel>(prepared));
             }});
       },
@@ -329,9 +344,12 @@ ErrorStatus DeviceActor::prepareChecked(Model model, const PrepareOptions& optio
 ErrorStatus DeviceActor::prepareModelFromCache(const CacheFiles& files, OptionalTimePoint deadline,
                                                PrepareCallback callback) {
   callback = tracedPreparation(runtime_->trace(), "prepareModelFromCache", std::move(callback));
+  NNHAL_VLOG(Driver, "prepareModelFromCache: {} model and {} data cache files",
+             files.modelCache.size(), files.dataCache.size());
   auto reject = [&](Error error) {
     const ErrorStatus status = error.status;
     spdlog::debug("prepareModelFromCache rejected: {}", error.message);
+    NNHAL_VLOG(Driver, "prepareModelFromCache rejected: {}", error.message);
     callback(std::unexpected(std::move(error)));
     return status;
   };
@@ -347,9 +365,11 @@ ErrorStatus DeviceActor::prepareModelFromCache(const CacheFiles& files, Optional
        token = files.token, version = cacheVersion_, cacheOptions = cacheOptions_, deadline,
        callback = std::move(callback)](Result<CacheActor::Loaded> loaded) mutable {
         if (!loaded) {
+          NNHAL_VLOG(Cache, "cache miss: {}", loaded.error().message);
           deliver(runtime, std::move(callback), std::unexpected(std::move(loaded).error()));
           return;
         }
+        NNHAL_VLOG(Cache, "cache hit: the token and the files' hashes match");
         auto bytes = std::make_shared<LoadedBytes>();
         bytes->model = std::move(loaded->model);
         bytes->modelDigest = loaded->modelDigest;
@@ -388,6 +408,8 @@ ErrorStatus DeviceActor::prepareModelFromCache(const CacheFiles& files, Optional
 Result<AllocatedBuffer> DeviceActor::allocate(
     const BufferDesc& desc, const std::vector<std::shared_ptr<PreparedModel>>& preparedModels,
     const std::vector<BufferRole>& inputRoles, const std::vector<BufferRole>& outputRoles) {
+  NNHAL_VLOG(Driver, "allocate: {} prepared models, {} input roles, {} output roles",
+             preparedModels.size(), inputRoles.size(), outputRoles.size());
   std::vector<hal::BufferModel> models;
   models.reserve(preparedModels.size());
   for (size_t i = 0; i < preparedModels.size(); ++i) {

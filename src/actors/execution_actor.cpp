@@ -7,6 +7,7 @@
 #include "actors/fenced_execution.h"
 #include "actors/request_binding.h"
 #include "hal/validation.h"
+#include "hal/vlog.h"
 
 namespace nnhal::actors {
 namespace {
@@ -119,6 +120,10 @@ Result<ExecutionResult> ExecutionActor::runEngine(const Request& request,
   ExecutionProfile* const profile =
       options.profile != nullptr ? options.profile : (trace != nullptr ? &traceProfile : nullptr);
   const auto deviceStart = Clock::now();
+  NNHAL_VLOG(Execution, "execution starts: {} inputs, {} outputs, {} pools{}{}{}",
+             request.inputs.size(), request.outputs.size(), request.pools.size(),
+             options.deadline ? ", with a deadline" : "", burst ? ", in a burst" : "",
+             cancelled ? ", cancellable" : "");
   Result<std::vector<OutputShape>> shapes;
   try {
     shapes =
@@ -139,6 +144,14 @@ Result<ExecutionResult> ExecutionActor::runEngine(const Request& request,
                     deviceStart + std::chrono::nanoseconds(op.startNs),
                     std::chrono::nanoseconds(op.durationNs));
     }
+  }
+  if (shapes) {
+    NNHAL_VLOG(Execution, "execution done in {} us ({} us in the driver)",
+               microsecondsSince(deviceStart, deviceEnd), microsecondsSince(start, deviceEnd));
+  } else {
+    NNHAL_VLOG(Execution, "execution failed after {} us: {} ({})",
+               microsecondsSince(deviceStart, deviceEnd), shapes.error().message,
+               toString(shapes.error().status));
   }
   if (deviceEnd - deviceStart < kQuickRun) {
     if (quickRuns_.load(std::memory_order_relaxed) < 1000) {

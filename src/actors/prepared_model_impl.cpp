@@ -9,6 +9,8 @@
 namespace nnhal::actors {
 
 Result<std::shared_ptr<Burst>> PreparedModelImpl::configureExecutionBurst() {
+  NNHAL_VLOG(Driver, "configureExecutionBurst");
+  NNHAL_VLOG(Burst, "embedded burst configured: executions run on the caller's thread");
   try {
     return std::shared_ptr<Burst>(std::make_shared<EmbeddedBurst>(shared_from_this(), actor_));
   } catch (const std::bad_alloc&) {
@@ -17,6 +19,7 @@ Result<std::shared_ptr<Burst>> PreparedModelImpl::configureExecutionBurst() {
 }
 
 Result<void> PreparedModelImpl::updateCache() const {
+  NNHAL_VLOG(Cache, "updateCache: rewriting the cache files");
   if (cache_ == nullptr) {
     return fail(ErrorStatus::GENERAL_FAILURE, "this prepared model has no cache files");
   }

@@ -10,6 +10,7 @@
 #include "actors/execution_actor.h"
 #include "cache/cache_format.h"
 #include "hal/driver_control.h"
+#include "hal/vlog.h"
 #include "nnhal/prepared_model.h"
 
 namespace nnhal::actors {
@@ -42,10 +43,12 @@ class PreparedModelImpl final : public PreparedModel,
 
   Result<ExecutionResult> executeSynchronously(const Request& request,
                                                const ExecuteOptions& options) override {
+    NNHAL_VLOG(Driver, "executeSynchronously");
     return actor_.run(request, options);
   }
   ErrorStatus execute(Request request, const ExecuteOptions& options,
                       ExecutionCallback callback) override {
+    NNHAL_VLOG(Driver, "execute (asynchronous)");
     return actor_.post(
         ExecutionActor::Execute{std::move(request), options, std::move(callback), nullptr});
   }
@@ -53,6 +56,7 @@ class PreparedModelImpl final : public PreparedModel,
                                               const std::vector<SyncFence>& waitFor,
                                               const ExecuteOptions& options,
                                               OptionalDuration timeoutAfterFence) override {
+    NNHAL_VLOG(Driver, "executeFenced: waits for {} fences", waitFor.size());
     return actor_.executeFenced(request, waitFor, options, timeoutAfterFence);
   }
   /// An EmbeddedBurst (actors/embedded_burst.h) that keeps this model alive.

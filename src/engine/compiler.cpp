@@ -8,6 +8,7 @@
 #include "engine/float16_adapter.h"
 #include "engine/operation_registry.h"
 #include "hal/operand_utils.h"
+#include "hal/vlog.h"
 
 namespace nnhal::engine {
 namespace {
@@ -192,6 +193,8 @@ Result<SubgraphPlan> compileSubgraph(ExecutionPlan& plan, size_t index, Prepared
     }
     auto outcome = compiler.step(k);
     if (!outcome) {
+      NNHAL_VLOG(Compilation, "{} {}: rejected: {}", subgraphName(index), opName(k, operation.type),
+                 outcome.error().message);
       return invalidArgument(subgraphName(index) + " " + opName(k, operation.type) + ": " +
                              outcome.error().message);
     }
@@ -207,6 +210,8 @@ Result<SubgraphPlan> compileSubgraph(ExecutionPlan& plan, size_t index, Prepared
     step.kernel = std::move(outcome->kernel);
     step.scratchBytes = outcome->scratchBytes;
     sp.fullyStatic &= step.kind == StepKind::kStatic;
+    NNHAL_VLOG(Compilation, "{} {}: prepared ({})", subgraphName(index), opName(k, operation.type),
+               step.kind == StepKind::kStatic ? "static shapes" : "shapes known at execution");
     sp.steps.push_back(std::move(step));
   }
 
@@ -374,6 +379,13 @@ Result<std::unique_ptr<ExecutionPlan>> compile(Model model, const CompileOptions
     plan->retained = state->takeRetained();  // before any kernel can point into them
   }
   const size_t count = 1 + plan->model.referenced.size();
+  const auto start = std::chrono::steady_clock::now();
+  NNHAL_VLOG(Compilation, "compiling a model: {} subgraphs, {} operations in main{}", count,
+             plan->model.main.operations.size(),
+             state == nullptr ? ""
+             : state->mode() == PreparedStateStore::Mode::kRestore
+                 ? ", restoring prepared state from a cache"
+                 : ", recording prepared state for a cache");
   plan->subgraphs.reserve(count);
   for (size_t s = 0; s < count; ++s) {
     NNHAL_ASSIGN_OR_RETURN(SubgraphPlan sp,
@@ -389,6 +401,12 @@ Result<std::unique_ptr<ExecutionPlan>> compile(Model model, const CompileOptions
                       std::to_string(missing.size()) + " rejected in all)");
     }
   }
+  NNHAL_VLOG(Compilation, "compiled: {} steps in main, arena {} bytes, {} in {} us",
+             plan->main().steps.size(), plan->main().arenaBytes,
+             plan->main().fullyStatic ? "static plan" : "interpreted",
+             std::chrono::duration_cast<std::chrono::microseconds>(
+                 std::chrono::steady_clock::now() - start)
+                 .count());
   return plan;
 }
 

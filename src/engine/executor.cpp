@@ -10,6 +10,7 @@
 #include "engine/interpreter.h"
 #include "engine/request_staging.h"
 #include "hal/operand_utils.h"
+#include "hal/vlog.h"
 
 namespace nnhal::engine {
 
@@ -106,7 +107,9 @@ Result<std::vector<OutputShape>> executeStatic(const ExecutionPlan& plan, const 
     for (uint32_t in : step.inputs) stepInputs.push_back(address(in));
     for (uint32_t out : step.outputs) stepOutputs.push_back(address(out));
     void* scratch = step.scratchBytes > 0 ? arena.get() + step.scratchOffset : nullptr;
-    const auto stepStart = profile != nullptr ? std::chrono::steady_clock::now() : profileStart;
+    const bool vlogStep = hal::vlogIsOn(hal::VlogTag::kCpuexe);
+    const auto stepStart =
+        profile != nullptr || vlogStep ? std::chrono::steady_clock::now() : profileStart;
     auto ran = step.kernel->run(RunContext(stepInputs, stepOutputs, scratch, {parallel, &stop}));
     if (profile != nullptr) {
       const auto stepEnd = std::chrono::steady_clock::now();
@@ -116,6 +119,13 @@ Result<std::vector<OutputShape>> executeStatic(const ExecutionPlan& plan, const 
       };
       profile->operations.push_back({static_cast<uint32_t>(profile->operations.size()), step.type,
                                      ns(stepStart - profileStart), ns(stepEnd - stepStart)});
+    }
+    if (vlogStep) {
+      NNHAL_VLOG(Cpuexe, "operation {} ({} inputs, {} outputs): {} in {} us", toString(step.type),
+                 step.inputs.size(), step.outputs.size(), ran ? "done" : "failed",
+                 std::chrono::duration_cast<std::chrono::microseconds>(
+                     std::chrono::steady_clock::now() - stepStart)
+                     .count());
     }
     if (ran && stop.stopped()) {  // the kernel stopped midway: its outputs are incomplete
       return std::unexpected(stop.error("during " + std::string(toString(step.type))));
@@ -202,8 +212,11 @@ Result<std::vector<OutputShape>> execute(const ExecutionPlan& plan, const Reques
   const bool omitsAnInput = std::any_of(request.inputs.begin(), request.inputs.end(),
                                         [](const RequestArgument& a) { return a.hasNoValue; });
   if (plan.main().fullyStatic && !omitsAnInput) {
+    NNHAL_VLOG(Cpuexe, "running {} steps of the static plan", plan.main().steps.size());
     return executeStatic(plan, request, arenas, parallel, options);
   }
+  NNHAL_VLOG(Cpuexe, "running on the interpreter ({})",
+             omitsAnInput ? "an input is omitted" : "dynamic shapes or control flow");
   return executeDynamic(plan, request, parallel, options);
 }
 

@@ -170,12 +170,17 @@ constexpr std::array<std::pair<ExecutionPreference, std::string_view>, 3> kExecu
         {ExecutionPreference::SUSTAINED_SPEED, "SUSTAINED_SPEED"},
     }};
 
-constexpr std::array<std::pair<Priority, std::string_view>, 1> kPriorityNames{{
+constexpr std::array<std::pair<Priority, std::string_view>, 3> kPriorityNames{{
     {Priority::LOW, "LOW"},
+    {Priority::MEDIUM, "MEDIUM"},
+    {Priority::HIGH, "HIGH"},
 }};
 
-constexpr std::array<std::pair<DeviceType, std::string_view>, 1> kDeviceTypeNames{{
+constexpr std::array<std::pair<DeviceType, std::string_view>, 4> kDeviceTypeNames{{
     {DeviceType::OTHER, "OTHER"},
+    {DeviceType::CPU, "CPU"},
+    {DeviceType::GPU, "GPU"},
+    {DeviceType::ACCELERATOR, "ACCELERATOR"},
 }};
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "hal/internal/validation_detail.h"
 #include "hal/operand_utils.h"
+#include "hal/vlog.h"
 
 namespace nnhal::hal {
 namespace detail {
@@ -139,9 +140,7 @@ Result<void> validateArguments(const std::vector<RequestArgument>& arguments,
   return {};
 }
 
-}  // namespace
-
-Result<void> validateModel(const Model& model) {
+Result<void> validateModelChecks(const Model& model) {
   NNHAL_TRY(detail::validateExtensionNames(model));
   for (size_t i = 0; i < model.pools.size(); ++i) {
     if (!model.pools[i].valid() || model.pools[i].size() == 0) {
@@ -161,7 +160,7 @@ Result<void> validateModel(const Model& model) {
   return detail::validateSubgraphReferences(model);
 }
 
-Result<void> validateRequest(const Request& request, const Model& model) {
+Result<void> validateRequestChecks(const Request& request, const Model& model) {
   for (size_t i = 0; i < request.pools.size(); ++i) {
     const RequestMemoryPool& pool = request.pools[i];
     if (const auto* memory = std::get_if<Memory>(&pool)) {
@@ -178,6 +177,25 @@ Result<void> validateRequest(const Request& request, const Model& model) {
   NNHAL_TRY(validateArguments(request.outputs, model.main.outputIndexes, model.main, request.pools,
                               /*input=*/false));
   return {};
+}
+
+}  // namespace
+
+Result<void> validateModel(const Model& model) {
+  Result<void> valid = validateModelChecks(model);
+  if (valid) {
+    NNHAL_VLOG(Model, "model valid: {} operands, {} operations in main, {} referenced subgraphs",
+               model.main.operands.size(), model.main.operations.size(), model.referenced.size());
+  } else {
+    NNHAL_VLOG(Model, "model rejected: {}", valid.error().message);
+  }
+  return valid;
+}
+
+Result<void> validateRequest(const Request& request, const Model& model) {
+  Result<void> valid = validateRequestChecks(request, model);
+  if (!valid) NNHAL_VLOG(Model, "request rejected: {}", valid.error().message);
+  return valid;
 }
 
 }  // namespace nnhal::hal

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -129,6 +130,30 @@ TEST(CliConnect, CtsInBurstModeThroughTheDaemon) {
   EXPECT_EQ(run.exitCode, 0) << run.output;
   EXPECT_NE(run.output.find(" 0 failed"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("x 1 modes"), std::string::npos) << run.output;
+}
+
+// NNHAL_VLOG=ipc,burst on the client: its connection, its requests and its burst's memory
+// slots are logged on stderr; stdout holds the results only.
+TEST(CliConnect, VlogIpcAndBurstTagsLogTheClientSide) {
+  Daemon daemon;
+  ASSERT_TRUE(daemon.running());
+  TempDir dir;
+  const std::string args = "cts " + std::string(NNHAL_SHARED_DIR) +
+                           "/cts/V1_0 --mode burst --quiet --connect " + daemon.socket().string();
+  const fs::path outFile = dir.path() / "out", errFile = dir.path() / "err";
+  const std::string command = "env NNHAL_VLOG=ipc,burst " + std::string(NNHAL_CLI_PATH) + " " +
+                              args + " >" + outFile.string() + " 2>" + errFile.string();
+  ASSERT_EQ(std::system(command.c_str()), 0) << readAll(errFile);
+  const std::string out = readAll(outFile);
+  EXPECT_NE(out.find(" 0 failed"), std::string::npos) << out;
+  EXPECT_EQ(out.find("] [ipc] "), std::string::npos) << out;
+  EXPECT_EQ(out.find("] [burst] "), std::string::npos) << out;
+  const std::string err = readAll(errFile);
+  EXPECT_NE(err.find("[ipc] connected to nnhald at"), std::string::npos) << err;
+  EXPECT_NE(err.find("[ipc] sent PrepareModel"), std::string::npos) << err;
+  EXPECT_NE(err.find("[burst] burst "), std::string::npos) << err;
+  EXPECT_NE(err.find("memory slot 0 assigned"), std::string::npos) << err;
+  EXPECT_EQ(err.find("] [execution] "), std::string::npos) << err;
 }
 
 TEST(CliConnect, ReportsAnUnreachableDaemon) {

@@ -7,6 +7,7 @@
 //   nnhal calibrate --models DIR --state-dir DIR [--runs N]
 //   nnhal cts PATH... [--mode all|sync|async|dynamic|burst] [--filter S] [--quiet]
 //             [--connect SOCKET]
+//   nnhal dump-graph MODEL.tflite [--output FILE.dot]
 #include <spdlog/cfg/env.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -28,6 +29,7 @@
 #include "nnhal/device.h"
 #include "tools/nnhal/calibrate_command.h"
 #include "tools/nnhal/cts_command.h"
+#include "tools/nnhal/dump_graph_command.h"
 #include "tools/nnhal/run_command.h"
 
 namespace {
@@ -185,13 +187,26 @@ int main(int argc, char** argv) {
   cts->add_flag("--quiet", ctsArgs.quiet, "Print only failures and the summary");
   cts->add_option("--threads", ctsArgs.threads, "Kernel threads (0 = all cores)");
 
+  cli::DumpGraphArgs dumpArgs;
+  CLI::App* dump = app.add_subcommand(
+      "dump-graph",
+      "Write a TFLite model, as the driver sees it after import, as a Graphviz graph: a node per "
+      "operand (type, shape, lifetime) and per operation, IF/WHILE subgraphs as clusters. Render "
+      "with `dot -Tsvg FILE.dot -o FILE.svg`");
+  dump->add_option("model", dumpArgs.model, "TFLite model (.tflite)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  dump->add_option("--output,-o", dumpArgs.output, "Write the .dot here instead of to stdout");
+
   CLI11_PARSE(app, argc, argv);
 
   if (*cts) return cli::runCts(ctsArgs);
   if (*calibrate) return cli::runCalibrate(calibrateArgs);
 
   Result<void> outcome;
-  if (*run) {
+  if (*dump) {
+    outcome = cli::runDumpGraph(dumpArgs);
+  } else if (*run) {
     if (args.image.empty() && args.inputs.empty()) {
       std::fprintf(stderr, "nnhal: error: run needs --image or --input\n");
       return 2;

@@ -26,6 +26,7 @@
 #include "hal/tflite/model_builder.h"
 #include "hal/tflite/operator_mapping.h"
 #include "hal/tflite/tensor_conversion.h"
+#include "hal/vlog.h"
 #include "nnhal/tflite_import.h"
 #include "tflite_schema_generated.h"
 
@@ -383,7 +384,15 @@ Result<ImportedModel> importTfliteModel(std::span<const uint8_t> bytes) {
   }
   NNHAL_ASSIGN_OR_RETURN(const ::tflite::Model* root, hal::tfl::verifiedRoot(bytes));
   hal::tfl::Importer importer(*root, bytes);
-  return importer.run();
+  Result<ImportedModel> imported = importer.run();
+  if (imported) {
+    NNHAL_VLOG(Model, "TFLite import: {} operands, {} operations, {} inputs, {} outputs",
+               imported->model.main.operands.size(), imported->model.main.operations.size(),
+               imported->inputs.size(), imported->outputs.size());
+  } else {
+    NNHAL_VLOG(Model, "TFLite import failed: {}", imported.error().message);
+  }
+  return imported;
 }
 
 Result<ImportedModel> importTfliteFile(const std::filesystem::path& path) {

@@ -1,6 +1,7 @@
 #include "ipc/client/connection.h"
 
 #include "hal/thread_reaper.h"
+#include "hal/vlog.h"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -139,6 +140,7 @@ Result<std::shared_ptr<Connection>> Connection::open(const std::filesystem::path
     rc = ::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address));
   } while (rc != 0 && errno == EINTR);
   if (rc != 0) {
+    NNHAL_VLOG(Ipc, "cannot connect to '{}': {}", path.string(), std::strerror(errno));
     return unavailable("cannot reach nnhald at '" + path.string() + "': " + std::strerror(errno));
   }
 
@@ -194,6 +196,8 @@ Result<std::shared_ptr<Connection>> Connection::open(const std::filesystem::path
                        std::to_string(kProtocolVersion));
   }
   if (info != nullptr) *info = std::move(decoded->info);
+  NNHAL_VLOG(Ipc, "connected to nnhald at '{}' as '{}' (protocol version {})", path.string(),
+             options.clientName, kProtocolVersion);
 
   std::shared_ptr<Connection> connection(new Connection(std::move(fd)));
   connection->trace_ = options.trace;
@@ -254,7 +258,11 @@ Result<uint64_t> Connection::call(MessageType type, const Builder& build, Handle
       sent = sendFrame(socket_.get(), header, out.payload.buffer(), out.fds);
     }
   }
-  if (sent) return id;
+  if (sent) {
+    NNHAL_VLOG(Ipc, "sent {} (call {})", toString(type), id);
+    return id;
+  }
+  NNHAL_VLOG(Ipc, "cannot send {} (call {}): {}", toString(type), id, sent.error().message);
   // A frame may be half-written: the stream is unusable.
   ::shutdown(socket_.get(), SHUT_RDWR);
   std::lock_guard<std::mutex> lock(pendingMutex_);

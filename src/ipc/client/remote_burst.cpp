@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "hal/vlog.h"
 #include "ipc/burst_packets.h"
 
 namespace nnhal::ipc {
@@ -66,6 +67,8 @@ Result<std::shared_ptr<Burst>> RemoteBurst::configure(std::shared_ptr<Link> link
   std::shared_ptr<RemoteBurst> burst(new RemoteBurst(link, std::move(model), reply.burst,
                                                      std::move(*requests), std::move(*results)));
   connection.registerBurst(reply.burst, burst);
+  NNHAL_VLOG(Burst, "burst {} configured: request queue {} records, result queue {} records",
+             reply.burst, reply.requestLength, reply.resultLength);
   return std::shared_ptr<Burst>(std::move(burst));
 }
 
@@ -79,7 +82,10 @@ RemoteBurst::~RemoteBurst() {
 int32_t RemoteBurst::slotOf(const Memory& memory) {
   std::lock_guard<std::mutex> lock(slotsMutex_);
   auto found = slotOfMemory_.find(memory.id());
-  if (found != slotOfMemory_.end()) return found->second;
+  if (found != slotOfMemory_.end()) {
+    NNHAL_VLOG(Burst, "burst {}: memory slot {} cached", burst_, found->second);
+    return found->second;
+  }
   int32_t slot;
   if (!freeSlots_.empty()) {
     slot = freeSlots_.back();
@@ -90,6 +96,7 @@ int32_t RemoteBurst::slotOf(const Memory& memory) {
     memories_.push_back(memory);
   }
   slotOfMemory_.emplace(memory.id(), slot);
+  NNHAL_VLOG(Burst, "burst {}: memory slot {} assigned to a new memory", burst_, slot);
   return slot;
 }
 
@@ -126,6 +133,7 @@ void RemoteBurst::freeMemory(const Memory& memory) {
     released = std::move(memories_[static_cast<size_t>(slot)]);
     memories_[static_cast<size_t>(slot)] = Memory();
   }
+  NNHAL_VLOG(Burst, "burst {}: memory slot {} freed", burst_, slot);
   // The daemon lets go of the slot before the reply, so the slot can be reused safely.
   (void)link_->connection().roundTrip(MessageType::kBurstFreeMemory, [&](OutMessage& out) {
     encode(BurstSlot{burst_, slot}, out);

@@ -1,5 +1,6 @@
 #include "ipc/client/remote_device.h"
 
+#include "hal/vlog.h"
 #include "ipc/client/remote_buffer.h"
 #include "ipc/client/remote_burst.h"
 
@@ -400,6 +401,7 @@ namespace nnhal {
 
 Result<std::shared_ptr<Device>> connect(const std::filesystem::path& socket,
                                         const ClientOptions& options) {
+  NNHAL_VLOG(Manager, "connecting to nnhald at '{}'", socket.string());
   ipc::DeviceInfo info;
   NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<ipc::Connection> connection,
                          ipc::Connection::open(socket, options, &info));

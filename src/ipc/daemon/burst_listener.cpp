@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "hal/vlog.h"
 #include "ipc/daemon/server_counters.h"
 
 namespace nnhal::ipc {
@@ -50,6 +51,7 @@ void BurstListener::freeSlot(int32_t slot) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto found = slots_.find(slot);
   if (found == slots_.end()) return;
+  NNHAL_VLOG(Burst, "memory slot {} freed", slot);
   released = std::move(found->second);
   slots_.erase(found);
   --config_.counters->burstMemories;
@@ -80,6 +82,8 @@ Result<std::vector<Memory>> BurstListener::resolveSlots(const std::vector<int32_
                       " memories (free some with freeMemory)");
     }
   }
+  NNHAL_VLOG(Burst, "memory slots: {} cached, {} fetched from the client",
+             slots.size() - unknown.size(), unknown.size());
   if (!unknown.empty()) {
     NNHAL_ASSIGN_OR_RETURN(std::vector<Memory> fetched, config_.getMemories(unknown, keepWaiting));
     if (fetched.size() != unknown.size()) {
@@ -142,6 +146,8 @@ BurstResult BurstListener::handle(std::span<const FmqRequestDatum> packet,
 
 void BurstListener::run(std::stop_token stop) {
   ++config_.counters->burstListeners;
+  NNHAL_VLOG(Burst, "burst listener starts: request queue {} records, result queue {} records",
+             config_.requests.descriptor().capacity, config_.results.descriptor().capacity);
   FmqWaitPolicy waitForPacket;
   waitForPacket.pollWindow = config_.pollWindow;
   waitForPacket.keepWaiting = [&stop] { return !stop.stop_requested(); };
@@ -181,6 +187,8 @@ void BurstListener::run(std::stop_token stop) {
     }
   }
   --config_.counters->burstListeners;
+  NNHAL_VLOG(Burst, "burst listener stops ({})",
+             stop.stop_requested() ? "released or the session ended" : "a queue broke");
 }
 
 }  // namespace nnhal::ipc

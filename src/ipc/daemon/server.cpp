@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "hal/driver_control.h"
+#include "hal/vlog.h"
 
 namespace nnhal::ipc {
 namespace {
@@ -149,6 +150,7 @@ void Server::admit(Socket socket, bool admin) {
   std::erase_if(sessions_, [](const std::weak_ptr<Session>& s) { return s.expired(); });
   sessions_.push_back(session);
   spdlog::debug("session {}: connected (process {})", id, peer);
+  NNHAL_VLOG(Ipc, "session {}: connected (process {}{})", id, peer, admin ? ", admin socket" : "");
   session->onClosed([connections = connections_, peer] {
     std::lock_guard<std::mutex> lock(connections->mutex);
     --connections->total;

@@ -9,6 +9,7 @@
 #include <new>
 
 #include "hal/driver_control.h"
+#include "hal/vlog.h"
 #include "ipc/daemon/burst_listener.h"
 #include "ipc/daemon/internal/session_detail.h"
 
@@ -178,6 +179,8 @@ bool Session::handleFrame(Frame frame, bool moreWaiting) {
     return false;
   }
   const uint64_t callId = frame.header.callId;
+  NNHAL_VLOG(Ipc, "session {}: {} (call {}, {} payload bytes, {} descriptors)", id_, toString(type),
+             callId, frame.payload.size(), frame.fds.size());
   // Allocation failures and library exceptions end this request, not the daemon.
   try {
     return dispatch(frame, moreWaiting);
@@ -355,6 +358,7 @@ bool Session::handleHello(const Frame& frame) {
   encode(reply, out);
   send(MessageType::kHelloReply, frame.header.callId, out);
   spdlog::debug("session {}: hello from '{}'", id_, hello->clientName);
+  NNHAL_VLOG(Ipc, "session {}: hello from '{}'", id_, hello->clientName);
   return true;
 }
 
@@ -446,6 +450,7 @@ void Session::close(const std::string& reason) {
   if (closed_) return;
   closed_ = true;
   cancelled_->store(true);
+  NNHAL_VLOG(Ipc, "session {}: closed: {}", id_, reason);
   if (reason == "client disconnected" || reason == "draining done") {
     spdlog::debug("session {}: closed: {}", id_, reason);
   } else {
