@@ -121,6 +121,24 @@ TEST(CliConnect, TracesBothSidesOfTheSocket) {
   EXPECT_TRUE(served.contains({"execution", "CONV_2D"}));
 }
 
+// A daemon started without --cache-dir saves nothing; the CLI says so instead of "saved".
+TEST(CliConnect, SaysWhenTheDaemonSavedNoCache) {
+  TempDir dir;
+  Daemon daemon;
+  ASSERT_TRUE(daemon.running());
+  const std::string models = std::string(NNHAL_SHARED_DIR) + "/models/";
+  const CliRun run =
+      runCli("run --model " + models + "mobilenet_v1_0.25_128_quant.tflite" + " --image " + models +
+             "cat.bmp --num_runs 1 --connect " + daemon.socket().string() + " --cache-dir " +
+             (dir.path() / "cache").string());
+  ASSERT_EQ(run.exitCode, 0) << run.output;
+  EXPECT_NE(run.output.find("the driver saved nothing: nnhald caches only with its own "
+                            "--cache-dir"),
+            std::string::npos)
+      << run.output;
+  EXPECT_EQ(run.output.find("compiled and saved"), std::string::npos) << run.output;
+}
+
 TEST(CliConnect, CtsInBurstModeThroughTheDaemon) {
   Daemon daemon;
   ASSERT_TRUE(daemon.running());

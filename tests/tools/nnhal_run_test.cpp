@@ -192,8 +192,49 @@ TEST(NnhalRunProfileTest, RefusesWhatItCannotDeliver) {
   }
   EXPECT_EQ(spans["preparation/prepareModel"], 1);
   EXPECT_EQ(spans["compilation/compile"], 1);
-  EXPECT_EQ(spans["execution/execute"], 3);
-  EXPECT_EQ(spans["execution/CONV_2D"], 3 * 15);  // MobileNet v1 has 15 convolutions
+  EXPECT_EQ(spans["execution/execute"], 1 + 3);  // the warm-up run and the 3 timed ones
+  EXPECT_EQ(spans["execution/CONV_2D"], 4 * 15);  // MobileNet v1 has 15 convolutions
+}
+
+// Arguments that would spoil the results are refused before anything runs: a label file
+// that would shift every class, a directory as labels, an output file that cannot be
+// written. A wrong command line exits 2, a failed run 1.
+TEST(NnhalRunArgumentsTest, AreCheckedBeforeRunning) {
+  TempDir dir;
+  const std::string common = "run --model " +
+                             (kModels / "mobilenet_v1_0.25_128_quant.tflite").string() +
+                             " --image " + (kModels / "cat.bmp").string();
+  CommandResult run = runCli(common + " --labels " + (kModels / "coco_labels.txt").string());
+  EXPECT_EQ(run.exitCode, 1);
+  EXPECT_NE(run.output.find("has 90 lines but the model classifies 1001 classes: labels would "
+                            "be off by -911"),
+            std::string::npos)
+      << run.output;
+  EXPECT_EQ(run.output.find("execution:"), std::string::npos) << run.output;
+  run = runCli(common + " --labels " + kModels.string());
+  EXPECT_EQ(run.exitCode, 1);
+  EXPECT_NE(run.output.find("is not a regular file"), std::string::npos) << run.output;
+  run = runCli(common + " --output " + (dir.path() / "missing" / "out.bin").string());
+  EXPECT_EQ(run.exitCode, 1);
+  EXPECT_NE(run.output.find("cannot write"), std::string::npos) << run.output;
+  EXPECT_EQ(run.output.find("execution:"), std::string::npos) << run.output;
+  run = runCli(common + " --no-such-option");
+  EXPECT_EQ(run.exitCode, 2) << run.output;
+  run = runCli("run --image " + (kModels / "cat.bmp").string());  // --model is required
+  EXPECT_EQ(run.exitCode, 2) << run.output;
+}
+
+// Timing as TFLite's benchmark_model: the first run apart, then statistics of the timed runs.
+TEST(NnhalRunArgumentsTest, ReportsBenchmarkStyleTimes) {
+  const CommandResult run =
+      runCli("run --model " + (kModels / "mobilenet_v1_0.25_128_quant.tflite").string() +
+             " --image " + (kModels / "cat.bmp").string() + " --warmup_runs 2 --num_runs 5");
+  ASSERT_EQ(run.exitCode, 0) << run.output;
+  EXPECT_NE(run.output.find("execution: first "), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("5 runs after 2 warm-up: min "), std::string::npos) << run.output;
+  for (const char* field : {" mean ", " median ", " p90 ", " p99 ", " max "}) {
+    EXPECT_NE(run.output.find(field), std::string::npos) << field << run.output;
+  }
 }
 
 // `nnhal calibrate` measures the workloads against the scalar reference (a second process)

@@ -111,6 +111,11 @@ Result<std::vector<ClassScore>> topK(const std::vector<uint8_t>& output,
 }
 
 Result<std::vector<std::string>> readLabels(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return invalidArgument("label file '" + path.string() + "' is " +
+                           (std::filesystem::exists(path, ec) ? "not a regular file" : "missing"));
+  }
   std::ifstream in(path);
   if (!in) return invalidArgument("cannot open label file '" + path.string() + "'");
   std::vector<std::string> labels;
@@ -118,6 +123,7 @@ Result<std::vector<std::string>> readLabels(const std::filesystem::path& path) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     labels.push_back(line);
   }
+  if (labels.empty()) return invalidArgument("label file '" + path.string() + "' is empty");
   return labels;
 }
 

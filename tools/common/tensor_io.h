@@ -44,7 +44,8 @@ struct ClassScore {
 Result<std::vector<ClassScore>> topK(const std::vector<uint8_t>& output,
                                      const TensorDescription& desc, size_t k);
 
-/// Reads a label file, one label per line.
+/// Reads a label file, one label per line. Errors: INVALID_ARGUMENT for a missing file, a
+/// directory or other non-regular file, and an empty file.
 Result<std::vector<std::string>> readLabels(const std::filesystem::path& path);
 
 }  // namespace nnhal::tools

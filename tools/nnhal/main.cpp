@@ -1,7 +1,8 @@
 // nnhal — command-line front end of the driver.
 //
 //   nnhal run --model M.tflite [--image I.bmp] [--input [NAME=]raw.bin]... [--labels L.txt]
-//             [--top 5] [--repeat N] [--threads T] [--output [NAME=]out.bin]... [--mask M.png]
+//             [--top 5] [--num_runs N] [--warmup_runs N] [--threads T] [--output [NAME=]out.bin]...
+//             [--mask M.png]
 //             [--json] [--cache-dir DIR] [--connect SOCKET] [--profile] [--trace FILE]
 //   nnhal info [--connect SOCKET | --state-dir DIR]
 //   nnhal calibrate --models DIR --state-dir DIR [--runs N]
@@ -112,9 +113,14 @@ int main(int argc, char** argv) {
                   "Segmentation models: write the class of every pixel as a colour PNG");
   run->add_flag("--json", args.json, "Print the results as JSON");
   run->add_option("--top", args.top, "How many classes to print")->capture_default_str();
-  run->add_option("--repeat", args.repeat, "Executions to time; the median is printed")
+  run->add_option("--num_runs,--repeat", args.numRuns,
+                  "Timed executions: min / mean / median / p90 / p99 / max are printed")
       ->capture_default_str()
       ->check(CLI::Range(1u, 100000u));
+  run->add_option("--warmup_runs", args.warmupRuns,
+                  "Executions before the timed ones (the very first is reported apart)")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 10000u));
   run->add_option("--threads", args.threads, "Kernel threads (0 = all cores)")
       ->capture_default_str();
   run->add_option("--mean", args.mean, "Float inputs: pixel mean subtracted")
@@ -127,7 +133,7 @@ int main(int argc, char** argv) {
                   "prepare from the cache");
   run->add_flag("--profile", args.profile,
                 "Print the time of each operation and of each operation type (median over "
-                "--repeat runs; embedded driver)");
+                "--num_runs runs; embedded driver)");
   run->add_option("--trace", args.trace,
                   "Write a Chrome trace JSON of the driver's work to this file (opens in "
                   "Perfetto or chrome://tracing): spans of the preparation, compilation, cache "
@@ -198,7 +204,14 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   dump->add_option("--output,-o", dumpArgs.output, "Write the .dot here instead of to stdout");
 
-  CLI11_PARSE(app, argc, argv);
+  // Exit codes: 0 success (also --help), 1 the work failed (the message says why, with its
+  // ErrorStatus), 2 the command line is wrong. `nnhal cts` exits 1 when a model fails.
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int printed = app.exit(e);
+    return printed == 0 ? 0 : 2;
+  }
 
   if (*cts) return cli::runCts(ctsArgs);
   if (*calibrate) return cli::runCalibrate(calibrateArgs);

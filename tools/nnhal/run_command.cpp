@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include "nnhal/tflite_import.h"
 #include "tools/common/output_report.h"
 #include "tools/common/profile_report.h"
+#include "tools/common/run_times.h"
 #include "tools/common/tensor_io.h"
 
 namespace nnhal::cli {
@@ -199,6 +201,48 @@ Result<std::vector<std::vector<uint8_t>>> inputTensors(const RunArgs& args,
   return result;
 }
 
+/// Every file the run will write besides the trace.
+std::vector<std::string> outputPaths(const std::vector<TensorFile>& files,
+                                     const std::string& mask) {
+  std::vector<std::string> paths;
+  for (const TensorFile& file : files) paths.push_back(file.path);
+  if (!mask.empty()) paths.push_back(mask);
+  return paths;
+}
+
+/// Fails before anything runs when `path` cannot be written (a missing folder, a directory,
+/// no permission), instead of after the work is done.
+Result<void> checkWritable(const std::string& path) {
+  if (std::filesystem::is_directory(path)) {
+    return invalidArgument("cannot write '" + path + "': it is a directory");
+  }
+  std::ofstream probe(path, std::ios::app);
+  if (!probe) {
+    return invalidArgument("cannot write '" + path + "': " + std::strerror(errno));
+  }
+  return {};
+}
+
+/// A classifier's label file has one line per class, or one more (a leading background
+/// line that the report skips); any other count would shift every label.
+Result<void> checkLabels(const std::vector<std::string>& labels, const std::string& path,
+                         const std::vector<TensorDescription>& outputs) {
+  if (outputs.size() != 1) return {};
+  const std::vector<uint32_t>& dims = outputs[0].dimensions;
+  const bool classifier =
+      (dims.size() == 2 && dims[0] == 1 && dims[1] > 1) || (dims.size() == 1 && dims[0] > 1);
+  if (!classifier || outputs[0].int64) return {};
+  const size_t classes = dims.back();
+  if (labels.size() == classes || labels.size() == classes + 1) return {};
+  return invalidArgument(
+      "--labels '" + path + "' has " + std::to_string(labels.size()) +
+      " lines but the model classifies " + std::to_string(classes) +
+      " classes: labels would be off by " +
+      std::to_string(static_cast<long>(labels.size()) - static_cast<long>(classes)) +
+      " (expected " + std::to_string(classes) + " lines, or " + std::to_string(classes + 1) +
+      " with a leading background line)");
+}
+
 }  // namespace
 
 Result<void> runModel(const RunArgs& args) {
@@ -226,6 +270,7 @@ Result<void> runModel(const RunArgs& args) {
   std::vector<std::string> labels;
   if (!args.labels.empty()) {
     NNHAL_ASSIGN_OR_RETURN(labels, tools::readLabels(args.labels));
+    NNHAL_TRY(checkLabels(labels, args.labels, imported.outputs));
   }
   const std::vector<TensorDescription> outputDescs = imported.outputs;
 
@@ -248,6 +293,13 @@ Result<void> runModel(const RunArgs& args) {
         prepared, prepareWithCache(*device, cacheFiles, std::move(imported.model), &cacheHit));
   }
   const double prepareMs = millisecondsSince(prepareStart);
+  // What the cache did: "hit", "saved" (a miss whose files the driver wrote) or "not saved".
+  std::string cacheState;
+  if (!args.cacheDir.empty()) {
+    struct stat written {};
+    const bool saved = ::fstat(cacheFiles.model.get(), &written) == 0 && written.st_size > 0;
+    cacheState = cacheHit ? "hit" : (saved ? "saved" : "not saved");
+  }
 
   // Request: every input and output in its own shared-memory pool.
   Request request;
@@ -272,18 +324,28 @@ Result<void> runModel(const RunArgs& args) {
     outputPools.push_back(pool);
   }
 
+  // Every output file is checked before the runs (after the preparation, which may create
+  // the folder: --cache-dir).
+  for (const std::string& path : outputPaths(outputFiles, args.mask)) {
+    NNHAL_TRY(checkWritable(path));
+  }
+  // As TFLite's benchmark_model: warm-up runs (the first reported apart), then timed runs.
   const bool profiling = args.profile;
   std::vector<double> times;
   std::vector<ExecutionProfile> profiles;
-  for (unsigned i = 0; i < std::max(1u, args.repeat); ++i) {
+  double firstMs = 0;
+  const unsigned total = args.warmupRuns + std::max(1u, args.numRuns);
+  for (unsigned i = 0; i < total; ++i) {
+    const bool timed = i >= args.warmupRuns;
     ExecuteOptions options;
-    if (profiling) options.profile = &profiles.emplace_back();
+    if (profiling && timed) options.profile = &profiles.emplace_back();
     const auto start = Clock::now();
     NNHAL_TRY(prepared->executeSynchronously(request, options));
-    times.push_back(millisecondsSince(start));
+    const double ms = millisecondsSince(start);
+    if (i == 0) firstMs = ms;
+    if (timed) times.push_back(ms);
   }
-  std::sort(times.begin(), times.end());
-  const double medianMs = times[times.size() / 2];
+  const tools::RunTimes stats = tools::summarizeTimes(times, firstMs, args.warmupRuns);
   if (profiling && profiles.front().operations.empty()) {
     spdlog::warn(
         "no per-operation times: this model has dynamic shapes or control flow, "
@@ -318,22 +380,27 @@ Result<void> runModel(const RunArgs& args) {
   if (args.json) {
     nlohmann::json j = tools::reportJson(report);
     j["preparation_ms"] = prepareMs;
-    j["execution_ms"] = {{"median", medianMs}, {"runs", times.size()}};
-    if (!args.cacheDir.empty()) j["cache"] = cacheHit ? "hit" : "miss";
+    j["execution_ms"] = tools::runTimesJson(stats);
+    if (!args.cacheDir.empty()) j["cache"] = cacheState;
     std::printf("%s\n", j.dump(2).c_str());
     return {};
   }
   std::fputs(tools::formatReport(report).c_str(), stdout);
   if (!args.cacheDir.empty()) {
-    std::printf(cacheHit ? "cache: hit (prepared from cache in %.2f ms)\n"
-                         : "cache: miss (compiled and saved in %.2f ms)\n",
-                prepareMs);
+    if (cacheState == "hit") {
+      std::printf("cache: hit (prepared from cache in %.2f ms)\n", prepareMs);
+    } else if (cacheState == "saved") {
+      std::printf("cache: miss (compiled and saved in %.2f ms)\n", prepareMs);
+    } else {
+      std::printf("cache: miss (compiled in %.2f ms; the driver saved nothing%s)\n", prepareMs,
+                  args.connect.empty() ? "" : ": nnhald caches only with its own --cache-dir");
+    }
   }
   if (args.profile) {
     std::fputs(tools::formatProfile(tools::summarizeProfiles(profiles)).c_str(), stdout);
   }
   std::printf("preparation: %.2f ms\n", prepareMs);
-  std::printf("execution: %.3f ms (median of %zu)\n", medianMs, times.size());
+  std::printf("%s\n", tools::formatRunTimes(stats).c_str());
   return {};
 }
 

@@ -18,7 +18,8 @@ struct RunArgs {
   std::vector<std::string> outputs;  ///< NAME=FILE, or FILE for output 0: raw bytes written
   std::string labels;
   size_t top = 5;
-  unsigned repeat = 1;
+  unsigned warmupRuns = 1;  ///< executions before the timed ones (the first is reported apart)
+  unsigned numRuns = 10;    ///< timed executions
   unsigned threads = 0;
   float mean = 127.5f;
   float stddev = 127.5f;
