@@ -7,4 +7,4 @@ SHARED=${NNHAL_SHARED_DIR:-../shared}
 bash scripts/build.sh
 ./build/nnhal run --model "$SHARED/models/mobilenet_v2_1.0_224_quant.tflite" \
   --image "$SHARED/models/grace_hopper.bmp" --labels "$SHARED/models/imagenet_labels.txt" \
-  --top 5 --repeat 10
+  --top 5 --num_runs 10

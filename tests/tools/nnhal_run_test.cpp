@@ -192,7 +192,7 @@ TEST(NnhalRunProfileTest, RefusesWhatItCannotDeliver) {
   }
   EXPECT_EQ(spans["preparation/prepareModel"], 1);
   EXPECT_EQ(spans["compilation/compile"], 1);
-  EXPECT_EQ(spans["execution/execute"], 1 + 3);  // the warm-up run and the 3 timed ones
+  EXPECT_EQ(spans["execution/execute"], 1 + 3);   // the warm-up run and the 3 timed ones
   EXPECT_EQ(spans["execution/CONV_2D"], 4 * 15);  // MobileNet v1 has 15 convolutions
 }
 
