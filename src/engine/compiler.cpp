@@ -13,8 +13,8 @@
 namespace nnhal::engine {
 namespace {
 
-std::string opName(size_t index, OperationType type) {
-  return "operation " + std::to_string(index) + " (" + std::string(toString(type)) + ")";
+std::string opName(size_t index, OperationType type, const Model& model) {
+  return "operation " + std::to_string(index) + " (" + operationName(type, model) + ")";
 }
 
 std::string subgraphName(size_t index) {
@@ -107,9 +107,9 @@ class SubgraphCompiler {
       markOutputsUnknown(operation);
       return outcome;
     }
-    const OperationDef* def = findOperation(operation.type);
+    const OperationDef* def = findOperation(operation.type, model_);
     if (def == nullptr) {
-      outcome.unsupported = "no implementation of " + std::string(toString(operation.type));
+      outcome.unsupported = unsupportedReason(operation.type, model_);
       markOutputsUnknown(operation);
       return outcome;
     }
@@ -121,6 +121,9 @@ class SubgraphCompiler {
       }
     }
     PrepareContext ctx = contextFor(operation);
+    if (static_cast<uint32_t>(operation.type) > 0xFFFFu) {
+      ctx.setName(operationName(operation.type, model_));
+    }
     ctx.setChecksOnly(checksOnly_);
     ctx.bindYield(yield_);
     ctx.bindState(state_, StateKey{static_cast<uint32_t>(index_), static_cast<uint32_t>(k)});
@@ -193,13 +196,13 @@ Result<SubgraphPlan> compileSubgraph(ExecutionPlan& plan, size_t index, Prepared
     }
     auto outcome = compiler.step(k);
     if (!outcome) {
-      NNHAL_VLOG(Compilation, "{} {}: rejected: {}", subgraphName(index), opName(k, operation.type),
-                 outcome.error().message);
-      return invalidArgument(subgraphName(index) + " " + opName(k, operation.type) + ": " +
+      NNHAL_VLOG(Compilation, "{} {}: rejected: {}", subgraphName(index),
+                 opName(k, operation.type, m), outcome.error().message);
+      return invalidArgument(subgraphName(index) + " " + opName(k, operation.type, m) + ": " +
                              outcome.error().message);
     }
     if (!outcome->unsupported.empty()) {
-      return invalidArgument(subgraphName(index) + " " + opName(k, operation.type) + ": " +
+      return invalidArgument(subgraphName(index) + " " + opName(k, operation.type, m) + ": " +
                              outcome->unsupported);
     }
     PlannedStep step;
@@ -210,7 +213,8 @@ Result<SubgraphPlan> compileSubgraph(ExecutionPlan& plan, size_t index, Prepared
     step.kernel = std::move(outcome->kernel);
     step.scratchBytes = outcome->scratchBytes;
     sp.fullyStatic &= step.kind == StepKind::kStatic;
-    NNHAL_VLOG(Compilation, "{} {}: prepared ({})", subgraphName(index), opName(k, operation.type),
+    NNHAL_VLOG(Compilation, "{} {}: prepared ({})", subgraphName(index),
+               opName(k, operation.type, m),
                step.kind == StepKind::kStatic ? "static shapes" : "shapes known at execution");
     sp.steps.push_back(std::move(step));
   }
@@ -319,8 +323,9 @@ Result<std::vector<std::string>> checkSubgraph(const Model& model, size_t index)
   for (size_t k = 0; k < subgraph.operations.size(); ++k) {
     auto outcome = compiler.step(k);
     if (!outcome) {
-      return invalidArgument(subgraphName(index) + " " + opName(k, subgraph.operations[k].type) +
-                             ": " + outcome.error().message);
+      return invalidArgument(subgraphName(index) + " " +
+                             opName(k, subgraph.operations[k].type, model) + ": " +
+                             outcome.error().message);
     }
     reasons[k] = std::move(outcome->unsupported);
   }
@@ -337,7 +342,8 @@ Result<std::vector<std::string>> explainSupport(const Model& model) {
     for (size_t k = 0; k < reasons.size(); ++k) {
       if (reasons[k].empty()) continue;
       referencedReasons[r] = subgraphName(r + 1) + " " +
-                             opName(k, model.referenced[r].operations[k].type) + ": " + reasons[k];
+                             opName(k, model.referenced[r].operations[k].type, model) + ": " +
+                             reasons[k];
       break;
     }
   }
@@ -363,7 +369,7 @@ Result<void> checkModel(const Model& model) {
     for (size_t k = 0; k < reasons.size(); ++k) {
       if (!reasons[k].empty()) {
         return invalidArgument(subgraphName(s) + " " +
-                               opName(k, subgraphAt(model, s).operations[k].type) + ": " +
+                               opName(k, subgraphAt(model, s).operations[k].type, model) + ": " +
                                reasons[k]);
       }
     }

@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "engine/interpreter.h"
+#include "engine/operation_registry.h"
 #include "engine/request_staging.h"
 #include "hal/operand_utils.h"
 #include "hal/vlog.h"
@@ -100,7 +101,7 @@ Result<std::vector<OutputShape>> executeStatic(const ExecutionPlan& plan, const 
     NNHAL_TRY(checkCancelled(options.cancelled));
     if (options.deadline && std::chrono::steady_clock::now() > *options.deadline) {
       return fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT,
-                  "the execution deadline passed before " + std::string(toString(step.type)));
+                  "the execution deadline passed before " + operationName(step.type, plan.model));
     }
     stepInputs.clear();
     stepOutputs.clear();
@@ -128,11 +129,11 @@ Result<std::vector<OutputShape>> executeStatic(const ExecutionPlan& plan, const 
                      .count());
     }
     if (ran && stop.stopped()) {  // the kernel stopped midway: its outputs are incomplete
-      return std::unexpected(stop.error("during " + std::string(toString(step.type))));
+      return std::unexpected(stop.error("during " + operationName(step.type, plan.model)));
     }
     if (!ran) {
       Error error = std::move(ran).error();
-      error.message = std::string(toString(step.type)) + ": " + error.message;
+      error.message = operationName(step.type, plan.model) + ": " + error.message;
       return std::unexpected(std::move(error));
     }
   }

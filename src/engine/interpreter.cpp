@@ -58,8 +58,9 @@ class Frame {
       if (options_.yield != nullptr && &step != &sp_.steps.front()) options_.yield->yield();
       NNHAL_TRY(checkCancelled(options_.cancelled));
       if (options_.deadline && Clock::now() > *options_.deadline) {
-        return fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT,
-                    "the execution deadline passed before " + std::string(toString(step.type)));
+        return fail(
+            ErrorStatus::MISSED_DEADLINE_TRANSIENT,
+            "the execution deadline passed before " + operationName(step.type, plan_.model));
       }
       Result<void> ran;
       switch (step.kind) {
@@ -77,12 +78,12 @@ class Frame {
           break;
       }
       if (ran && stop_.stopped()) {  // a kernel stopped midway: its outputs are incomplete
-        return std::unexpected(stop_.error("during " + std::string(toString(step.type))));
+        return std::unexpected(stop_.error("during " + operationName(step.type, plan_.model)));
       }
       if (!ran) {
         Error error = std::move(ran).error();
-        if (error.message.rfind(std::string(toString(step.type)), 0) != 0) {
-          error.message = std::string(toString(step.type)) + ": " + error.message;
+        if (error.message.rfind(operationName(step.type, plan_.model), 0) != 0) {
+          error.message = operationName(step.type, plan_.model) + ": " + error.message;
         }
         return std::unexpected(std::move(error));
       }
@@ -248,16 +249,19 @@ class Frame {
   }
 
   Result<void> runDynamic(const PlannedStep& step) {
-    const OperationDef* def = findOperation(step.type);
+    const OperationDef* def = findOperation(step.type, plan_.model);
     if (def == nullptr) {
       return fail(ErrorStatus::GENERAL_FAILURE,
-                  "no implementation of " + std::string(toString(step.type)));
+                  "no implementation of " + operationName(step.type, plan_.model));
     }
     std::vector<OperandInfo> inputs;
     std::vector<OperandInfo> outputs;
     for (uint32_t in : step.inputs) inputs.push_back(describe(in, false));
     for (uint32_t out : step.outputs) outputs.push_back(describe(out, true));
     PrepareContext ctx(step.type, std::move(inputs), std::move(outputs), plan_.relaxed());
+    if (static_cast<uint32_t>(step.type) > 0xFFFFu) {
+      ctx.setName(operationName(step.type, plan_.model));
+    }
     ctx.setAtExecution(true);
     NNHAL_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, prepareOperation(*def, ctx));
     std::vector<void*> outputPointers;

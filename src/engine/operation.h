@@ -196,6 +196,11 @@ class PrepareContext {
 
   /// "CONV_2D input 3" — prefix for error messages.
   std::string where(size_t input) const;
+  /// The operation's name in messages: toString(type()) for a base operation, the name its
+  /// extension gives an extension operation ("GATHER_ND") once setName() gave it.
+  std::string name() const;
+  /// Used by the compiler for extension operations, whose codes toString() cannot name.
+  void setName(std::string name) { name_ = std::move(name); }
 
   /// Final output operand descriptions (dimensions as set by prepare).
   const std::vector<OperandInfo>& outputs() const { return outputs_; }
@@ -244,6 +249,7 @@ class PrepareContext {
 
  private:
   OperationType type_;
+  std::string name_;
   std::vector<OperandInfo> inputs_;
   std::vector<OperandInfo> outputs_;
   bool relaxed_;

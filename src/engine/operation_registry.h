@@ -1,12 +1,34 @@
-// engine/operation_registry.h — which operation types the engine can run.
+// engine/operation_registry.h — which operation types the engine can run: the fundamental
+// operations by code, and the operations of the vendor extensions it implements by extension
+// name and type (an extension operation's code, (prefix << 16) | type, depends on the prefix
+// each model gives the extension in Model::extensionNameToPrefix).
 #pragma once
+
+#include <string>
+#include <vector>
 
 #include "engine/operation.h"
 #include "nnhal/types.h"
 
 namespace nnhal::engine {
 
-/// The registry entry of `type`, or null when the engine has no implementation.
+/// The registry entry of fundamental operation `type`, or null when the engine has no
+/// implementation (and for every extension code).
 const OperationDef* findOperation(OperationType type);
+
+/// The registry entry of `type` in `model`: fundamental codes as above; an extension code
+/// through the name model.extensionNameToPrefix gives its prefix. Null when the engine has no
+/// implementation (an extension it does not support, or a type its extension does not define).
+const OperationDef* findOperation(OperationType type, const Model& model);
+
+/// `type` named for messages: "CONV_2D"; "GATHER_ND" for an extension operation the engine
+/// implements; "extension operation 0x10007 (com.example.ext)" for any other extension code.
+std::string operationName(OperationType type, const Model& model);
+
+/// Why the engine cannot run `type` in `model` ("" when it can).
+std::string unsupportedReason(OperationType type, const Model& model);
+
+/// The vendor extensions the engine implements, as IDevice::getSupportedExtensions lists them.
+std::vector<Extension> supportedExtensions();
 
 }  // namespace nnhal::engine

@@ -290,6 +290,13 @@ Result<void> validateExtensionNames(const Model& model) {
                       "extension name (lowercase [a-z0-9_.] with a '.')",
                       i, entry.name));
     }
+    // (0 << 16) | type is a base type: prefix 0 can name no extension type.
+    if (entry.prefix == 0) {
+      return invalidArgument(
+          fmt::format("extensionNameToPrefix[{}].prefix: 0 is reserved for the base types "
+                      "(\"{}\" needs a prefix from 1 to 0xffff)",
+                      i, entry.name));
+    }
     if (!names.insert(entry.name).second) {
       return invalidArgument(
           fmt::format("extensionNameToPrefix[{}].name: \"{}\" is listed twice", i, entry.name));

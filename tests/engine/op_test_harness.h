@@ -31,6 +31,8 @@ using PrepareFn = ops::PrepareResult (*)(PrepareContext&);
 class OpBuilder {
  public:
   explicit OpBuilder(OperationType type) : type_(type) {}
+  /// An extension operation, named `name` in messages (as the compiler names it).
+  OpBuilder(OperationType type, std::string name) : type_(type), name_(std::move(name)) {}
   OpBuilder(OpBuilder&&) = default;
   OpBuilder& operator=(OpBuilder&&) = default;
   OpBuilder(const OpBuilder&) = delete;
@@ -120,6 +122,7 @@ class OpBuilder {
   /// What prepare sees; `atExecution` as when the engine prepares again at execution.
   PrepareContext context(bool atExecution = false) const {
     PrepareContext ctx(type_, inputs_, outputs_, false);
+    if (!name_.empty()) ctx.setName(name_);
     ctx.setAtExecution(atExecution);
     return ctx;
   }
@@ -163,6 +166,7 @@ class OpBuilder {
   }
 
   OperationType type_;
+  std::string name_;
   std::vector<OperandInfo> inputs_;
   std::vector<OperandInfo> outputs_;
   std::deque<Value> values_;  // one per input; stable addresses

@@ -90,6 +90,12 @@ TEST(ValidateModel, RejectsMalformedExtensionNames) {
   expectInvalid(validateModel(model), "extensionNameToPrefix[0].name: \"nodots\"");
 }
 
+TEST(ValidateModel, RejectsTheReservedExtensionPrefixZero) {
+  Model model = extensionModel();
+  model.extensionNameToPrefix.push_back({"com.example.zero", 0});
+  expectInvalid(validateModel(model), "extensionNameToPrefix[1].prefix: 0 is reserved");
+}
+
 TEST(ValidateModel, RejectsDuplicateExtensionNamesAndPrefixes) {
   Model model = extensionModel();
   model.extensionNameToPrefix.push_back({"com.example.ext", 8});

@@ -15,8 +15,7 @@ Result<void> checkMainTensor(const PrepareContext& ctx, std::initializer_list<Op
                              size_t o) {
   NNHAL_TRY(checkInputType(ctx, 0, allowed));
   if (o >= ctx.outputCount()) {
-    return invalidArgument(std::string(toString(ctx.type())) + " has no output " +
-                           std::to_string(o));
+    return invalidArgument(ctx.name() + " has no output " + std::to_string(o));
   }
   NNHAL_TRY(checkOutputType(ctx, o, ctx.input(0).type));
   NNHAL_TRY(checkInputQuantization(ctx, 0));
@@ -61,9 +60,8 @@ Result<kernels::StridedView> makeView(const PrepareContext& ctx, const std::vect
   const auto view =
       kernels::makeStridedView(dims, strides, offset, hal::sizeOfElement(ctx.input(0).type));
   if (!view) {
-    return invalidArgument(std::string(toString(ctx.type())) + " needs a copy of rank " +
-                           std::to_string(dims.size()) + ", more than the supported " +
-                           std::to_string(kernels::kMaxViewRank));
+    return invalidArgument(ctx.name() + " needs a copy of rank " + std::to_string(dims.size()) +
+                           ", more than the supported " + std::to_string(kernels::kMaxViewRank));
   }
   return *view;
 }

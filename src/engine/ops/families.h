@@ -5,7 +5,9 @@
 // family (operation_registry_test checks it).
 #pragma once
 
+#include <cstdint>
 #include <span>
+#include <string_view>
 
 #include "engine/operation.h"
 
@@ -27,5 +29,17 @@ std::span<const OperationDef> convolutionOperations();
 std::span<const OperationDef> sequenceOperations();
 /// Detection and ROI operations, RANDOM_MULTINOMIAL (detection_family.cpp).
 std::span<const OperationDef> detectionOperations();
+
+/// One operation of a vendor extension: its extension's name, its type within the extension
+/// (the low 16 bits of the code) and its name. `def.type` is unused: the code depends on the
+/// prefix each model gives the extension.
+struct ExtensionOperationDef {
+  std::string_view extension;
+  uint16_t type = 0;
+  std::string_view name;
+  OperationDef def;
+};
+/// FLOOR_DIV and GATHER_ND of org.nnhal.tflite_compat (tflite_compat_family.cpp).
+std::span<const ExtensionOperationDef> tfliteCompatOperations();
 
 }  // namespace nnhal::engine::ops

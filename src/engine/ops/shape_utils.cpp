@@ -7,7 +7,7 @@
 namespace nnhal::engine::ops {
 namespace {
 
-std::string opName(const PrepareContext& ctx) { return std::string(toString(ctx.type())); }
+std::string opName(const PrepareContext& ctx) { return ctx.name(); }
 
 std::string dimsToString(const std::vector<uint32_t>& dims) {
   std::string s = "[";

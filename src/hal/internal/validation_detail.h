@@ -31,7 +31,7 @@ std::string operationTypeName(OperationType type);
 bool isKnownExtension(uint32_t code, const Model& model);
 
 /// Model::extensionNameToPrefix: every name lowercase [a-z0-9_.] with at least one '.',
-/// names and prefixes unique.
+/// names and prefixes unique, no prefix 0 (reserved: (0 << 16) | type is a base type).
 Result<void> validateExtensionNames(const Model& model);
 
 /// Every operand of subgraph number `subgraph` on its own: type, dimensions, scale and

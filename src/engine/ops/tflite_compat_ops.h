@@ -1,0 +1,15 @@
+// engine/ops/tflite_compat_ops.h — prepare functions of the org.nnhal.tflite_compat
+// extension's operations (tflite_compat_ops.cpp; registered in tflite_compat_family.cpp).
+#pragma once
+
+#include "engine/ops/ops.h"
+
+namespace nnhal::engine::ops {
+
+/// FLOOR_DIV: inputs a, b (both TENSOR_FLOAT32 or both TENSOR_INT32, broadcast, rank <= 6).
+PrepareResult prepareFloorDiv(PrepareContext& ctx);
+/// GATHER_ND: inputs params (rank >= 1), indices (TENSOR_INT32, rank >= 1, last dim <= rank
+/// of params).
+PrepareResult prepareGatherNd(PrepareContext& ctx);
+
+}  // namespace nnhal::engine::ops
