@@ -9,6 +9,7 @@
 #include "cache/cache_format.h"
 #include "cache/token_map.h"
 #include "engine/compiler.h"
+#include "engine/operation_registry.h"
 #include "hal/calibration.h"
 #include "hal/validation.h"
 #include "hal/vlog.h"
@@ -184,7 +185,9 @@ DeviceType DeviceActor::getType() const { return DeviceType::CPU; }
 
 Capabilities DeviceActor::getCapabilities() const { return capabilities_; }
 
-std::vector<Extension> DeviceActor::getSupportedExtensions() const { return {}; }
+std::vector<Extension> DeviceActor::getSupportedExtensions() const {
+  return engine::supportedExtensions();
+}
 
 NumberOfCacheFiles DeviceActor::getNumberOfCacheFilesNeeded() const {
   return {kModelCacheFiles, kDataCacheFiles};
