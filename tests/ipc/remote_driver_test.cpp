@@ -5,6 +5,7 @@
 #include <future>
 #include <mutex>
 
+#include "common/tflite_compat_checks.h"
 #include "ipc/client/remote_device.h"
 #include "ipc_test_util.h"
 #include "nnhal/burst.h"
@@ -63,6 +64,14 @@ class DriverTest : public ::testing::TestWithParam<Backend> {
 TempDir* DriverTest::stateDir_ = nullptr;
 Daemon* DriverTest::daemon_ = nullptr;
 
+// The org.nnhal.tflite_compat extension: listed, its operations supported, prepared and run
+// (the model's extensionNameToPrefix crosses the wire), and the same refusals.
+TEST_P(DriverTest, RunsTheTfliteCompatExtension) {
+  nnhal::testing::expectListsTfliteCompat(*device_);
+  nnhal::testing::expectRunsTfliteCompat(*device_);
+  nnhal::testing::expectRefusesBadTfliteCompatModels(*device_);
+}
+
 TEST_P(DriverTest, AnswersQueries) {
   EXPECT_EQ(device_->getName(), "nnhal-cpu");
   EXPECT_FALSE(device_->getVersionString().empty());
@@ -70,7 +79,8 @@ TEST_P(DriverTest, AnswersQueries) {
   const Capabilities caps = device_->getCapabilities();
   EXPECT_EQ(caps.operandPerformance.size(), 15u);
   EXPECT_EQ(caps.ifPerformance.execTime, 1.0f);
-  EXPECT_TRUE(device_->getSupportedExtensions().empty());
+  ASSERT_EQ(device_->getSupportedExtensions().size(), 1u);
+  EXPECT_EQ(device_->getSupportedExtensions()[0].name, "org.nnhal.tflite_compat");
   EXPECT_EQ(device_->getNumberOfCacheFilesNeeded().modelCache, 1u);
   EXPECT_EQ(device_->getNumberOfCacheFilesNeeded().dataCache, 1u);
   auto supported = device_->getSupportedOperations(convModel());

@@ -59,7 +59,13 @@ Result<void> printInfo(const std::string& socket, const std::string& stateDir) {
   }
   std::printf("cache files needed: %u model, %u data\n", cacheFiles.modelCache,
               cacheFiles.dataCache);
-  std::printf("extensions: %zu\n", device->getSupportedExtensions().size());
+  const std::vector<Extension> extensions = device->getSupportedExtensions();
+  std::string extensionNames;
+  for (const Extension& extension : extensions) {
+    extensionNames += (extensionNames.empty() ? " (" : ", ") + extension.name;
+  }
+  if (!extensionNames.empty()) extensionNames += ")";
+  std::printf("extensions: %zu%s\n", extensions.size(), extensionNames.c_str());
   std::printf("relaxed float32->float16 performance: scalar %.3f, tensor %.3f\n",
               caps.relaxedFloat32toFloat16PerformanceScalar.execTime,
               caps.relaxedFloat32toFloat16PerformanceTensor.execTime);
