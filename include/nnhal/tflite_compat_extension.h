@@ -55,9 +55,18 @@ enum class Operation : uint16_t {
   /// Output: 0 of params' type, scale and zero point, shape indices.shape[:-1] +
   /// params.shape[N:]. An index outside its dimension fails the execution (GENERAL_FAILURE).
   GATHER_ND = 1,
+  /// TFLite RESHAPE of any element type: the inputs, output and rules of the types.hal RESHAPE
+  /// (0 input, 1 shape: constant 1-D TENSOR_INT32 with at most one -1), for TENSOR_INT32 too,
+  /// which the base RESHAPE of HAL 1.3 refuses (TFLite models reshape int32 index tensors).
+  RESHAPE = 2,
+  /// TFLite CONCATENATION of any element type: the inputs, output and rules of the types.hal
+  /// CONCATENATION (0..n-1 tensors, n the INT32 axis), for TENSOR_INT32 too, which the base
+  /// operation of HAL 1.3 refuses.
+  CONCATENATION = 3,
 };
 
-/// "FLOOR_DIV", "GATHER_ND"; empty for a type the extension does not define.
+/// "FLOOR_DIV", "GATHER_ND", "RESHAPE", "CONCATENATION"; empty for a type the extension does
+/// not define.
 std::string_view operationName(uint16_t type);
 
 /// The OperationType of `operation` in a model that maps this extension to `prefix`.

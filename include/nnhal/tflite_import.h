@@ -63,16 +63,27 @@ struct ImportedModel {
   std::vector<TensorDescription> outputs;
 };
 
+/// What the import may use beyond the NN HAL's own operations.
+struct ImportOptions {
+  /// The vendor extensions of the device the model is for (Device::getSupportedExtensions()).
+  /// When it lists org.nnhal.tflite_compat (nnhal/tflite_compat_extension.h), the builtins
+  /// FLOOR_DIV and GATHER_ND import as that extension's operations and the model maps the
+  /// extension to prefix 1 in extensionNameToPrefix; otherwise they are refused by name.
+  std::vector<Extension> extensions;
+};
+
 /// Imports the first subgraph of a .tflite flatbuffer held in memory.
 /// Errors: INVALID_ARGUMENT for bytes that are not a valid TFLite flatbuffer (verified with
 /// the flatbuffers verifier before anything is read), for an operator without an NN HAL
 /// equivalent (the message names the operator, e.g. "unsupported TFLite operator
 /// SQUARED_DIFFERENCE (builtin code 99) at operator 12"), for tensor types NNAPI has no
 /// type for, and for buffers that lie outside the file.
-Result<ImportedModel> importTfliteModel(std::span<const uint8_t> bytes);
+Result<ImportedModel> importTfliteModel(std::span<const uint8_t> bytes,
+                                        const ImportOptions& options = {});
 
 /// Reads `path` and imports it. Errors: INVALID_ARGUMENT for a missing or unreadable file
 /// (the message gives the path), plus the errors of importTfliteModel.
-Result<ImportedModel> importTfliteFile(const std::filesystem::path& path);
+Result<ImportedModel> importTfliteFile(const std::filesystem::path& path,
+                                       const ImportOptions& options = {});
 
 }  // namespace nnhal

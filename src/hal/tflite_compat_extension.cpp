@@ -12,6 +12,10 @@ std::string_view operationName(uint16_t type) {
       return "FLOOR_DIV";
     case Operation::GATHER_ND:
       return "GATHER_ND";
+    case Operation::RESHAPE:
+      return "RESHAPE";
+    case Operation::CONCATENATION:
+      return "CONCATENATION";
   }
   return {};
 }

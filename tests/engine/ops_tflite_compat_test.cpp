@@ -189,5 +189,34 @@ TEST(OpsTfliteCompatTest, GatherNdRejections) {
   }
 }
 
+TEST(OpsTfliteCompatTest, ReshapeAndConcatenationTakeInt32) {
+  constexpr OperationType kReshape =
+      tflite_compat::operationType(1, tflite_compat::Operation::RESHAPE);
+  OpBuilder reshape(kReshape, "RESHAPE");
+  reshape.tensor(kI32, {1, 3}).constTensor(kI32, {1}, std::vector<int32_t>{-1}).output(kI32);
+  const auto r = prepare(reshape, ops::prepareTfliteCompatReshape);
+  expectDims(r, {3});
+  const std::vector<int32_t> values{7, -8, 9};
+  EXPECT_EQ(*run<int32_t>(r, {values.data(), nullptr}), values);
+  // The base RESHAPE still refuses TENSOR_INT32, as types.hal 1.3 says.
+  OpBuilder base(OperationType::RESHAPE);
+  base.tensor(kI32, {1, 3}).constTensor(kI32, {1}, std::vector<int32_t>{-1}).output(kI32);
+  expectRejected(base, ops::prepareReshape, "RESHAPE input 0");
+
+  constexpr OperationType kConcatenation =
+      tflite_compat::operationType(1, tflite_compat::Operation::CONCATENATION);
+  OpBuilder concat(kConcatenation, "CONCATENATION");
+  concat.tensor(kI32, {2, 1}).tensor(kI32, {2, 2}).int32(1).output(kI32);
+  const auto c = prepare(concat, ops::prepareTfliteCompatConcatenation);
+  expectDims(c, {2, 3});
+  const std::vector<int32_t> left{1, 2};
+  const std::vector<int32_t> right{10, 11, 20, 21};
+  EXPECT_EQ(*run<int32_t>(c, {left.data(), right.data(), nullptr}),
+            (std::vector<int32_t>{1, 10, 11, 2, 20, 21}));
+  OpBuilder mixed(kConcatenation, "CONCATENATION");
+  mixed.tensor(kI32, {2, 1}).tensor(kF32, {2, 2}).int32(1).output(kI32);
+  expectRejected(mixed, ops::prepareTfliteCompatConcatenation, "CONCATENATION input 1");
+}
+
 }  // namespace
 }  // namespace nnhal::engine

@@ -1460,7 +1460,6 @@ TEST(TfliteOperatorMapping2Test, OperatorsWithoutAnNnapiEquivalentAreRejectedByN
        {std::pair{lite::BuiltinOperator_MIRROR_PAD, "MIRROR_PAD"},
         std::pair{lite::BuiltinOperator_SQUARED_DIFFERENCE, "SQUARED_DIFFERENCE"},
         std::pair{lite::BuiltinOperator_RANK, "RANK"},
-        std::pair{lite::BuiltinOperator_GATHER_ND, "GATHER_ND"},
         std::pair{lite::BuiltinOperator_WHILE, "WHILE"}}) {
     EXPECT_EQ(hal::tfl::findOperatorMapping(code), nullptr) << name;
     OneOperator op;

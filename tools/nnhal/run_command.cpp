@@ -258,7 +258,16 @@ Result<void> runModel(const RunArgs& args) {
     if (!traceFile) return invalidArgument("cannot write the trace to '" + args.trace + "'");
     recorder = std::make_shared<TraceRecorder>();
   }
-  NNHAL_ASSIGN_OR_RETURN(ImportedModel imported, importTfliteFile(args.model));
+  // The device first: the import uses the vendor extensions it reports (FLOOR_DIV and
+  // GATHER_ND import as org.nnhal.tflite_compat operations only then).
+  DeviceOptions deviceOptions;
+  deviceOptions.kernelThreads = args.threads;
+  deviceOptions.stateDirectory = args.cacheDir;
+  deviceOptions.trace = recorder;
+  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, openDevice(args.connect, deviceOptions));
+  NNHAL_ASSIGN_OR_RETURN(
+      ImportedModel imported,
+      importTfliteFile(args.model, {.extensions = device->getSupportedExtensions()}));
   if (imported.outputs.empty()) return invalidArgument("'" + args.model + "' has no outputs");
   NNHAL_ASSIGN_OR_RETURN(const std::vector<std::vector<uint8_t>> inputs,
                          inputTensors(args, imported.inputs));
@@ -274,11 +283,6 @@ Result<void> runModel(const RunArgs& args) {
   }
   const std::vector<TensorDescription> outputDescs = imported.outputs;
 
-  DeviceOptions deviceOptions;
-  deviceOptions.kernelThreads = args.threads;
-  deviceOptions.stateDirectory = args.cacheDir;
-  deviceOptions.trace = recorder;
-  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, openDevice(args.connect, deviceOptions));
   CacheFileSet cacheFiles;
   if (!args.cacheDir.empty()) {
     NNHAL_ASSIGN_OR_RETURN(cacheFiles, openCacheFiles(args));

@@ -8,6 +8,7 @@
 
 #include "engine/ops/ops.h"
 #include "engine/ops/shape_utils.h"
+#include "engine/ops/tflite_compat_ops.h"
 #include "kernels/concatenation.h"
 
 namespace nnhal::engine::ops {
@@ -30,14 +31,21 @@ PrepareResult makeQuantKernel(std::vector<size_t> chunks,
   });
 }
 
-}  // namespace
-
-PrepareResult prepareConcatenation(PrepareContext& ctx) {
+/// CONCATENATION of the types.hal operation, or with `int32` also of TENSOR_INT32 tensors
+/// (the org.nnhal.tflite_compat CONCATENATION).
+PrepareResult prepareConcatenationOf(PrepareContext& ctx, bool int32) {
   NNHAL_TRY(checkOperandCounts(ctx, 2, std::numeric_limits<size_t>::max(), 1));
   const size_t n = ctx.inputCount() - 1;  // tensors; the last input is the axis
-  NNHAL_TRY(checkInputType(ctx, 0,
-                           {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
-                            OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
+  if (int32) {
+    NNHAL_TRY(checkInputType(
+        ctx, 0,
+        {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM,
+         OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
+  } else {
+    NNHAL_TRY(checkInputType(ctx, 0,
+                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
+                              OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
+  }
   const OperandType type = ctx.input(0).type;
   NNHAL_TRY(checkOutputType(ctx, 0, type));
   NNHAL_TRY(checkOutputQuantization(ctx, 0));
@@ -85,7 +93,8 @@ PrepareResult prepareConcatenation(PrepareContext& ctx) {
   NNHAL_TRY(ctx.setOutputShape(0, std::move(outDims)));
   const size_t grain = std::max<size_t>(1, kElementGrain / std::max<size_t>(1, rowSize));
 
-  if (type == OperandType::TENSOR_FLOAT32) {
+  if (type == OperandType::TENSOR_FLOAT32 || type == OperandType::TENSOR_INT32) {
+    // Both 4-byte elements copied as they are.
     std::vector<size_t> chunkBytes(n);
     for (size_t i = 0; i < n; ++i) chunkBytes[i] = chunks[i] * sizeof(float);
     return makeKernel(
@@ -111,6 +120,16 @@ PrepareResult prepareConcatenation(PrepareContext& ctx) {
     return makeQuantKernel<uint8_t>(std::move(chunks), std::move(requant), rows, grain);
   }
   return makeQuantKernel<int8_t>(std::move(chunks), std::move(requant), rows, grain);
+}
+
+}  // namespace
+
+PrepareResult prepareConcatenation(PrepareContext& ctx) {
+  return prepareConcatenationOf(ctx, false);
+}
+
+PrepareResult prepareTfliteCompatConcatenation(PrepareContext& ctx) {
+  return prepareConcatenationOf(ctx, true);
 }
 
 }  // namespace nnhal::engine::ops

@@ -7,6 +7,7 @@
 
 #include "engine/ops/ops.h"
 #include "engine/ops/shape_utils.h"
+#include "engine/ops/tflite_compat_ops.h"
 #include "hal/operand_utils.h"
 
 namespace nnhal::engine::ops {
@@ -49,13 +50,20 @@ std::string resolveShape(const int32_t* shape, size_t n, size_t elementCount,
   return {};
 }
 
-}  // namespace
-
-PrepareResult prepareReshape(PrepareContext& ctx) {
+/// RESHAPE of the types.hal operation, or with `int32` also of TENSOR_INT32 tensors (the
+/// org.nnhal.tflite_compat RESHAPE).
+PrepareResult prepareReshapeOf(PrepareContext& ctx, bool int32) {
   NNHAL_TRY(checkOperandCounts(ctx, 2, 2, 1));
-  NNHAL_TRY(checkInputType(ctx, 0,
-                           {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
-                            OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
+  if (int32) {
+    NNHAL_TRY(checkInputType(
+        ctx, 0,
+        {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM,
+         OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
+  } else {
+    NNHAL_TRY(checkInputType(ctx, 0,
+                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
+                              OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
+  }
   const OperandInfo& in = ctx.input(0);
   NNHAL_TRY(checkOutputType(ctx, 0, in.type));
   NNHAL_TRY(checkRank(ctx, 0, 0, 4));
@@ -112,6 +120,14 @@ PrepareResult prepareReshape(PrepareContext& ctx) {
     });
     return {};
   });
+}
+
+}  // namespace
+
+PrepareResult prepareReshape(PrepareContext& ctx) { return prepareReshapeOf(ctx, false); }
+
+PrepareResult prepareTfliteCompatReshape(PrepareContext& ctx) {
+  return prepareReshapeOf(ctx, true);
 }
 
 }  // namespace nnhal::engine::ops

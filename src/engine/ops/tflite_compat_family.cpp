@@ -16,6 +16,8 @@ std::span<const ExtensionOperationDef> tfliteCompatOperations() {
   static constexpr std::array kOperations{
       entry(Operation::FLOOR_DIV, "FLOOR_DIV", prepareFloorDiv),
       entry(Operation::GATHER_ND, "GATHER_ND", prepareGatherNd),
+      entry(Operation::RESHAPE, "RESHAPE", prepareTfliteCompatReshape),
+      entry(Operation::CONCATENATION, "CONCATENATION", prepareTfliteCompatConcatenation),
   };
   return kOperations;
 }

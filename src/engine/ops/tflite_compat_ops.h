@@ -1,5 +1,6 @@
 // engine/ops/tflite_compat_ops.h — prepare functions of the org.nnhal.tflite_compat
-// extension's operations (tflite_compat_ops.cpp; registered in tflite_compat_family.cpp).
+// extension's operations (tflite_compat_ops.cpp, reshape.cpp, concatenation.cpp; registered in
+// tflite_compat_family.cpp).
 #pragma once
 
 #include "engine/ops/ops.h"
@@ -11,5 +12,9 @@ PrepareResult prepareFloorDiv(PrepareContext& ctx);
 /// GATHER_ND: inputs params (rank >= 1), indices (TENSOR_INT32, rank >= 1, last dim <= rank
 /// of params).
 PrepareResult prepareGatherNd(PrepareContext& ctx);
+/// RESHAPE (reshape.cpp) and CONCATENATION (concatenation.cpp): the types.hal operations'
+/// inputs and rules, for TENSOR_INT32 tensors too.
+PrepareResult prepareTfliteCompatReshape(PrepareContext& ctx);
+PrepareResult prepareTfliteCompatConcatenation(PrepareContext& ctx);
 
 }  // namespace nnhal::engine::ops

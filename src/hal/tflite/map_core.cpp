@@ -214,7 +214,8 @@ Result<void> mapConcatenation(OperatorContext& c) {
     if (axis < 0) return c.error("axis " + std::to_string(options->axis()) + " is out of range");
   }
   inputs.push_back(c.builder().addInt32Scalar(axis));
-  c.addOperation(OperationType::CONCATENATION, std::move(inputs), {output});
+  const OperationType type = int32Variant(c, OperationType::CONCATENATION, inputs[0]);
+  c.addOperation(type, std::move(inputs), {output});
   return {};
 }
 
@@ -260,7 +261,7 @@ Result<void> mapReshape(OperatorContext& c) {
     }
     shape = c.builder().addInt32Vector(values);
   }
-  c.addOperation(OperationType::RESHAPE, {input, shape}, {output});
+  c.addOperation(int32Variant(c, OperationType::RESHAPE, input), {input, shape}, {output});
   return {};
 }
 

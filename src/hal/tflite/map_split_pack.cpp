@@ -156,7 +156,8 @@ Result<void> mapPack(OperatorContext& c) {
     expanded.push_back(temporary);
   }
   expanded.push_back(b.addInt32Scalar(axis));
-  c.addOperation(OperationType::CONCATENATION, std::move(expanded), {output});
+  const OperationType type = int32Variant(c, OperationType::CONCATENATION, inputs[0]);
+  c.addOperation(type, std::move(expanded), {output});
   return {};
 }
 

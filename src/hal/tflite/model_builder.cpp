@@ -152,6 +152,22 @@ void ModelBuilder::addOperation(OperationType type, std::vector<uint32_t> inputs
       {.type = type, .inputs = std::move(inputs), .outputs = std::move(outputs)});
 }
 
+bool ModelBuilder::hasExtension(std::string_view name) const {
+  for (const Extension& extension : available_) {
+    if (extension.name == name) return true;
+  }
+  return false;
+}
+
+uint16_t ModelBuilder::extensionPrefix(std::string_view name) {
+  for (const ExtensionNameAndPrefix& entry : model_.extensionNameToPrefix) {
+    if (entry.name == name) return entry.prefix;
+  }
+  const auto prefix = static_cast<uint16_t>(model_.extensionNameToPrefix.size() + 1);
+  model_.extensionNameToPrefix.push_back({std::string(name), prefix});
+  return prefix;
+}
+
 Result<Model> ModelBuilder::finish(std::vector<uint32_t> inputIndexes,
                                    std::vector<uint32_t> outputIndexes) && {
   model_.main.inputIndexes = std::move(inputIndexes);

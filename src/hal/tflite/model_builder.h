@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "nnhal/status.h"
@@ -67,6 +68,17 @@ class ModelBuilder {
   /// next call that adds or sets a constant.
   std::optional<std::span<const uint8_t>> constantBytes(uint32_t index) const;
 
+  /// The extensions the device reports (ImportOptions::extensions), for the mappings that
+  /// use one only when it is there.
+  void setAvailableExtensions(std::vector<Extension> extensions) {
+    available_ = std::move(extensions);
+  }
+  bool hasExtension(std::string_view name) const;
+
+  /// The prefix of extension `name` in Model::extensionNameToPrefix, adding the extension
+  /// with the next free prefix (1, 2, ...: 0 is reserved) on first use.
+  uint16_t extensionPrefix(std::string_view name);
+
   /// Appends an operation; every index must be < operandCount().
   void addOperation(OperationType type, std::vector<uint32_t> inputs,
                     std::vector<uint32_t> outputs);
@@ -88,6 +100,7 @@ class ModelBuilder {
 
   Model model_;
   std::vector<PoolValue> poolValues_;
+  std::vector<Extension> available_;
 };
 
 }  // namespace nnhal::hal::tfl

@@ -19,8 +19,9 @@ struct MappingEntry {
 };
 
 // Every builtin operator with an NN HAL equivalent. Operators missing here (MIRROR_PAD,
-// SQUARE, SQUARED_DIFFERENCE, FLOOR_DIV, CEIL, COS, ROUND, GATHER_ND, RANK, WHILE, ...) are
-// rejected by name.
+// SQUARE, SQUARED_DIFFERENCE, CEIL, COS, ROUND, RANK, WHILE, ...) are rejected by name;
+// FLOOR_DIV and GATHER_ND import as vendor extension operations when the device reports the
+// extension (map_extension.cpp), and are rejected by name otherwise.
 constexpr std::array kMappings{
     // Arithmetic and activations.
     MappingEntry{lite::BuiltinOperator_ADD, &mapBinaryWithActivation<Op::ADD, lite::AddOptions>},

@@ -116,6 +116,17 @@ OperatorMapping findOperatorMapping(int32_t builtinCode);
 /// The mapping of a custom operator by its custom_code ("TFLite_Detection_PostProcess"), or
 /// nullptr for custom operators without an NN HAL equivalent.
 OperatorMapping findCustomOperatorMapping(std::string_view customCode);
+/// The mapping of a builtin operator code to an operation of a vendor extension in
+/// `extensions` (the device's getSupportedExtensions), or nullptr when none applies
+/// (map_extension.cpp: FLOOR_DIV, GATHER_ND -> org.nnhal.tflite_compat).
+OperatorMapping findExtensionMapping(int32_t builtinCode, std::span<const Extension> extensions);
+/// The extension a builtin operator code would import as, when the device reported it; empty
+/// when there is none.
+std::string_view extensionFor(int32_t builtinCode);
+/// `base` (RESHAPE or CONCATENATION), or the org.nnhal.tflite_compat operation of the same
+/// name when operand `input` is TENSOR_INT32, which the base operation refuses, and the device
+/// reports the extension (ModelBuilder::hasExtension).
+OperationType int32Variant(OperatorContext& c, OperationType base, uint32_t input);
 
 /// Name of a builtin operator code as schema.fbs spells it ("CONV_2D"); "UNKNOWN" for codes
 /// the schema does not know.

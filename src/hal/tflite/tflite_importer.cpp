@@ -77,10 +77,22 @@ int32_t builtinCodeOf(const ::tflite::OperatorCode& code) {
                   static_cast<int32_t>(code.deprecated_builtin_code()));
 }
 
+/// For a builtin that imports as an extension operation when the device reports the
+/// extension: " (an operation of extension NAME, which the device does not report)".
+std::string extensionHint(int32_t builtin) {
+  const std::string_view extension = extensionFor(builtin);
+  if (extension.empty()) return {};
+  return " (an operation of extension " + std::string(extension) +
+         ", which the device does not report)";
+}
+
 class Importer {
  public:
-  Importer(const ::tflite::Model& model, std::span<const uint8_t> file)
-      : model_(model), file_(file) {}
+  Importer(const ::tflite::Model& model, std::span<const uint8_t> file,
+           const ImportOptions& options)
+      : model_(model), file_(file), options_(options) {
+    builder_.setAvailableExtensions(options.extensions);
+  }
 
   Result<ImportedModel> run();
 
@@ -95,6 +107,7 @@ class Importer {
 
   const ::tflite::Model& model_;
   std::span<const uint8_t> file_;
+  const ImportOptions& options_;
   const ::tflite::SubGraph* subgraph_ = nullptr;
   size_t tensorCount_ = 0;
   std::vector<TensorState> states_;
@@ -140,14 +153,17 @@ Result<void> Importer::checkOperators() {
     const bool isCustom = builtin == ::tflite::BuiltinOperator_CUSTOM;
     const std::string custom =
         isCustom && code->custom_code() ? code->custom_code()->str() : std::string();
-    const OperatorMapping mapping =
+    OperatorMapping mapping =
         isCustom ? findCustomOperatorMapping(custom) : findOperatorMapping(builtin);
+    if (mapping == nullptr && !isCustom) {
+      mapping = findExtensionMapping(builtin, options_.extensions);
+    }
     if (mapping == nullptr) {
       // Collected, so that the error lists every operator the model cannot run with.
-      const std::string what = isCustom ? "unsupported custom TFLite operator '" + custom + "'"
-                                        : "unsupported TFLite operator " +
-                                              std::string(builtinOperatorName(builtin)) +
-                                              " (builtin code " + std::to_string(builtin) + ")";
+      const std::string what =
+          isCustom ? "unsupported custom TFLite operator '" + custom + "'"
+                   : "unsupported TFLite operator " + std::string(builtinOperatorName(builtin)) +
+                         " (builtin code " + std::to_string(builtin) + ")" + extensionHint(builtin);
       auto found = std::find_if(unsupported.begin(), unsupported.end(),
                                 [&](const auto& entry) { return entry.first == what; });
       if (found == unsupported.end()) found = unsupported.insert(unsupported.end(), {what, {}});
@@ -176,6 +192,17 @@ Result<void> Importer::checkOperators() {
     if (builtin == ::tflite::BuiltinOperator_HASHTABLE_LOOKUP && op->outputs() != nullptr &&
         op->outputs()->size() >= 2) {
       unitScale_[static_cast<size_t>(op->outputs()->Get(1))] = 1;
+    }
+    // CAST converts values, not real numbers: an 8-bit tensor it reads or writes without
+    // quantization (MoveNet's raw uint8 image input) gets scale 1, as the delegate gives every
+    // 8-bit tensor of scale 0.
+    if (builtin == ::tflite::BuiltinOperator_CAST) {
+      for (const TensorIndexList* list : {op->inputs(), op->outputs()}) {
+        if (list == nullptr) continue;
+        for (const int32_t t : *list) {
+          if (t >= 0) unitScale_[static_cast<size_t>(t)] = 1;
+        }
+      }
     }
   }
   if (!unsupported.empty()) {
@@ -373,7 +400,8 @@ Result<ImportedModel> Importer::run() {
 }  // namespace
 }  // namespace hal::tfl
 
-Result<ImportedModel> importTfliteModel(std::span<const uint8_t> bytes) {
+Result<ImportedModel> importTfliteModel(std::span<const uint8_t> bytes,
+                                        const ImportOptions& options) {
   // Flatbuffers reads scalars in place; give it storage aligned like the file would be.
   std::vector<uint64_t> aligned;
   if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(uint64_t) != 0) {
@@ -383,7 +411,7 @@ Result<ImportedModel> importTfliteModel(std::span<const uint8_t> bytes) {
         std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(aligned.data()), bytes.size());
   }
   NNHAL_ASSIGN_OR_RETURN(const ::tflite::Model* root, hal::tfl::verifiedRoot(bytes));
-  hal::tfl::Importer importer(*root, bytes);
+  hal::tfl::Importer importer(*root, bytes, options);
   Result<ImportedModel> imported = importer.run();
   if (imported) {
     NNHAL_VLOG(Model, "TFLite import: {} operands, {} operations, {} inputs, {} outputs",
@@ -395,7 +423,8 @@ Result<ImportedModel> importTfliteModel(std::span<const uint8_t> bytes) {
   return imported;
 }
 
-Result<ImportedModel> importTfliteFile(const std::filesystem::path& path) {
+Result<ImportedModel> importTfliteFile(const std::filesystem::path& path,
+                                       const ImportOptions& options) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
   if (ec || !std::filesystem::exists(status)) {
@@ -423,7 +452,7 @@ Result<ImportedModel> importTfliteFile(const std::filesystem::path& path) {
     return invalidArgument("cannot read TFLite file " + path.string() + ": read " +
                            std::to_string(in.gcount()) + " of " + std::to_string(size) + " bytes");
   }
-  auto result = importTfliteModel(bytes);
+  auto result = importTfliteModel(bytes, options);
   if (!result) result.error().message = path.string() + ": " + result.error().message;
   return result;
 }
