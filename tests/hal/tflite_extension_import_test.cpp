@@ -99,6 +99,22 @@ TEST(TfliteExtensionImportTest, Int32ReshapeAndConcatenationUseTheExtensionWhenR
   EXPECT_TRUE(without->model.extensionNameToPrefix.empty());
 }
 
+// MoveNet's input: raw uint8 pixels without quantization, read by CAST. As the delegate does
+// for every 8-bit tensor of scale 0, it gets scale 1 (CAST converts values, not real numbers).
+TEST(TfliteExtensionImportTest, UnquantizedUint8ReadByCastGetsScaleOne) {
+  TfliteModelMaker m;
+  const int32_t pixels = m.addTensor({.shape = {1, 2}, .type = lite::TensorType_UINT8});
+  const int32_t values = m.addTensor({.shape = {1, 2}});
+  m.addOperator(m.addOperatorCode(lite::BuiltinOperator_CAST), {pixels}, {values});
+  auto imported = importTfliteModel(m.finish({pixels}, {values}));
+  ASSERT_TRUE(imported) << imported.error().message;
+  expectValid(imported->model);
+  const Operand& input = imported->model.main.operands[imported->model.main.inputIndexes[0]];
+  EXPECT_EQ(input.type, OperandType::TENSOR_QUANT8_ASYMM);
+  EXPECT_EQ(input.scale, 1.0f);
+  EXPECT_EQ(input.zeroPoint, 0);
+}
+
 TEST(TfliteExtensionImportTest, RefusesByNameWithoutTheExtension) {
   for (const ImportOptions& options :
        {ImportOptions{}, ImportOptions{.extensions = {Extension{.name = "com.example.other"}}}}) {
