@@ -6,6 +6,7 @@
 
 #include "actors/fenced_execution.h"
 #include "actors/request_binding.h"
+#include "engine/operation_registry.h"
 #include "hal/validation.h"
 #include "hal/vlog.h"
 
@@ -140,7 +141,7 @@ Result<ExecutionResult> ExecutionActor::runEngine(const Request& request,
   if (trace != nullptr) {
     trace->record("execution", "execute", deviceStart, deviceEnd - deviceStart);
     for (const OperationTiming& op : profile->operations) {
-      trace->record("execution", std::string(toString(op.type)),
+      trace->record("execution", engine::operationName(op.type, plan_->model),
                     deviceStart + std::chrono::nanoseconds(op.startNs),
                     std::chrono::nanoseconds(op.durationNs));
     }
