@@ -69,8 +69,9 @@ TEST(NnhalRun, ReferencePairsMatch) {
     const std::string input = pair["input"];
     SCOPED_TRACE(model + " / " + std::string(pair["image"]));
     const fs::path out = tmp.path() / "out.bin";
-    const CommandResult run = runCli("run --model " + (kModels / model).string() + " --input " +
-                                     (kModels / input).string() + " --output " + out.string());
+    const CommandResult run =
+        runCli("run --num_runs 1 --model " + (kModels / model).string() + " --input " +
+               (kModels / input).string() + " --output " + out.string());
     ASSERT_EQ(run.exitCode, 0) << run.output;
     auto actual = readFile(out);
     auto expected = readFile(kModels / std::string(pair["output"]));

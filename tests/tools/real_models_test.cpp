@@ -60,7 +60,8 @@ class TempDir {
 std::string model(const std::string& name) { return (kModels / name).string(); }
 
 nlohmann::json runJson(const std::string& args) {
-  const CommandResult run = runCli(args + " --json");
+  // One execution: these check results, not times (CI runs them at the scalar level too).
+  const CommandResult run = runCli(args + " --json --num_runs 1 --warmup_runs 0");
   EXPECT_EQ(run.exitCode, 0) << run.out;
   return nlohmann::json::parse(run.out, nullptr, false);
 }
