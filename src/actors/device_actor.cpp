@@ -14,12 +14,12 @@
 #include "hal/validation.h"
 #include "hal/vlog.h"
 #include "kernels/isa.h"
+#include "nnhal/version.h"
 
 namespace nnhal::actors {
 namespace {
 
 constexpr const char* kDriverName = "nnhal-cpu";
-constexpr const char* kDriverVersion = "nnhal-0.1.0";
 // One file of each kind: the format is one model cache and one data cache.
 constexpr uint32_t kModelCacheFiles = 1;
 constexpr uint32_t kDataCacheFiles = 1;
@@ -122,7 +122,7 @@ struct LoadedBytes {
 }  // namespace
 
 std::string driverVersion(const DeviceOptions& options) {
-  return options.versionOverride.empty() ? kDriverVersion : options.versionOverride;
+  return options.versionOverride.empty() ? std::string(kDriverVersion) : options.versionOverride;
 }
 
 namespace {

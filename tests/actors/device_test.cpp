@@ -18,6 +18,7 @@
 #include "common/fully_connected_chain.h"
 #include "hal/calibration.h"
 #include "nnhal/device.h"
+#include "nnhal/version.h"
 
 namespace nnhal {
 namespace {
@@ -98,7 +99,9 @@ class DeviceTest : public ::testing::Test {
 
 TEST_F(DeviceTest, ReportsIdentity) {
   EXPECT_EQ(device_->getType(), DeviceType::CPU);
-  EXPECT_FALSE(device_->getVersionString().empty());
+  // The version of project() in CMakeLists.txt, through the generated nnhal/version.h.
+  EXPECT_EQ(device_->getVersionString(), kDriverVersion);
+  EXPECT_EQ(kDriverVersion, "nnhal-" + std::string(kVersion));
   const Capabilities caps = device_->getCapabilities();
   EXPECT_FALSE(caps.operandPerformance.empty());
   for (size_t i = 1; i < caps.operandPerformance.size(); ++i) {

@@ -12,6 +12,7 @@
 #include "ipc/messages.h"
 #include "ipc_test_util.h"
 #include "nnhal/sync_fence.h"
+#include "nnhal/version.h"
 #include "raw_client.h"
 
 namespace nnhal::ipc {
@@ -47,6 +48,16 @@ TEST(Daemon, PrintsHelpWithItsOptions) {
        {"--socket", "--cache-dir", "--threads", "--kernel-threads", "--log-level"}) {
     EXPECT_NE(text.find(option), std::string::npos) << option;
   }
+}
+
+TEST(Daemon, PrintsItsVersion) {
+  TempDir dir;
+  const std::string out = (dir.path() / "version.txt").string();
+  const std::string command = std::string(NNHALD_PATH) + " --version > " + out;
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  std::ifstream file(out);
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "nnhald " + std::string(kVersion) + "\n");
 }
 
 TEST(Daemon, ConnectToNothingIsDeviceUnavailable) {

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "nnhal/device.h"
+#include "nnhal/version.h"
 #include "tools/nnhal/calibrate_command.h"
 #include "tools/nnhal/cts_command.h"
 #include "tools/nnhal/dump_graph_command.h"
@@ -93,6 +94,8 @@ int main(int argc, char** argv) {
 
   CLI::App app{"nnhal: a Neural Networks HAL driver runtime (embedded CPU driver)"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "nnhal " + std::string(nnhal::kVersion),
+                       "Print the version (nnhal/version.h) and exit");
 
   cli::RunArgs args;
   CLI::App* run = app.add_subcommand(

@@ -24,6 +24,7 @@
 
 #include "ipc/daemon/server.h"
 #include "nnhal/device.h"
+#include "nnhal/version.h"
 
 int main(int argc, char** argv) {
   std::string socketPath;
@@ -47,6 +48,8 @@ int main(int argc, char** argv) {
       "nnhald: the nnhal Neural Networks HAL driver as a daemon. Serves the embedded CPU driver "
       "to client processes (nnhal::connect, `nnhal run --connect`) over a Unix domain socket; "
       "SIGTERM/SIGINT finish in-flight work and exit 0."};
+  app.set_version_flag("--version", "nnhald " + std::string(nnhal::kVersion),
+                       "Print the version (nnhal/version.h) and exit");
   app.add_option("--socket", socketPath, "Unix domain socket path to listen on")->required();
   app.add_option("--cache-dir", cacheDir,
                  "State directory for compilation caching (token map; created if missing). "
