@@ -15,8 +15,13 @@ shared=${NNHAL_SHARED_DIR:-$PWD/../shared}
 model=$shared/models/mobilenet_v1_0.25_128_quant.tflite
 input=$shared/models/inputs/mobilenet_v1_0.25_128_quant__cat.input.bin
 labels=$shared/models/imagenet_labels.txt
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR=1
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
-work=$(mktemp -d /tmp/nnhal-check-install.XXXXXX)
+# A fixed folder inside the build tree: with CCACHE_BASEDIR (.ci/run) the add_subdirectory
+# build then sees the same relative paths on every run and its compiles come from ccache.
+work=$(cd "$build" 2>/dev/null && pwd || echo "$PWD/$build")/check-install
+rm -rf "$work"
+mkdir -p "$work"
 daemon_pid=
 cleanup() {
   if [ -n "$daemon_pid" ]; then kill "$daemon_pid" 2>/dev/null || true; wait "$daemon_pid" 2>/dev/null || true; fi

@@ -590,3 +590,31 @@ TEST(TfliteImportTest, UnusedTensorsAreLeftOut) {
 
 }  // namespace
 }  // namespace nnhal
+
+namespace nnhal {
+namespace {
+
+// The int8 Keras LSTM with its 28 time steps turned into 5000 (every [1, 28, 28] shape in
+// the file): the per-step lowering refuses more than 1024 steps instead of growing the model
+// without bound.
+TEST(TfliteImportTest, RefusesQuantizedLstmOverTooManySteps) {
+  std::ifstream in(kModels / "keras_lstm_mnist_ptq.tflite", std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+  ASSERT_FALSE(bytes.empty());
+  ASSERT_TRUE(importTfliteModel(bytes).has_value());
+  const int32_t from[3] = {1, 28, 28};
+  const int32_t to[3] = {1, 5000, 28};
+  int patched = 0;
+  for (size_t i = 0; i + sizeof(from) <= bytes.size(); i += 4) {
+    if (std::memcmp(bytes.data() + i, from, sizeof(from)) == 0) {
+      std::memcpy(bytes.data() + i, to, sizeof(to));
+      ++patched;
+    }
+  }
+  ASSERT_GE(patched, 1);
+  expectInvalid(importTfliteModel(bytes), "over 5000 time steps");
+}
+
+}  // namespace
+}  // namespace nnhal

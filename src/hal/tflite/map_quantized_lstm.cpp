@@ -30,6 +30,9 @@ namespace {
 constexpr OperandType kI8 = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
 constexpr OperandType kSymm8 = OperandType::TENSOR_QUANT8_SYMM;
 constexpr OperandType kI16 = OperandType::TENSOR_QUANT16_SYMM;
+/// Time steps imported at most: each becomes a QUANTIZED_LSTM and two RESHAPEs, so the
+/// model's size grows with them (a hostile file could otherwise ask for billions).
+constexpr uint32_t kMaxSteps = 1024;
 
 /// Tensor `i` of the operator's intermediates, read from the subgraph.
 const ::tflite::Tensor* intermediateTensor(const OperatorContext& c,
@@ -84,6 +87,11 @@ Result<void> mapQuantizedSequenceLstm(OperatorContext& c, const ::tflite::SubGra
   const uint32_t batch = inputOperand.dimensions[timeMajor ? 1 : 0];
   const uint32_t inputSize = inputOperand.dimensions[2];
   if (steps == 0 || batch == 0 || inputSize == 0) return c.error("the input shape has a zero");
+  if (steps > kMaxSteps) {
+    return c.error("a quantized LSTM over " + std::to_string(steps) +
+                   " time steps would become as many QUANTIZED_LSTM operations; at most " +
+                   std::to_string(kMaxSteps) + " are imported");
+  }
 
   // Weights, biases, states and layer norm weights in TFLite's (= NNAPI's) order 1..23.
   std::vector<uint32_t> cell(24);
