@@ -184,9 +184,16 @@ Result<void> mapDetectionPostprocess(OperatorContext& c) {
   NNHAL_ASSIGN_OR_RETURN(const uint32_t deltas, asFloat(c, encodings, "box encodings"));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t scores, asFloat(c, predictions, "class predictions"));
 
-  const uint32_t slots = o.useRegularNms
-                             ? static_cast<uint32_t>(o.maxDetections)
-                             : static_cast<uint32_t>(o.maxDetections * o.maxClassesPerDetection);
+  // Both are positive int32: their product fits int64. Output slots beyond 2^20 per batch
+  // are refused (a file asking for them only asks for memory).
+  const int64_t slotCount = o.useRegularNms
+                                ? int64_t{o.maxDetections}
+                                : int64_t{o.maxDetections} * int64_t{o.maxClassesPerDetection};
+  if (slotCount > (int64_t{1} << 20)) {
+    return c.error("max_detections x max_classes_per_detection = " + std::to_string(slotCount) +
+                   " output slots; at most 1048576 are imported");
+  }
+  const auto slots = static_cast<uint32_t>(slotCount);
   NNHAL_ASSIGN_OR_RETURN(const uint32_t boxesOut, floatOutput(c, 0, {batches, slots, 4}));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t classesOut, floatOutput(c, 1, {batches, slots}));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t scoresOut, floatOutput(c, 2, {batches, slots}));
