@@ -36,16 +36,7 @@ PrepareResult makeQuantKernel(std::vector<size_t> chunks,
 PrepareResult prepareConcatenationOf(PrepareContext& ctx, bool int32) {
   NNHAL_TRY(checkOperandCounts(ctx, 2, std::numeric_limits<size_t>::max(), 1));
   const size_t n = ctx.inputCount() - 1;  // tensors; the last input is the axis
-  if (int32) {
-    NNHAL_TRY(checkInputType(
-        ctx, 0,
-        {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM,
-         OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
-  } else {
-    NNHAL_TRY(checkInputType(ctx, 0,
-                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
-                              OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
-  }
+  NNHAL_TRY(checkMovedTensorType(ctx, int32));
   const OperandType type = ctx.input(0).type;
   NNHAL_TRY(checkOutputType(ctx, 0, type));
   NNHAL_TRY(checkOutputQuantization(ctx, 0));

@@ -54,16 +54,7 @@ std::string resolveShape(const int32_t* shape, size_t n, size_t elementCount,
 /// org.nnhal.tflite_compat RESHAPE).
 PrepareResult prepareReshapeOf(PrepareContext& ctx, bool int32) {
   NNHAL_TRY(checkOperandCounts(ctx, 2, 2, 1));
-  if (int32) {
-    NNHAL_TRY(checkInputType(
-        ctx, 0,
-        {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM,
-         OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
-  } else {
-    NNHAL_TRY(checkInputType(ctx, 0,
-                             {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
-                              OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
-  }
+  NNHAL_TRY(checkMovedTensorType(ctx, int32));
   const OperandInfo& in = ctx.input(0);
   NNHAL_TRY(checkOutputType(ctx, 0, in.type));
   NNHAL_TRY(checkRank(ctx, 0, 0, 4));

@@ -97,4 +97,16 @@ PrepareResult prepareGatherNd(PrepareContext& ctx) {
   });
 }
 
+Result<void> checkMovedTensorType(const PrepareContext& ctx, bool int32) {
+  if (int32) {
+    return checkInputType(
+        ctx, 0,
+        {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM,
+         OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
+  }
+  return checkInputType(ctx, 0,
+                        {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
+                         OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
+}
+
 }  // namespace nnhal::engine::ops

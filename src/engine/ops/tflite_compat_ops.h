@@ -16,5 +16,8 @@ PrepareResult prepareGatherNd(PrepareContext& ctx);
 /// inputs and rules, for TENSOR_INT32 tensors too.
 PrepareResult prepareTfliteCompatReshape(PrepareContext& ctx);
 PrepareResult prepareTfliteCompatConcatenation(PrepareContext& ctx);
+/// Input 0 of RESHAPE and CONCATENATION: TENSOR_FLOAT32 or an 8-bit asymmetric type, and with
+/// `int32` (the extension's forms) TENSOR_INT32 too.
+Result<void> checkMovedTensorType(const PrepareContext& ctx, bool int32);
 
 }  // namespace nnhal::engine::ops
