@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tools/cli_test_util.h"
+
 namespace nnhal::tools {
 namespace {
 
@@ -22,15 +24,8 @@ const fs::path kModels = fs::path(NNHAL_SHARED_DIR) / "models";
 
 /// stdout of the CLI (stderr dropped) and its exit code.
 std::pair<int, std::string> runCli(const std::string& args) {
-  const std::string command = std::string(NNHAL_CLI_PATH) + " " + args + " 2>/dev/null";
-  std::string out;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return {-1, out};
-  std::array<char, 4096> buffer{};
-  size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  cli_test::CommandResult run = cli_test::runNnhal(args, "2>/dev/null");
+  return {run.exitCode, std::move(run.output)};
 }
 
 TEST(MoveNet, KeypointsFallOnThePersonInGraceHopper) {

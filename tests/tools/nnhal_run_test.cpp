@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tools/cli_test_util.h"
 #include "tools/common/tensor_io.h"
 
 namespace nnhal::tools {
@@ -18,39 +19,10 @@ namespace {
 namespace fs = std::filesystem;
 const fs::path kModels = fs::path(NNHAL_SHARED_DIR) / "models";
 
-struct CommandResult {
-  int exitCode = -1;
-  std::string output;  // stdout and stderr
-};
+using cli_test::CommandResult;
+using cli_test::TempDir;
 
-CommandResult runCli(const std::string& args) {
-  const std::string command = std::string(NNHAL_CLI_PATH) + " " + args + " 2>&1";
-  CommandResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer{};
-  size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    result.output.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() /
-            ("nnhal-test-" + std::to_string(getpid()) + "-" + std::to_string(counter_++));
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  static inline int counter_ = 0;
-  fs::path path_;
-};
+CommandResult runCli(const std::string& args) { return cli_test::runNnhal(args); }
 
 nlohmann::json loadReference() {
   std::ifstream in(kModels / "reference.json");

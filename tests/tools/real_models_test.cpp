@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/cli_test_util.h"
 #include "tools/common/image.h"
 #include "tools/common/tensor_io.h"
 
@@ -22,48 +23,22 @@ namespace {
 namespace fs = std::filesystem;
 const fs::path kModels = fs::path(NNHAL_SHARED_DIR) / "models";
 
-struct CommandResult {
-  int exitCode = -1;
-  std::string out;  ///< stdout only (logs go to stderr)
-};
+using cli_test::CommandResult;
+using cli_test::TempDir;
 
-/// Runs the CLI; stderr goes to `stderrFile` when given, else it is dropped.
+/// Runs the CLI; stderr goes to `stderrFile` when given, else it is dropped, so the output is
+/// stdout alone (logs go to stderr).
 CommandResult runCli(const std::string& args, const std::string& stderrFile = "/dev/null") {
-  const std::string command = std::string(NNHAL_CLI_PATH) + " " + args + " 2>" + stderrFile;
-  CommandResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer{};
-  size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    result.out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
+  return cli_test::runNnhal(args, "2>" + stderrFile);
 }
-
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() /
-            ("nnhal-models-" + std::to_string(getpid()) + "-" + std::to_string(counter_++));
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  fs::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  static inline int counter_ = 0;
-  fs::path path_;
-};
 
 std::string model(const std::string& name) { return (kModels / name).string(); }
 
 nlohmann::json runJson(const std::string& args) {
   // One execution: these check results, not times (CI runs them at the scalar level too).
   const CommandResult run = runCli(args + " --json --num_runs 1 --warmup_runs 0");
-  EXPECT_EQ(run.exitCode, 0) << run.out;
-  return nlohmann::json::parse(run.out, nullptr, false);
+  EXPECT_EQ(run.exitCode, 0) << run.output;
+  return nlohmann::json::parse(run.output, nullptr, false);
 }
 
 TEST(RealModels, DeepLabLabelsTheDog) {

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/cli_test_util.h"
+
 namespace nnhal::tools {
 namespace {
 
@@ -33,15 +35,10 @@ Outputs runCli(const char* vlog, const std::string& args) {
   std::string command =
       vlog == nullptr ? "env -u NNHAL_VLOG " : "env NNHAL_VLOG='" + std::string(vlog) + "' ";
   command += std::string(NNHAL_CLI_PATH) + " " + args + " 2>" + errFile.string();
+  const cli_test::CommandResult run = cli_test::runShell(command);
   Outputs result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer{};
-  size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    result.out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.exitCode = run.exitCode;
+  result.out = run.output;
   std::ifstream err(errFile);
   std::stringstream text;
   text << err.rdbuf();
