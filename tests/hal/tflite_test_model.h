@@ -90,6 +90,14 @@ class TfliteModelMaker {
         ::tflite::CreateOperatorDirect(fbb_, opcode, &inputs, &outputs, optionsType, options));
   }
 
+  /// A custom operator with its options (a flexbuffer, as converters write them).
+  void addCustomOperator(uint32_t opcode, const std::vector<int32_t>& inputs,
+                         const std::vector<int32_t>& outputs,
+                         const std::vector<uint8_t>& customOptions) {
+    operators_.push_back(::tflite::CreateOperatorDirect(
+        fbb_, opcode, &inputs, &outputs, ::tflite::BuiltinOptions_NONE, 0, &customOptions));
+  }
+
   /// Finishes the model with these subgraph inputs and outputs; `subgraphCount` 0 writes a
   /// model without subgraphs.
   std::vector<uint8_t> finish(const std::vector<int32_t>& inputs,
