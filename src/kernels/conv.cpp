@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/internal/wrapping_int.h"
+
 namespace nnhal::kernels {
 namespace {
 
@@ -164,12 +166,14 @@ void convQuantReference(const ConvGeometry& g, const In* input, int32_t inputZer
                     input[((size_t{b} * g.inHeight + iy) * g.inWidth + ix) * g.inDepth + d];
                 const Filter w =
                     filter[((size_t{c} * g.filterHeight + i) * g.filterWidth + j) * g.inDepth + d];
-                sum += (readQuant(v) - inputZeroPoint) * (readQuant(w) - filterZeroPoint);
+                sum = internal::wrapAdd(
+                    sum, (readQuant(v) - inputZeroPoint) * (readQuant(w) - filterZeroPoint));
               }
             }
           }
-          if (bias != nullptr) sum += bias[c];
-          int32_t v = multiplyByQuantizedMultiplier(sum, multipliers[c]) + outputZeroPoint;
+          if (bias != nullptr) sum = internal::wrapAdd(sum, bias[c]);
+          int32_t v = internal::wrapAdd(multiplyByQuantizedMultiplier(sum, multipliers[c]),
+                                        outputZeroPoint);
           v = std::clamp(v, outputMin, outputMax);
           output[((size_t{b} * g.outHeight + y) * g.outWidth + x) * g.outDepth + c] =
               static_cast<In>(v);

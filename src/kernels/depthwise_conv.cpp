@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "kernels/internal/depthwise_lines.h"
+#include "kernels/internal/wrapping_int.h"
 #if defined(NNHAL_X86_KERNELS)
 #include "kernels/x86/x86_kernels.h"
 #endif
@@ -109,15 +110,16 @@ void depthwiseQuantPortable(const DepthwiseGeometry& g, const DepthwiseQuantPara
             const int16_t* f = p.filter + (size_t{i} * g.filterWidth + j) * depth + c0;
             for (size_t c = 0; c < n; ++c) {
               const int32_t v = readQuant(px[(c0 + c) / multiplier], p.inputSigned);
-              acc[c] += (v - p.inputZeroPoint) * f[c];
+              acc[c] = internal::wrapAdd(acc[c], (v - p.inputZeroPoint) * f[c]);
             }
           }
         }
         for (size_t c = 0; c < n; ++c) {
           const size_t oc = c0 + c;
-          const int32_t v = multiplyByQuantizedMultiplier(
-                                acc[c], QuantizedMultiplier{p.multiplier[oc], p.shift[oc]}) +
-                            p.outputZeroPoint;
+          const int32_t v =
+              internal::wrapAdd(multiplyByQuantizedMultiplier(
+                                    acc[c], QuantizedMultiplier{p.multiplier[oc], p.shift[oc]}),
+                                p.outputZeroPoint);
           out[oc] = static_cast<uint8_t>(std::clamp(v, p.outputMin, p.outputMax));
         }
       }
@@ -209,11 +211,12 @@ void depthwiseQuantReference(const DepthwiseGeometry& g, const In* input, int32_
               const int32_t v =
                   input[((size_t{b} * g.inHeight + iy) * g.inWidth + ix) * g.inDepth + ic];
               const int32_t w = filter[(size_t{i} * g.filterWidth + j) * g.outDepth + c];
-              sum += (v - inputZeroPoint) * (w - filterZeroPoint);
+              sum = internal::wrapAdd(sum, (v - inputZeroPoint) * (w - filterZeroPoint));
             }
           }
-          if (bias != nullptr) sum += bias[c];
-          const int32_t v = multiplyByQuantizedMultiplier(sum, multipliers[c]) + outputZeroPoint;
+          if (bias != nullptr) sum = internal::wrapAdd(sum, bias[c]);
+          const int32_t v = internal::wrapAdd(multiplyByQuantizedMultiplier(sum, multipliers[c]),
+                                              outputZeroPoint);
           output[((size_t{b} * g.outHeight + y) * g.outWidth + x) * g.outDepth + c] =
               static_cast<In>(std::clamp(v, outputMin, outputMax));
         }

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <type_traits>
 
+#include "kernels/internal/wrapping_int.h"
+
 #if defined(NNHAL_X86_KERNELS)
 #include "kernels/x86/x86_kernels.h"
 #endif
@@ -224,10 +226,11 @@ void addQuant8(const T* a, const T* b, T* out, const BroadcastLayout& layout,
       [&p](T x, T y) {
         const int32_t shifted1 = (static_cast<int32_t>(x) + p.inputOffset1) * (1 << p.leftShift);
         const int32_t shifted2 = (static_cast<int32_t>(y) + p.inputOffset2) * (1 << p.leftShift);
-        const int32_t sum = multiplyByQuantizedMultiplier(shifted1, p.inputMultiplier1) +
-                            multiplyByQuantizedMultiplier(shifted2, p.inputMultiplier2);
-        const int32_t result =
-            multiplyByQuantizedMultiplier(sum, p.outputMultiplier) + p.outputZeroPoint;
+        const int32_t sum =
+            internal::wrapAdd(multiplyByQuantizedMultiplier(shifted1, p.inputMultiplier1),
+                              multiplyByQuantizedMultiplier(shifted2, p.inputMultiplier2));
+        const int32_t result = internal::wrapAdd(
+            multiplyByQuantizedMultiplier(sum, p.outputMultiplier), p.outputZeroPoint);
         return static_cast<T>(std::clamp(result, p.outputMin, p.outputMax));
       },
       contiguous);
@@ -239,8 +242,8 @@ void mulQuant8(const T* a, const T* b, T* out, const BroadcastLayout& layout,
   applyBroadcast(a, b, out, layout, begin, end, [&p](T x, T y) {
     const int32_t product =
         (static_cast<int32_t>(x) + p.inputOffset1) * (static_cast<int32_t>(y) + p.inputOffset2);
-    const int32_t result =
-        multiplyByQuantizedMultiplier(product, p.outputMultiplier) + p.outputZeroPoint;
+    const int32_t result = internal::wrapAdd(
+        multiplyByQuantizedMultiplier(product, p.outputMultiplier), p.outputZeroPoint);
     return static_cast<T>(std::clamp(result, p.outputMin, p.outputMax));
   });
 }

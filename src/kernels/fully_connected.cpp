@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kernels/internal/wrapping_int.h"
+
 namespace nnhal::kernels {
 
 ConvGeometry fullyConnectedGeometry(uint32_t batches, uint32_t inputSize, uint32_t numUnits) {
@@ -26,10 +28,12 @@ void fullyConnectedQuantReference(const T* input, size_t batches, size_t inputSi
     for (size_t u = 0; u < numUnits; ++u) {
       int32_t sum = bias != nullptr ? bias[u] : 0;
       for (size_t i = 0; i < inputSize; ++i) {
-        sum += (static_cast<int32_t>(input[b * inputSize + i]) - inputZeroPoint) *
-               (static_cast<int32_t>(weights[u * inputSize + i]) - weightsZeroPoint);
+        sum = internal::wrapAdd(
+            sum, (static_cast<int32_t>(input[b * inputSize + i]) - inputZeroPoint) *
+                     (static_cast<int32_t>(weights[u * inputSize + i]) - weightsZeroPoint));
       }
-      const int32_t v = multiplyByQuantizedMultiplier(sum, multiplier) + outputZeroPoint;
+      const int32_t v =
+          internal::wrapAdd(multiplyByQuantizedMultiplier(sum, multiplier), outputZeroPoint);
       output[b * numUnits + u] = static_cast<T>(std::clamp(v, outputMin, outputMax));
     }
   }

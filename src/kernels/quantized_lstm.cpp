@@ -67,7 +67,7 @@ void peepholeAccumulate(const int16_t* weights, const int16_t* cell, QuantizedMu
   for (size_t b = 0; b < batch; ++b) {
     for (size_t v = 0; v < size; ++v) {
       const int32_t product = int32_t{weights[v]} * int32_t{cell[b * size + v]};
-      const int32_t value = multiplyByQuantizedMultiplier(product, m) + gate[b * size + v];
+      const int64_t value = int64_t{multiplyByQuantizedMultiplier(product, m)} + gate[b * size + v];
       gate[b * size + v] = saturate16(value);
     }
   }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -202,6 +203,49 @@ TEST_P(DepthwiseQuantTest, PaddingCountsNothing) {
   std::vector<uint8_t> fast(4);
   depthwiseQuant(g, p, input.data(), 0, 2, fast.data(), GetParam());
   EXPECT_EQ(fast, out);
+}
+
+// A 1x40000 filter of 255s over 255s (zero points 0) sums 40000 x 65025 = 2,601,000,000:
+// past INT32_MAX. The accumulator is int32 as in the HAL's reference, and wraps at every
+// level (no undefined behaviour; a fuzzed model found the portable path overflowing).
+TEST_P(DepthwiseQuantTest, AccumulatorPastInt32Wraps) {
+  constexpr uint32_t kTaps = 40000;
+  DepthwiseGeometry g;
+  g.inHeight = 1;
+  g.inWidth = kTaps;
+  g.filterHeight = 1;
+  g.filterWidth = kTaps;
+  g.outHeight = g.outWidth = 1;
+  const std::vector<uint8_t> input(kTaps, 255), filter(kTaps, 255);
+  QuantizedMultiplier m;
+  ASSERT_TRUE(quantizeMultiplier(1.0 / (1 << 24), &m));
+  const auto wrapped = static_cast<int32_t>(uint32_t{kTaps} * 65025u);
+  ASSERT_LT(wrapped, 0);
+  const int32_t want = std::clamp(128 + multiplyByQuantizedMultiplier(wrapped, m), 0, 255);
+  ASSERT_EQ(want, 27);  // 128 + round(-1,693,967,296 / 2^24)
+
+  std::vector<uint8_t> reference(1);
+  depthwiseQuantReference<uint8_t, uint8_t>(g, input.data(), 0, filter.data(), 0, nullptr, &m, 128,
+                                            0, 255, reference.data());
+  EXPECT_EQ(reference[0], want);
+
+  std::vector<int16_t> packed(depthwisePackedFilterCount(g, GetParam())), prepared(kTaps);
+  packDepthwiseFilter(g, filter.data(), false, 0, packed.data(), GetParam());
+  prepareDepthwiseFilter(filter.data(), kTaps, false, 0, prepared.data());
+  const int32_t mult = m.multiplier, shift = m.shift;
+  const uint8_t zeroRow = 0;
+  DepthwiseQuantParams p;
+  p.filter = packed.data();
+  p.zeroPointRow = &zeroRow;
+  p.multiplier = &mult;
+  p.shift = &shift;
+  p.outputZeroPoint = 128;
+  std::vector<uint8_t> fast(1), portable(1);
+  depthwiseQuant(g, p, input.data(), 0, 1, fast.data(), GetParam());
+  EXPECT_EQ(fast[0], want);
+  p.filter = prepared.data();
+  depthwiseQuantPortable(g, p, input.data(), 0, 1, portable.data());
+  EXPECT_EQ(portable[0], want);
 }
 
 void checkFloat(const DepthwiseGeometry& g, std::mt19937& rng, IsaLevel level) {

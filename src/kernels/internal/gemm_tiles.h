@@ -8,18 +8,10 @@
 #include <cstdint>
 
 #include "kernels/gemm.h"
+#include "kernels/internal/wrapping_int.h"
 
 namespace nnhal::kernels::internal {
 namespace {
-
-/// Wrapping int32 addition and multiplication (the reference's accumulators wrap the same
-/// way).
-inline int32_t wrapAdd(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
-}
-inline int32_t wrapMul(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
-}
 
 /// How many column groups the next panel takes (the micro-kernels handle 1..3).
 inline size_t panelGroups(size_t remaining) {
