@@ -46,4 +46,38 @@ struct ClientOptions {
 Result<std::shared_ptr<Device>> connect(const std::filesystem::path& socket,
                                         const ClientOptions& options = {});
 
+/// The counters of the nnhald behind a connection (`nnhal stats`). Through the daemon's admin
+/// socket (nnhald --admin-socket) they cover every client; through its client socket, only
+/// the asking connection's own objects: nothing of other clients is visible there.
+struct DaemonStats {
+  /// True through the admin socket: the counts are the whole daemon's.
+  bool wholeDaemon = false;
+  /// Connections open (1 for a connection's own view).
+  uint64_t clients = 0;
+  /// Prepared models alive, whether held by clients or by executions still running.
+  uint64_t preparedModels = 0;
+  /// Request memory pools the daemon keeps mapped for its clients, and their size in bytes.
+  uint64_t mappedPools = 0;
+  uint64_t mappedPoolBytes = 0;
+  /// Whole daemon: preparations and executions running or queued. Own view: requests of this
+  /// connection not yet answered.
+  uint64_t callsInFlight = 0;
+  /// Bursts configured and not released; their listener threads (whole daemon only) and the
+  /// memories mapped for their slots (whole daemon only).
+  uint64_t bursts = 0;
+  uint64_t burstListeners = 0;
+  uint64_t burstMemories = 0;
+  /// Driver-managed buffers (memory domains, IDevice::allocate) held.
+  uint64_t buffers = 0;
+  /// The daemon's resident memory (VmRSS), bytes; 0 outside the admin socket.
+  uint64_t residentBytes = 0;
+  /// Time since the daemon started; 0 outside the admin socket.
+  std::chrono::milliseconds uptime{0};
+};
+
+/// Asks the daemon behind `device` (a Device from connect()) for its counters. Errors:
+/// INVALID_ARGUMENT when `device` is not a connection to nnhald (an embedded driver);
+/// DEVICE_UNAVAILABLE when the connection is gone.
+Result<DaemonStats> getDaemonStats(const Device& device);
+
 }  // namespace nnhal

@@ -531,27 +531,36 @@ ReleasePools decodeReleasePools(ByteReader& in) {
   return m;
 }
 
-void encode(const Stats& m, OutMessage& out) {
-  out.payload.putU64(m.sessions);
-  out.payload.putU64(m.preparedModels);
-  out.payload.putU64(m.pools);
-  out.payload.putU64(m.callsInFlight);
-  out.payload.putU64(m.bursts);
-  out.payload.putU64(m.burstListeners);
-  out.payload.putU64(m.burstMemories);
-  out.payload.putU64(m.buffers);
+void encode(const StatsReply& m, OutMessage& out) {
+  ByteWriter& w = out.payload;
+  w.putU64(m.counts.sessions);
+  w.putU64(m.counts.preparedModels);
+  w.putU64(m.counts.pools);
+  w.putU64(m.counts.callsInFlight);
+  w.putU64(m.counts.bursts);
+  w.putU64(m.counts.burstListeners);
+  w.putU64(m.counts.burstMemories);
+  w.putU64(m.counts.buffers);
+  w.putU8(m.wholeDaemon ? 1 : 0);
+  w.putU64(m.poolBytes);
+  w.putU64(m.residentBytes);
+  w.putU64(m.uptimeMs);
 }
 
-Stats decodeStats(ByteReader& in) {
-  Stats m;
-  m.sessions = in.getU64();
-  m.preparedModels = in.getU64();
-  m.pools = in.getU64();
-  m.callsInFlight = in.getU64();
-  m.bursts = in.getU64();
-  m.burstListeners = in.getU64();
-  m.burstMemories = in.getU64();
-  m.buffers = in.getU64();
+StatsReply decodeStatsReply(ByteReader& in) {
+  StatsReply m;
+  m.counts.sessions = in.getU64();
+  m.counts.preparedModels = in.getU64();
+  m.counts.pools = in.getU64();
+  m.counts.callsInFlight = in.getU64();
+  m.counts.bursts = in.getU64();
+  m.counts.burstListeners = in.getU64();
+  m.counts.burstMemories = in.getU64();
+  m.counts.buffers = in.getU64();
+  m.wholeDaemon = getBool(in, "wholeDaemon");
+  m.poolBytes = in.getU64();
+  m.residentBytes = in.getU64();
+  m.uptimeMs = in.getU64();
   return m;
 }
 

@@ -46,7 +46,7 @@ enum class MessageType : uint16_t {
   kExecutionReply = 12,           ///< d>c ExecutionReply
   kReleasePools = 13,             ///< c>d ReleasePools; no reply
   kGetStats = 14,                 ///< c>d (empty); reply kStatsReply
-  kStatsReply = 15,               ///< d>c Stats
+  kStatsReply = 15,               ///< d>c StatsReply
   kExecuteFenced = 16,            ///< c>d ExecuteFenced; reply kFencedReply (+ the sync fence)
   kFencedReply = 17,              ///< d>c FencedReply
   kFencedInfoReply = 18,          ///< d>c FencedInfoReply
@@ -335,6 +335,15 @@ struct Stats {
   bool operator==(const Stats&) const = default;
 };
 
+/// kStatsReply: the counts, and what they cover, with the memory behind them.
+struct StatsReply {
+  Stats counts;
+  bool wholeDaemon = false;    ///< admin socket: every client's objects
+  uint64_t poolBytes = 0;      ///< bytes of the request pools counted
+  uint64_t residentBytes = 0;  ///< the daemon's resident memory; 0 outside the admin socket
+  uint64_t uptimeMs = 0;       ///< since the daemon started; 0 outside the admin socket
+};
+
 // Encoders append the payload; decoders read it (check with decodeDone).
 void encode(const WireStatus& m, OutMessage& out);
 void encode(const Hello& m, OutMessage& out);
@@ -348,7 +357,7 @@ void encode(const ReleasePreparedModel& m, OutMessage& out);
 void encode(const Execute& m, OutMessage& out);
 void encode(const ExecutionReply& m, OutMessage& out);
 void encode(const ReleasePools& m, OutMessage& out);
-void encode(const Stats& m, OutMessage& out);
+void encode(const StatsReply& m, OutMessage& out);
 void encode(const ExecuteFenced& m, OutMessage& out);
 void encode(const FencedReply& m, OutMessage& out);
 void encode(const FencedHandle& m, OutMessage& out);
@@ -376,7 +385,7 @@ ReleasePreparedModel decodeReleasePreparedModel(ByteReader& in);
 Execute decodeExecute(ByteReader& in, size_t fdCount);
 ExecutionReply decodeExecutionReply(ByteReader& in);
 ReleasePools decodeReleasePools(ByteReader& in);
-Stats decodeStats(ByteReader& in);
+StatsReply decodeStatsReply(ByteReader& in);
 ExecuteFenced decodeExecuteFenced(ByteReader& in, size_t fdCount);
 FencedReply decodeFencedReply(ByteReader& in, size_t fdCount);
 FencedHandle decodeFencedHandle(ByteReader& in);

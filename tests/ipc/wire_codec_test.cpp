@@ -230,8 +230,13 @@ TEST(WireCodec, SmallMessagesRoundTrip) {
             ops.reasons);
   ReleasePools pools{{1, 2, 3}};
   EXPECT_EQ(roundTrip(pools, MessageType::kReleasePools, decodeReleasePools).ids, pools.ids);
-  Stats stats{1, 2, 3, 4};
-  EXPECT_EQ(roundTrip(stats, MessageType::kStatsReply, decodeStats), stats);
+  StatsReply stats{{1, 2, 3, 4, 5, 6, 7, 8}, true, 4096, 1 << 20, 1234};
+  const StatsReply statsBack = roundTrip(stats, MessageType::kStatsReply, decodeStatsReply);
+  EXPECT_EQ(statsBack.counts, stats.counts);
+  EXPECT_TRUE(statsBack.wholeDaemon);
+  EXPECT_EQ(statsBack.poolBytes, 4096u);
+  EXPECT_EQ(statsBack.residentBytes, 1u << 20);
+  EXPECT_EQ(statsBack.uptimeMs, 1234u);
   WireStatus status{ErrorStatus::INVALID_ARGUMENT, "x"};
   EXPECT_EQ(roundTrip(status, MessageType::kLaunched, decodeWireStatus), status);
 }
@@ -359,7 +364,7 @@ TEST(WireCodec, EveryTruncationIsRejected) {
       decodeSupportedOperationsReply);
   add(PrepareFromCache{sampleCache(), {}}, MessageType::kPrepareModelFromCache,
       [](ByteReader& in) { return decodePrepareFromCache(in, 2); });
-  add(Stats{}, MessageType::kStatsReply, decodeStats);
+  add(StatsReply{}, MessageType::kStatsReply, decodeStatsReply);
   add(ReleasePools{{1, 2}}, MessageType::kReleasePools, decodeReleasePools);
   add(Hello{kProtocolVersion, "c"}, MessageType::kHello, decodeHello);
   ExecuteFenced fenced;

@@ -9,6 +9,7 @@
 //   nnhal cts PATH... [--mode all|sync|async|dynamic|burst] [--filter S] [--quiet]
 //             [--connect SOCKET]
 //   nnhal dump-graph MODEL.tflite [--output FILE.dot]
+//   nnhal stats --connect SOCKET [--json]
 #include <spdlog/cfg/env.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -33,6 +34,7 @@
 #include "tools/nnhal/cts_command.h"
 #include "tools/nnhal/dump_graph_command.h"
 #include "tools/nnhal/run_command.h"
+#include "tools/nnhal/stats_command.h"
 
 namespace {
 
@@ -213,6 +215,19 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   dump->add_option("--output,-o", dumpArgs.output, "Write the .dot here instead of to stdout");
 
+  cli::StatsArgs statsArgs;
+  CLI::App* stats = app.add_subcommand(
+      "stats",
+      "Print the counters of a running nnhald: clients, prepared models, mapped pools and their "
+      "bytes, calls in flight, bursts, buffers; through its --admin-socket also its resident "
+      "memory and uptime");
+  stats
+      ->add_option("--connect", statsArgs.connect,
+                   "The daemon's socket: its --admin-socket for the whole daemon, its --socket "
+                   "for this connection's own objects")
+      ->required();
+  stats->add_flag("--json", statsArgs.json, "Print one JSON object");
+
   // Exit codes: 0 success (also --help), 1 the work failed (the message says why, with its
   // ErrorStatus), 2 the command line is wrong. `nnhal cts` exits 1 when a model fails.
   try {
@@ -228,6 +243,8 @@ int main(int argc, char** argv) {
   Result<void> outcome;
   if (*dump) {
     outcome = cli::runDumpGraph(dumpArgs);
+  } else if (*stats) {
+    outcome = cli::runStats(statsArgs);
   } else if (*run) {
     if (args.image.empty() && args.inputs.empty()) {
       std::fprintf(stderr, "nnhal: error: run needs --image or --input\n");

@@ -381,12 +381,17 @@ ErrorStatus RemoteDevice::prepareModelFromCache(const CacheFiles& cache, Optiona
 }
 
 Result<Stats> RemoteDevice::daemonStats() const {
+  NNHAL_ASSIGN_OR_RETURN(StatsReply reply, daemonStatsReply());
+  return reply.counts;
+}
+
+Result<StatsReply> RemoteDevice::daemonStatsReply() const {
   NNHAL_ASSIGN_OR_RETURN(Frame frame,
                          link_->connection().roundTrip(MessageType::kGetStats, [](OutMessage&) {}));
   if (frame.header.type != static_cast<uint16_t>(MessageType::kStatsReply)) {
     return std::unexpected(unexpectedReply(frame, MessageType::kStatsReply));
   }
-  return decodePayload(frame.payload, MessageType::kStatsReply, decodeStats);
+  return decodePayload(frame.payload, MessageType::kStatsReply, decodeStatsReply);
 }
 
 Result<AllocatedBuffer> RemoteDevice::allocate(
@@ -398,6 +403,30 @@ Result<AllocatedBuffer> RemoteDevice::allocate(
 }  // namespace nnhal::ipc
 
 namespace nnhal {
+
+Result<DaemonStats> getDaemonStats(const Device& device) {
+  const auto* remote = dynamic_cast<const ipc::RemoteDevice*>(&device);
+  if (remote == nullptr) {
+    return fail(ErrorStatus::INVALID_ARGUMENT,
+                "getDaemonStats: '" + device.getName() +
+                    "' is an embedded driver, not a connection to nnhald (nnhal::connect)");
+  }
+  NNHAL_ASSIGN_OR_RETURN(ipc::StatsReply reply, remote->daemonStatsReply());
+  DaemonStats stats;
+  stats.wholeDaemon = reply.wholeDaemon;
+  stats.clients = reply.counts.sessions;
+  stats.preparedModels = reply.counts.preparedModels;
+  stats.mappedPools = reply.counts.pools;
+  stats.mappedPoolBytes = reply.poolBytes;
+  stats.callsInFlight = reply.counts.callsInFlight;
+  stats.bursts = reply.counts.bursts;
+  stats.burstListeners = reply.counts.burstListeners;
+  stats.burstMemories = reply.counts.burstMemories;
+  stats.buffers = reply.counts.buffers;
+  stats.residentBytes = reply.residentBytes;
+  stats.uptime = std::chrono::milliseconds(reply.uptimeMs);
+  return stats;
+}
 
 Result<std::shared_ptr<Device>> connect(const std::filesystem::path& socket,
                                         const ClientOptions& options) {

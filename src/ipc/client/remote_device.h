@@ -99,6 +99,8 @@ class RemoteDevice final : public Device {
   /// only; connected to nnhald's admin socket, of the whole daemon. Errors:
   /// DEVICE_UNAVAILABLE.
   Result<Stats> daemonStats() const;
+  /// The counts with what they cover and the memory behind them (nnhal::getDaemonStats).
+  Result<StatsReply> daemonStatsReply() const;
   /// The connection (for tests that forge calls).
   const std::shared_ptr<Link>& link() const { return link_; }
 

@@ -65,7 +65,8 @@ Server::~Server() {
   adminAcceptor_.close(ec);
 }
 
-Result<void> Server::listenOn(Acceptor& acceptor, const std::filesystem::path& path) {
+Result<void> Server::listenOn(Acceptor& acceptor, const std::filesystem::path& path, mode_t mode,
+                              std::optional<gid_t> group) {
   if (path.native().size() >= sizeof(sockaddr_un{}.sun_path)) {
     return fail(ErrorStatus::GENERAL_FAILURE,
                 "socket path '" + path.string() + "' is longer than " +
@@ -87,21 +88,76 @@ Result<void> Server::listenOn(Acceptor& acceptor, const std::filesystem::path& p
   const boost::asio::local::stream_protocol::endpoint endpoint(path.string());
   acceptor.open(endpoint.protocol(), ec);
   if (!ec) acceptor.bind(endpoint, ec);
-  if (!ec) acceptor.listen(boost::asio::socket_base::max_listen_connections, ec);
   if (ec) {
+    return fail(ErrorStatus::GENERAL_FAILURE,
+                "cannot listen on '" + path.string() + "': " + ec.message());
+  }
+  // Bound but not listening: nobody can connect until the permissions are right.
+  if (group && ::chown(path.c_str(), static_cast<uid_t>(-1), *group) != 0) {
+    const int error = errno;
+    acceptor.close(ec);
+    ::unlink(path.c_str());
+    return fail(ErrorStatus::GENERAL_FAILURE, "cannot give '" + path.string() + "' to group " +
+                                                  std::to_string(*group) + ": " +
+                                                  std::strerror(error));
+  }
+  if (::chmod(path.c_str(), mode) != 0) {
+    const int error = errno;
+    acceptor.close(ec);
+    ::unlink(path.c_str());
+    return fail(ErrorStatus::GENERAL_FAILURE,
+                "cannot set the mode of '" + path.string() + "': " + std::strerror(error));
+  }
+  acceptor.listen(boost::asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    acceptor.close(ec);
+    ::unlink(path.c_str());
     return fail(ErrorStatus::GENERAL_FAILURE,
                 "cannot listen on '" + path.string() + "': " + ec.message());
   }
   return {};
 }
 
+Result<void> Server::adopt(Acceptor& acceptor, int fd) {
+  int listening = 0;
+  socklen_t length = sizeof(listening);
+  sockaddr_un address{};
+  socklen_t addressLength = sizeof(address);
+  if (::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &length) != 0 || listening == 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &addressLength) != 0 ||
+      address.sun_family != AF_UNIX) {
+    ::close(fd);  // ours now, even when refused
+    return fail(ErrorStatus::GENERAL_FAILURE,
+                "descriptor " + std::to_string(fd) + " is not a listening Unix domain socket");
+  }
+  boost::system::error_code ec;
+  acceptor.assign(boost::asio::local::stream_protocol(), fd, ec);
+  if (ec) {
+    ::close(fd);
+    return fail(ErrorStatus::GENERAL_FAILURE,
+                "cannot accept on descriptor " + std::to_string(fd) + ": " + ec.message());
+  }
+  return {};
+}
+
 Result<void> Server::listen() {
   // The admin socket first: once clients can connect, so can their observers.
-  if (!options_.adminSocketPath.empty()) {
-    NNHAL_TRY(listenOn(adminAcceptor_, options_.adminSocketPath));
+  Result<void> admin;
+  if (options_.adminListenFd >= 0) {
+    admin = adopt(adminAcceptor_, options_.adminListenFd);
+  } else if (!options_.adminSocketPath.empty()) {
+    admin = listenOn(adminAcceptor_, options_.adminSocketPath, options_.adminSocketMode, {});
   }
-  NNHAL_TRY(listenOn(acceptor_, options_.socketPath));
-  if (!options_.adminSocketPath.empty()) accept(adminAcceptor_, true);
+  if (!admin) {
+    if (options_.listenFd >= 0) ::close(options_.listenFd);  // owned, never to be adopted
+    return admin;
+  }
+  if (options_.listenFd >= 0) {
+    NNHAL_TRY(adopt(acceptor_, options_.listenFd));
+  } else {
+    NNHAL_TRY(listenOn(acceptor_, options_.socketPath, options_.socketMode, options_.socketGroup));
+  }
+  if (adminAcceptor_.is_open()) accept(adminAcceptor_, true);
   accept(acceptor_, false);
   return {};
 }
@@ -201,8 +257,11 @@ void Server::stop() {
     adminAcceptor_.close(ec);
     acceptPause_.cancel();
     adminAcceptPause_.cancel();
-    ::unlink(options_.socketPath.c_str());
-    if (!options_.adminSocketPath.empty()) ::unlink(options_.adminSocketPath.c_str());
+    // Inherited sockets' files belong to the service manager.
+    if (options_.listenFd < 0) ::unlink(options_.socketPath.c_str());
+    if (options_.adminListenFd < 0 && !options_.adminSocketPath.empty()) {
+      ::unlink(options_.adminSocketPath.c_str());
+    }
     spdlog::info("shutting down: {} sessions finish their work", live.size());
     for (const auto& session : live) session->drain();
   });

@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "ipc/daemon/client_limits.h"
@@ -38,6 +39,19 @@ struct ServerOptions {
   std::filesystem::path socketPath;
   /// When not empty, a second socket whose clients see the daemon-wide statistics.
   std::filesystem::path adminSocketPath;
+  /// Who may connect to the sockets the server creates. Connecting to a Unix socket needs
+  /// write permission on its file: the mode and group are set after bind() and before
+  /// listen(), so no client ever connects under other permissions. The admin socket keeps
+  /// the daemon's own group.
+  mode_t socketMode = 0660;
+  std::optional<gid_t> socketGroup{};  ///< unset: the daemon's group
+  mode_t adminSocketMode = 0600;
+  /// Listening sockets handed over by a service manager (systemd socket activation): the
+  /// server takes ownership of the descriptors and accepts on them as they are. Their files,
+  /// modes and groups belong to the manager: never created, changed or removed here. -1:
+  /// create the socket at socketPath / adminSocketPath.
+  int listenFd = -1;
+  int adminListenFd = -1;
   /// Largest frame payload accepted from a client; bigger frames close its session.
   uint32_t maxPayloadBytes = kDefaultMaxPayloadBytes;
   ClientLimits limits;
@@ -55,7 +69,8 @@ class Server {
   ~Server();
 
   /// Binds and listens on the socket path(s) (replacing a stale socket file nobody listens
-  /// on) and starts accepting. Errors: GENERAL_FAILURE naming the path and the reason.
+  /// on), or adopts the inherited listening sockets, and starts accepting. Errors:
+  /// GENERAL_FAILURE naming the path (or descriptor) and the reason.
   Result<void> listen();
 
   /// Graceful shutdown: stops accepting, lets every session finish its in-flight work and
@@ -69,7 +84,9 @@ class Server {
   using Acceptor = boost::asio::local::stream_protocol::acceptor;
   using Socket = boost::asio::local::stream_protocol::socket;
 
-  Result<void> listenOn(Acceptor& acceptor, const std::filesystem::path& path);
+  Result<void> listenOn(Acceptor& acceptor, const std::filesystem::path& path, mode_t mode,
+                        std::optional<gid_t> group);
+  Result<void> adopt(Acceptor& acceptor, int fd);
   void accept(Acceptor& acceptor, bool admin);
   /// Starts a session for `socket`, or closes it when a connection limit is reached.
   void admit(Socket socket, bool admin);

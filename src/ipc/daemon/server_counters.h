@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 
 #include "ipc/messages.h"
@@ -18,6 +19,8 @@ struct ServerCounters {
   std::atomic<uint64_t> burstListeners{0};
   std::atomic<uint64_t> burstMemories{0};
   std::atomic<uint64_t> buffers{0};
+  std::atomic<uint64_t> poolBytes{0};
+  const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   Stats snapshot() const {
     return {sessions.load(), preparedModels.load(), pools.load(),         callsInFlight.load(),
             bursts.load(),   burstListeners.load(), burstMemories.load(), buffers.load()};

@@ -3,9 +3,11 @@
 
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/post.hpp>
+#include <fstream>
 #include <new>
 
 #include "hal/driver_control.h"
@@ -14,6 +16,17 @@
 #include "ipc/daemon/internal/session_detail.h"
 
 namespace nnhal::ipc {
+namespace {
+
+/// This process's resident memory (/proc/self/statm, in pages), bytes; 0 when unreadable.
+uint64_t residentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t sizePages = 0, residentPages = 0;
+  if (!(statm >> sizePages >> residentPages)) return 0;
+  return residentPages * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+}  // namespace
 
 Session::Session(Socket socket, std::shared_ptr<const SessionConfig> config, uint64_t id,
                  bool admin)
@@ -307,7 +320,7 @@ bool Session::dispatch(Frame& frame, bool moreWaiting) {
     case MessageType::kGetStats: {
       if (!frame.payload.empty()) break;
       OutMessage out;
-      encode(admin_ ? counters_.snapshot() : ownStats(), out);
+      encode(admin_ ? daemonStats() : ownStats(), out);
       send(MessageType::kStatsReply, frame.header.callId, out);
       return true;
     }
@@ -319,9 +332,25 @@ bool Session::dispatch(Frame& frame, bool moreWaiting) {
   return false;
 }
 
-Stats Session::ownStats() const {
+StatsReply Session::ownStats() const {
   // A client sees its own objects only: nothing of other clients leaks through statistics.
-  return {1, models_.size(), pools_.size(), inFlight_, bursts_.size(), 0, 0, buffers_.size()};
+  StatsReply reply;
+  reply.counts = {1, models_.size(), pools_.size(), inFlight_, bursts_.size(), 0,
+                  0, buffers_.size()};
+  for (const auto& [id, pool] : pools_) reply.poolBytes += pool->bytes;
+  return reply;
+}
+
+StatsReply Session::daemonStats() const {
+  StatsReply reply;
+  reply.counts = counters_.snapshot();
+  reply.wholeDaemon = true;
+  reply.poolBytes = counters_.poolBytes.load();
+  reply.residentBytes = residentBytes();
+  reply.uptimeMs = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                             std::chrono::steady_clock::now() - counters_.started)
+                                             .count());
+  return reply;
 }
 
 bool Session::handleHello(const Frame& frame) {

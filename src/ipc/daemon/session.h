@@ -133,7 +133,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void replyFailure(MessageType type, uint64_t callId, const Error& error);
   bool handleHello(const Frame& frame);
   void armFrameTimer();
-  Stats ownStats() const;
+  StatsReply ownStats() const;
+  /// The whole daemon's counts (admin socket), with its resident memory and uptime.
+  StatsReply daemonStats() const;
 
   // --- preparations (session_prepare.cpp)
   bool handleSupportedOperations(Frame& frame);

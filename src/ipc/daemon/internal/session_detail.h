@@ -69,14 +69,17 @@ struct Session::TrackedBuffer {
 /// A request pool of a session: its mapping, or why it cannot be used; counted while alive.
 struct Session::TrackedPool {
   TrackedPool(Result<Memory> m, std::shared_ptr<ServerCounters> c)
-      : memory(std::move(m)), counters(std::move(c)) {
+      : memory(std::move(m)), bytes(memory ? memory->size() : 0), counters(std::move(c)) {
     ++counters->pools;
+    counters->poolBytes += bytes;
   }
   ~TrackedPool() {
     memory = Memory();
     --counters->pools;
+    counters->poolBytes -= bytes;
   }
   Result<Memory> memory;
+  uint64_t bytes;
   std::shared_ptr<ServerCounters> counters;
 };
 

@@ -1,0 +1,330 @@
+#include "nnhald/daemon_config.h"
+
+#include <grp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+namespace nnhal::daemon {
+namespace fs = std::filesystem;
+namespace {
+
+/// Whether a process accepts connections on the socket file at `path`.
+bool someoneListens(const fs::path& path) {
+  const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (probe < 0) return false;
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, path.c_str(), sizeof(address.sun_path) - 1);
+  const bool accepted =
+      ::connect(probe, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
+  ::close(probe);
+  return accepted;
+}
+
+/// Problems with a socket path nnhald is to create: `what` names the option.
+void checkSocketPath(const std::string& what, const fs::path& path,
+                     std::vector<std::string>& problems) {
+  if (path.native().size() >= sizeof(sockaddr_un{}.sun_path)) {
+    problems.push_back(what + " '" + path.string() + "' is longer than " +
+                       std::to_string(sizeof(sockaddr_un{}.sun_path) - 1) + " bytes");
+    return;
+  }
+  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) {
+    problems.push_back(what + " '" + path.string() + "': folder '" + folder.string() +
+                       "' does not exist");
+    return;
+  }
+  if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+    problems.push_back(what + " '" + path.string() + "': cannot create files in '" +
+                       folder.string() + "': " + std::strerror(errno));
+  }
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (!S_ISSOCK(st.st_mode)) {
+      problems.push_back(what + " '" + path.string() + "' exists and is not a socket");
+    } else if (someoneListens(path)) {
+      problems.push_back(what + " '" + path.string() + "': another daemon is listening there");
+    }
+  }
+}
+
+}  // namespace
+
+DaemonConfig::DaemonConfig()
+    : preparationPolicy(toString(DeviceOptions{}.preparationPolicy)),
+      maxQueuedPerModel(DeviceOptions{}.maxQueuedExecutions),
+      maxFrameBytes(ipc::kDefaultMaxPayloadBytes),
+      frameTimeoutMs(static_cast<uint64_t>(limits.frameTimeout.count())),
+      maxLoopTimeoutMs(static_cast<uint64_t>(
+          std::chrono::duration_cast<std::chrono::milliseconds>(limits.maxLoopTimeout).count())),
+      burstPollUs(static_cast<uint64_t>(limits.burstPollWindow.count())) {}
+
+void addDaemonOptions(CLI::App& app, DaemonConfig& c) {
+  app.add_option("--socket", c.socketPath,
+                 "Unix domain socket path to listen on (not needed when systemd passes the "
+                 "listening socket: socket activation, docs/DEPLOYMENT.md)");
+  app.add_option("--socket-mode", c.socketMode,
+                 "Permission bits of the socket, octal: who may connect (connecting needs write "
+                 "permission). 0660: the daemon's user and --socket-group")
+      ->capture_default_str();
+  app.add_option("--socket-group", c.socketGroup,
+                 "Group (name or number) given the socket, so that its members connect with "
+                 "--socket-mode 0660 (default: the daemon's own group)");
+  app.add_option("--admin-socket-mode", c.adminSocketMode,
+                 "Permission bits of --admin-socket, octal (it shows every client's counts)")
+      ->capture_default_str();
+  app.add_flag("--check-config", c.checkConfig,
+               "Check the options (socket paths and their folders, modes, group, cache folder, "
+               "trace file, sockets passed by systemd) without starting; print the settings "
+               "and exit 0, or every problem found and exit 1");
+  app.add_option("--cache-dir", c.cacheDir,
+                 "State directory for compilation caching (token map; created if missing). "
+                 "Without it, caching is disabled");
+  app.add_option("--admin-socket", c.adminSocketPath,
+                 "A second socket whose clients see the statistics of the whole daemon "
+                 "(protect it with file permissions); other clients see only their own");
+  app.add_option("--threads", c.threads,
+                 "Threads serving clients' sockets (and synchronous executions known to take "
+                 "under 200 us)")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 256u));
+  app.add_option("--driver-threads", c.driverThreads,
+                 "Preparations and executions the driver runs at once (queued work beyond them "
+                 "starts by priority, docs/QOS.md); each client uses at most --max-running")
+      ->capture_default_str()
+      ->check(CLI::Range(2u, 256u));
+  app.add_option("--preparation-threads", c.preparationThreads,
+                 "Of the driver threads, those compilations may hold at once (0 = half the "
+                 "cores, at least 1): an execution always finds a free core")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 256u));
+  app.add_option("--preparation-policy", c.preparationPolicy,
+                 "How compiling threads share the CPU: idle (SCHED_IDLE: only on cores nothing "
+                 "else wants; executions never slow down), nice (nice 10; compilations also "
+                 "progress on a machine busy with other programs) or normal")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"idle", "nice", "normal"}));
+  app.add_option("--max-queued-per-model", c.maxQueuedPerModel,
+                 "Executions of one prepared model waiting for the driver; more get "
+                 "RESOURCE_EXHAUSTED_TRANSIENT")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 20));
+  app.add_option("--kernel-threads", c.kernelThreads, "Threads inside kernels (0 = all cores)")
+      ->capture_default_str();
+  app.add_option("--trace", c.tracePath,
+                 "Record the daemon's work (each client frame handled, preparations, "
+                 "compilations, cache I/O, executions and their operations) and write it as "
+                 "Chrome trace JSON to this file when nnhald stops (SIGTERM / SIGINT)");
+  app.add_option("--log-level", c.logLevel, "trace, debug, info, warn, error, critical or off")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  app.add_option("--max-frame-bytes", c.maxFrameBytes,
+                 "Largest message payload accepted; a bigger frame closes that client's "
+                 "connection")
+      ->capture_default_str()
+      ->check(CLI::Range(uint32_t{1024}, nnhal::ipc::kDefaultMaxPayloadBytes));
+  auto* quotas = app.add_option_group("Quotas", "What one client (connection) may hold and do");
+  quotas->add_option("--max-connections", c.limits.maxConnections, "Connections of all clients")
+      ->capture_default_str();
+  quotas
+      ->add_option("--max-connections-per-process", c.limits.maxConnectionsPerProcess,
+                   "Connections from one client process")
+      ->capture_default_str();
+  quotas
+      ->add_option("--max-prepared-models", c.limits.maxPreparedModels,
+                   "Prepared models of a client, preparations in progress included")
+      ->capture_default_str();
+  quotas
+      ->add_option("--max-constant-bytes", c.limits.maxConstantBytes,
+                   "Bytes of constants of a client's models")
+      ->capture_default_str();
+  quotas->add_option("--max-pools", c.limits.maxPools, "Request pools a client keeps mapped")
+      ->capture_default_str();
+  quotas
+      ->add_option("--max-running", c.limits.maxRunning,
+                   "Preparations and executions of a client running at once")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1024u));
+  quotas
+      ->add_option("--max-queued", c.limits.maxQueued,
+                   "Requests of a client waiting for --max-running; more get "
+                   "RESOURCE_EXHAUSTED_TRANSIENT")
+      ->capture_default_str();
+  quotas
+      ->add_option("--max-fenced-executions", c.limits.maxFencedExecutions,
+                   "Fenced executions of a client not yet released")
+      ->capture_default_str();
+  quotas
+      ->add_option("--max-bursts", c.limits.maxBursts,
+                   "Bursts a client holds at once (each has a listener thread and two "
+                   "message queues)")
+      ->capture_default_str();
+  quotas
+      ->add_option("--max-buffers", c.limits.maxBuffers,
+                   "Driver-managed buffers (memory domains) a client holds at once")
+      ->capture_default_str();
+  quotas
+      ->add_option("--burst-poll-us", c.burstPollUs,
+                   "How long an idle burst listener polls its queue before sleeping, µs "
+                   "(0 = never poll; bursts of LOW_POWER models never poll)")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{0}, uint64_t{10'000}));
+  quotas
+      ->add_option("--max-unread-reply-bytes", c.limits.maxUnreadReplyBytes,
+                   "Replies queued for a client that does not read them before its "
+                   "connection is closed (its requests stop being read at a quarter)")
+      ->capture_default_str();
+  quotas
+      ->add_option("--frame-timeout-ms", c.frameTimeoutMs,
+                   "Time a started frame may take to arrive whole")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{3'600'000}));
+  quotas
+      ->add_option("--max-loop-timeout-ms", c.maxLoopTimeoutMs,
+                   "Longest WHILE loop timeout granted to an execution (HAL maximum 15000)")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{15'000}));
+  quotas
+      ->add_option("--max-execution-bytes", c.maxExecutionBytes,
+                   "Memory one execution may use (its arena, dynamic operands, staged request "
+                   "memory); larger models fail to prepare, larger executions fail")
+      ->capture_default_str();
+  quotas
+      ->add_option("--max-data-cache-bytes", c.maxDataCacheBytes,
+                   "Largest compilation data cache file the driver loads")
+      ->capture_default_str();
+  // Test only (hidden): the faults nnhal-soak's own tests must find (docs/TESTING.md).
+  app.add_flag("--test-leak-mapping-per-execution", c.testLeakMapping,
+               "(test only) leak one memory mapping per execution")
+      ->group("");
+  app.add_option("--test-hang-after-executions", c.testHangAfter,
+                 "(test only) stop answering executions after this many")
+      ->group("");
+}
+
+Result<mode_t> parseSocketMode(const std::string& text) {
+  unsigned value = 0;
+  const char* end = text.data() + text.size();
+  const auto parsed = std::from_chars(text.data(), end, value, 8);
+  if (text.empty() || text.size() > 4 || parsed.ec != std::errc() || parsed.ptr != end ||
+      value > 0777) {
+    return fail(ErrorStatus::INVALID_ARGUMENT,
+                "'" + text + "' is not a socket mode: octal permission bits 0000-0777, e.g. 0660");
+  }
+  return static_cast<mode_t>(value);
+}
+
+Result<gid_t> resolveGroup(const std::string& text) {
+  gid_t number = 0;
+  const char* end = text.data() + text.size();
+  const auto parsed = std::from_chars(text.data(), end, number);
+  if (!text.empty() && parsed.ec == std::errc() && parsed.ptr == end) return number;
+  std::vector<char> buffer(16384);
+  group entry{};
+  group* found = nullptr;
+  const int error = ::getgrnam_r(text.c_str(), &entry, buffer.data(), buffer.size(), &found);
+  if (error != 0 || found == nullptr) {
+    return fail(ErrorStatus::INVALID_ARGUMENT,
+                "no group named '" + text + "'" +
+                    (error != 0 ? std::string(": ") + std::strerror(error) : std::string()));
+  }
+  return found->gr_gid;
+}
+
+std::vector<std::string> findConfigProblems(const DaemonConfig& c, bool inheritedSockets) {
+  std::vector<std::string> problems;
+  if (c.socketPath.empty() && !inheritedSockets) {
+    problems.push_back(
+        "--socket is required (or a listening socket passed by systemd: LISTEN_FDS)");
+  } else if (!c.socketPath.empty() && !inheritedSockets) {
+    checkSocketPath("--socket", c.socketPath, problems);
+  }
+  if (!c.adminSocketPath.empty() && !inheritedSockets) {
+    checkSocketPath("--admin-socket", c.adminSocketPath, problems);
+    if (c.adminSocketPath == c.socketPath) {
+      problems.push_back("--admin-socket and --socket name the same file");
+    }
+  }
+  for (const auto& [option, text] : {std::pair{"--socket-mode", c.socketMode},
+                                     std::pair{"--admin-socket-mode", c.adminSocketMode}}) {
+    if (auto mode = parseSocketMode(text); !mode) {
+      problems.push_back(std::string(option) + ": " + mode.error().message);
+    }
+  }
+  if (!c.socketGroup.empty()) {
+    if (auto group = resolveGroup(c.socketGroup); !group) {
+      problems.push_back("--socket-group: " + group.error().message);
+    }
+  }
+  if (!c.cacheDir.empty()) {
+    std::error_code ec;
+    fs::path existing = c.cacheDir;
+    while (!existing.empty() && !fs::exists(existing, ec)) existing = existing.parent_path();
+    if (existing.empty()) existing = ".";
+    if (!fs::is_directory(existing, ec)) {
+      problems.push_back("--cache-dir '" + c.cacheDir + "': '" + existing.string() +
+                         "' is not a folder");
+    } else if (::access(existing.c_str(), W_OK | X_OK) != 0) {
+      problems.push_back("--cache-dir '" + c.cacheDir + "': cannot write in '" + existing.string() +
+                         "': " + std::strerror(errno));
+    }
+  }
+  if (!c.tracePath.empty()) {
+    const fs::path trace = c.tracePath;
+    const fs::path folder = trace.has_parent_path() ? trace.parent_path() : fs::path(".");
+    std::error_code ec;
+    if (fs::is_directory(trace, ec)) {
+      problems.push_back("--trace '" + c.tracePath + "' is a folder");
+    } else if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+      problems.push_back("--trace '" + c.tracePath + "': cannot write in '" + folder.string() +
+                         "': " + std::strerror(errno));
+    }
+  }
+  return problems;
+}
+
+DeviceOptions deviceOptions(const DaemonConfig& c) {
+  DeviceOptions options;
+  options.runtimeThreads = c.driverThreads;
+  options.preparationThreads = c.preparationThreads;
+  options.preparationPolicy = c.preparationPolicy == "nice"     ? PreparationPolicy::kNice
+                              : c.preparationPolicy == "normal" ? PreparationPolicy::kNormal
+                                                                : PreparationPolicy::kIdle;
+  options.maxQueuedExecutions = c.maxQueuedPerModel;
+  options.maxDataCacheBytes = c.maxDataCacheBytes;
+  options.maxExecutionBytes = c.maxExecutionBytes;
+  options.kernelThreads = c.kernelThreads;
+  options.stateDirectory = c.cacheDir;
+  return options;
+}
+
+ipc::ServerOptions serverOptions(const DaemonConfig& c) {
+  ipc::ServerOptions options;
+  options.socketPath = c.socketPath;
+  options.adminSocketPath = c.adminSocketPath;
+  options.socketMode = parseSocketMode(c.socketMode).value_or(0600);
+  options.adminSocketMode = parseSocketMode(c.adminSocketMode).value_or(0600);
+  if (!c.socketGroup.empty()) {
+    if (auto group = resolveGroup(c.socketGroup)) options.socketGroup = *group;
+  }
+  options.maxPayloadBytes = c.maxFrameBytes;
+  options.limits = c.limits;
+  options.limits.frameTimeout = std::chrono::milliseconds(c.frameTimeoutMs);
+  options.limits.maxLoopTimeout = std::chrono::milliseconds(c.maxLoopTimeoutMs);
+  options.limits.burstPollWindow = std::chrono::microseconds(c.burstPollUs);
+  options.faults.leakMappingPerExecution = c.testLeakMapping;
+  options.faults.hangAfterExecutions = c.testHangAfter;
+  return options;
+}
+
+}  // namespace nnhal::daemon

@@ -1,0 +1,69 @@
+// nnhald/daemon_config.h — nnhald's settings: the command-line options (nnhald --help), the
+// checks made on them before the daemon starts, and the driver and server options they give.
+#pragma once
+
+#include <sys/types.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ipc/daemon/server.h"
+#include "nnhal/device.h"
+
+namespace nnhal::daemon {
+
+struct DaemonConfig {
+  std::string socketPath;
+  std::string adminSocketPath;
+  /// Octal permission bits of the sockets nnhald creates ("0660": owner and group connect).
+  std::string socketMode = "0660";
+  std::string adminSocketMode = "0600";
+  /// Group name or number the client socket is given; empty: the daemon's own group.
+  std::string socketGroup;
+  std::string cacheDir;
+  std::string tracePath;
+  std::string logLevel = "info";
+  std::string preparationPolicy;
+  unsigned threads = 2;
+  unsigned driverThreads = 8;
+  unsigned preparationThreads = 0;
+  unsigned kernelThreads = 0;
+  uint32_t maxQueuedPerModel = 0;
+  uint32_t maxFrameBytes = 0;
+  ipc::ClientLimits limits;
+  uint64_t frameTimeoutMs = 0;
+  uint64_t maxLoopTimeoutMs = 0;
+  uint64_t burstPollUs = 0;
+  uint64_t maxDataCacheBytes = uint64_t{1} << 30;
+  uint64_t maxExecutionBytes = uint64_t{2} << 30;
+  bool checkConfig = false;
+  bool testLeakMapping = false;
+  uint64_t testHangAfter = 0;
+
+  DaemonConfig();
+};
+
+/// Registers every option of nnhald on `app`, writing into `config`.
+void addDaemonOptions(CLI::App& app, DaemonConfig& config);
+
+/// "0660" or "660" -> 0660. Errors: INVALID_ARGUMENT for anything but 1-4 octal digits up to
+/// 0777 (setuid, setgid and sticky bits mean nothing on a socket).
+Result<mode_t> parseSocketMode(const std::string& text);
+/// A group name ("nnhal") or number ("4242") -> gid. A number need not name a group in
+/// /etc/group. Errors: INVALID_ARGUMENT for an unknown name.
+Result<gid_t> resolveGroup(const std::string& text);
+
+/// Everything wrong with `config` that can be found without starting: socket paths (length,
+/// parent folder, another daemon listening, a file in the way), modes, group, cache folder,
+/// trace file. Empty: nothing found. `inheritedSockets`: the service manager passes the
+/// listening socket(s), so --socket may be absent.
+std::vector<std::string> findConfigProblems(const DaemonConfig& config, bool inheritedSockets);
+
+DeviceOptions deviceOptions(const DaemonConfig& config);
+/// Server options with modes and group resolved (call after findConfigProblems found none).
+ipc::ServerOptions serverOptions(const DaemonConfig& config);
+
+}  // namespace nnhal::daemon
