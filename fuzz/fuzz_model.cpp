@@ -79,6 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)device->getSupportedOperations(model);
   PrepareOptions prepareOptions;
   prepareOptions.preference = static_cast<ExecutionPreference>(execute.measure & 3);
+  prepareOptions.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   auto prepared = device->prepareModel(std::move(model), prepareOptions);
   if (!prepared) return 0;
   ExecuteOptions options;

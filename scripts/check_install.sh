@@ -5,7 +5,8 @@
 # pkg-config (nnhal-client.pc), and with nnhal's source tree added by add_subdirectory
 # (examples/CMakeLists.txt); runs each on the quantized MobileNet v1 0.25 with the cat photo's
 # input tensor, embedded and through an nnhald started from the prefix, and checks the top class
-# (286 Egyptian cat or 283 tiger cat).
+# (286 Egyptian cat or 283 tiger cat). Also checks the installed systemd units
+# (systemd-analyze verify, where it exists) and `nnhald --check-config`.
 #   usage: bash scripts/check_install.sh [BUILD_DIR]   (default build; configured here if needed)
 # CMAKE_BUILD_PARALLEL_LEVEL sets the build's parallelism (default: every core).
 set -euo pipefail
@@ -55,6 +56,18 @@ libdir=$(dirname "$(find "$prefix" -name nnhal-config.cmake)")/../..
 version=$(sed -n 's/^project(nnhal VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
 [ "$("$prefix/bin/nnhal" --version)" = "nnhal $version" ] || fail "nnhal --version"
 [ "$("$prefix/bin/nnhald" --version)" = "nnhald $version" ] || fail "nnhald --version"
+
+echo "-- systemd units (docs/DEPLOYMENT.md)"
+units=$prefix/lib/systemd/system
+for f in nnhald.service nnhald.socket nnhald-admin.socket; do
+  [ -f "$units/$f" ] || fail "not installed: lib/systemd/system/$f"
+done
+grep -q "^ExecStart=$prefix/bin/nnhald " "$units/nnhald.service" || fail "nnhald.service: ExecStart is not $prefix/bin/nnhald"
+if command -v systemd-analyze >/dev/null; then
+  (cd "$units" && systemd-analyze verify --man=no ./nnhald.service ./nnhald.socket ./nnhald-admin.socket) ||
+    fail "systemd-analyze verify found problems in the units"
+fi
+"$prefix/bin/nnhald" --check-config --socket "$work/check.sock" >/dev/null || fail "nnhald --check-config"
 
 echo "-- examples/classify against the prefix (find_package(nnhal))"
 cmake -S examples/classify -B "$work/classify" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null

@@ -7,8 +7,9 @@
 #                                        the first time, and fuzzes TARGET for SECONDS
 #   scripts/fuzz.sh --smoke SECONDS      every target for SECONDS each (CI)
 #
-# Corpora grow in build-fuzz/corpus/TARGET; findings (crash-*, leak-*, timeout-*) land in
-# build-fuzz/findings/TARGET and make the script fail. Inputs that once failed live in
+# Corpora grow in build-fuzz/corpus/TARGET; findings (crash-*, leak-*, timeout-* after 25 s,
+# oom-*) land in build-fuzz/findings/TARGET and make the script fail; inputs slower than 10 s
+# are kept in build-fuzz/slow/TARGET and reported. Inputs that once failed live in
 # fuzz/regressions/TARGET and are replayed before every run. The last lines of each run (executions,
 # executions per second, coverage) are printed; the whole log is build-fuzz/logs/TARGET.log.
 set -euo pipefail
@@ -26,7 +27,7 @@ describe() {
 }
 
 usage() {
-  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 build() {
@@ -69,11 +70,21 @@ run() {
   local maxLen=65536
   [ "$target" = tflite ] && maxLen=4000000
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    "$BUILD_DIR/fuzz_$target" -max_total_time="$seconds" -max_len="$maxLen" -timeout=25 \
+    "$BUILD_DIR/fuzz_$target" -max_total_time="$seconds" -max_len="$maxLen" -timeout=25 -report_slow_units=10 \
     -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$findings/" "$corpus" \
     >"$log" 2>&1 || status=$?
   grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' "$log" | tail -n 1 || true
   grep -E '^stat::' "$log" || true
+  # Slow inputs (over -report_slow_units seconds, under the -timeout that makes a hang) are
+  # reported and kept apart, not failures: under ASan on a busy machine a valid model's
+  # execution may take that long.
+  local slow
+  for slow in "$findings"/slow-unit-*; do
+    [ -e "$slow" ] || continue
+    mkdir -p "$BUILD_DIR/slow/$target"
+    mv "$slow" "$BUILD_DIR/slow/$target/"
+    echo "fuzz_$target: slow input (not a failure) kept as $BUILD_DIR/slow/$target/$(basename "$slow")"
+  done
   if [ "$status" -ne 0 ] || ls "$findings" | grep -q .; then
     echo "fuzz_$target: FINDING (exit $status); see $log and $findings" >&2
     tail -n 40 "$log" >&2
