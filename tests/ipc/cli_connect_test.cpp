@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "ipc_test_util.h"
+#include "tools/common/cts_model.h"
 
 namespace nnhal::ipc {
 namespace {
@@ -148,6 +149,58 @@ TEST(CliConnect, CtsInBurstModeThroughTheDaemon) {
   EXPECT_EQ(run.exitCode, 0) << run.output;
   EXPECT_NE(run.output.find(" 0 failed"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("x 1 modes"), std::string::npos) << run.output;
+}
+
+// --json and --junit through the daemon: every mode (sync, async, dynamic output shapes,
+// burst, device buffers) of a filtered subset runs on nnhald, the counts agree with the models
+// of the folder, and `info --json` reports the daemon's device.
+TEST(CliConnect, CtsJsonAndJunitThroughTheDaemon) {
+  Daemon daemon;
+  ASSERT_TRUE(daemon.running());
+  TempDir dir;
+  const fs::path folder = fs::path(NNHAL_SHARED_DIR) / "cts" / "V1_0";
+  size_t expected = 0;
+  for (const fs::path& file : tools::ctsFiles(folder)) {
+    auto models = tools::loadCtsFile(file);
+    ASSERT_TRUE(models) << models.error().message;
+    for (const tools::CtsModel& cts : *models)
+      expected += cts.name.find("relu") != std::string::npos;
+  }
+  ASSERT_GT(expected, 0u);
+  const fs::path xml = dir.path() / "cts.xml";
+  const fs::path log = dir.path() / "stderr";
+  const std::string command = "env NNHAL_VLOG=ipc " + std::string(NNHAL_CLI_PATH) + " cts " +
+                              folder.string() + " --filter relu --json --junit " + xml.string() +
+                              " --connect " + daemon.socket().string() + " 2>" + log.string();
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) output += buffer;
+  EXPECT_EQ(::pclose(pipe), 0) << output;
+  const auto report = nlohmann::json::parse(output, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << output;
+  EXPECT_EQ(report["totals"]["models"], expected);
+  EXPECT_EQ(report["totals"]["passed"], expected);
+  EXPECT_EQ(report["totals"]["failed"], 0);
+  EXPECT_EQ(report["modes"].size(), 5u);
+  for (const auto& model : report["models"]) EXPECT_EQ(model["modes"].size(), 5u) << model;
+  EXPECT_NE(readAll(log).find("[ipc] sent PrepareModel"), std::string::npos);  // on nnhald
+  const std::string junit = readAll(xml);
+  size_t testcases = 0;
+  for (size_t at = junit.find("<testcase "); at != std::string::npos;
+       at = junit.find("<testcase ", at + 1)) {
+    ++testcases;
+  }
+  EXPECT_EQ(testcases, expected) << junit;
+
+  const CliRun info = runCli("info --json --connect " + daemon.socket().string());
+  EXPECT_EQ(info.exitCode, 0) << info.output;
+  const auto facts = nlohmann::json::parse(info.output, nullptr, false);
+  ASSERT_TRUE(facts.is_object()) << info.output;
+  EXPECT_EQ(facts["name"], connect(daemon.socket()).value()->getName());
+  EXPECT_FALSE(facts["capabilities"]["operandPerformance"].empty());
+  EXPECT_FALSE(facts.contains("kernelIsa"));  // the daemon's kernels are not this process's
 }
 
 // NNHAL_VLOG=ipc,burst on the client: its connection, its requests and its burst's memory

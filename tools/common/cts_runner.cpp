@@ -1,5 +1,6 @@
 #include "tools/common/cts_runner.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <future>
@@ -259,11 +260,17 @@ CtsOutcome runCtsModel(Device& device, const CtsModel& cts, CtsMode mode,
       for (uint32_t& d : model.main.operands[index].dimensions) d = 0;
     }
   }
-  auto prepared = device.prepareModel(std::move(model));
+  auto prepared = device.prepareModel(Model(model));
   if (!prepared) {
     if (cts.expectFailure) return {true, ""};
-    return {false, "preparation failed: " + prepared.error().message + " (" +
-                       std::string(nnhal::toString(prepared.error().status)) + ")"};
+    const std::string why = "preparation failed: " + prepared.error().message + " (" +
+                            std::string(nnhal::toString(prepared.error().status)) + ")";
+    // The VTS rule: a driver may refuse to prepare a model it reports as not fully supported.
+    auto supported = device.getSupportedOperations(model);
+    if (supported && std::ranges::find(*supported, false) != supported->end()) {
+      return {false, "unsupported operation; " + why, true};
+    }
+    return {false, why};
   }
   auto request = ctsRequest(cts);
   if (!request) return {false, "cannot build the request: " + request.error().message};

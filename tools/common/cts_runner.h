@@ -26,7 +26,11 @@ std::string_view toString(CtsMode mode);
 
 struct CtsOutcome {
   bool passed = false;
-  std::string message;  ///< why it failed (empty when passed)
+  std::string message;  ///< why it failed or was skipped (empty when passed)
+  /// Not passed, but not a failure either: preparation failed and the device's
+  /// getSupportedOperations reports an operation of the model as unsupported, which the HAL
+  /// allows (VTS skips such models).
+  bool skipped = false;
 };
 
 /// Judges actual outputs against the expected ones: per-type tolerances (float32 atol 1e-5
@@ -39,7 +43,8 @@ std::string judgeOutputs(const CtsModel& cts, const std::vector<std::vector<uint
                          const std::vector<OutputShape>& shapes);
 
 /// Prepares and executes `cts` on `device` in `mode` and judges it. expectFailure models
-/// pass when preparation or execution fails. `while_infinite_loop*` models pass when the
+/// pass when preparation or execution fails; a failed preparation of a model the device says
+/// it does not fully support is skipped. `while_infinite_loop*` models pass when the
 /// execution ends with MISSED_DEADLINE_* within `loopTimeout` (in kBurst mode, which has no
 /// loop timeout, a deadline `loopTimeout` from the start).
 CtsOutcome runCtsModel(Device& device, const CtsModel& cts, CtsMode mode,

@@ -4,10 +4,10 @@
 //             [--top 5] [--num_runs N] [--warmup_runs N] [--threads T] [--output [NAME=]out.bin]...
 //             [--mask M.png]
 //             [--json] [--cache-dir DIR] [--connect SOCKET] [--profile] [--trace FILE]
-//   nnhal info [--connect SOCKET | --state-dir DIR]
+//   nnhal info [--connect SOCKET | --state-dir DIR] [--json]
 //   nnhal calibrate --models DIR --state-dir DIR [--runs N]
 //   nnhal cts PATH... [--mode all|sync|async|dynamic|burst] [--filter S] [--quiet]
-//             [--connect SOCKET]
+//             [--connect SOCKET] [--json] [--junit FILE]
 //   nnhal dump-graph MODEL.tflite [--output FILE.dot]
 //   nnhal stats --connect SOCKET [--json]
 #include <spdlog/cfg/env.h>
@@ -33,58 +33,18 @@
 #include "tools/nnhal/calibrate_command.h"
 #include "tools/nnhal/cts_command.h"
 #include "tools/nnhal/dump_graph_command.h"
+#include "tools/nnhal/info_command.h"
 #include "tools/nnhal/run_command.h"
 #include "tools/nnhal/stats_command.h"
 
 namespace {
 
 using namespace nnhal;
-using cli::openDevice;
 
 int reportError(const Error& error) {
   std::fprintf(stderr, "nnhal: error: %s (%s)\n", error.message.c_str(),
                std::string(toString(error.status)).c_str());
   return 1;
-}
-
-Result<void> printInfo(const std::string& socket, const std::string& stateDir) {
-  DeviceOptions options;
-  options.stateDirectory = stateDir;
-  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, openDevice(socket, options));
-  const Capabilities caps = device->getCapabilities();
-  const NumberOfCacheFiles cacheFiles = device->getNumberOfCacheFilesNeeded();
-  std::printf("name: %s\nversion: %s\ntype: %s\n", device->getName().c_str(),
-              device->getVersionString().c_str(), std::string(toString(device->getType())).c_str());
-  if (socket.empty()) {
-    const KernelIsa isa = kernelIsa();
-    std::printf("kernels: %s (this CPU supports %s%s%s)\n", isa.active.c_str(),
-                isa.supported.c_str(), isa.note.empty() ? "" : "; ", isa.note.c_str());
-  }
-  std::printf("cache files needed: %u model, %u data\n", cacheFiles.modelCache,
-              cacheFiles.dataCache);
-  const std::vector<Extension> extensions = device->getSupportedExtensions();
-  std::string extensionNames;
-  for (const Extension& extension : extensions) {
-    extensionNames += (extensionNames.empty() ? " (" : ", ") + extension.name;
-  }
-  if (!extensionNames.empty()) extensionNames += ")";
-  std::printf("extensions: %zu%s\n", extensions.size(), extensionNames.c_str());
-  std::printf("relaxed float32->float16 performance: scalar %.3f, tensor %.3f\n",
-              caps.relaxedFloat32toFloat16PerformanceScalar.execTime,
-              caps.relaxedFloat32toFloat16PerformanceTensor.execTime);
-  std::printf("IF performance: %.3f, WHILE performance: %.3f\n", caps.ifPerformance.execTime,
-              caps.whilePerformance.execTime);
-  if (socket.empty()) {
-    const CapabilitiesSource source = capabilitiesSource(options);
-    std::printf("capabilities: %s (%s)\n", source.measured ? "measured" : "documented defaults",
-                source.detail.c_str());
-  }
-  std::printf("operand performance (execTime, powerUsage; 1.0 = CPU reference):\n");
-  for (const OperandPerformance& p : caps.operandPerformance) {
-    std::printf("  %-32s %.3f %.3f\n", std::string(toString(p.type)).c_str(), p.info.execTime,
-                p.info.powerUsage);
-  }
-  return {};
 }
 
 }  // namespace
@@ -155,12 +115,14 @@ int main(int argc, char** argv) {
                   "embedded driver (--threads then belongs to the daemon; with --cache-dir the "
                   "daemon needs its own --cache-dir)");
 
-  std::string infoConnect;
+  cli::InfoArgs infoArgs;
   CLI::App* info =
       app.add_subcommand("info", "Print the device's name, version, type and capabilities");
-  std::string infoStateDir;
-  info->add_option("--connect", infoConnect, "Ask the nnhald daemon listening on this socket");
-  info->add_option("--state-dir", infoStateDir,
+  info->add_option("--connect", infoArgs.connect, "Ask the nnhald daemon listening on this socket");
+  info->add_flag("--json", infoArgs.json,
+                 "Print the same facts as one JSON object (names as in the NN HAL: versionString, "
+                 "capabilities.operandPerformance, numberOfCacheFilesNeeded, ...)");
+  info->add_option("--state-dir", infoArgs.stateDir,
                    "The embedded driver's state directory (where `nnhal calibrate` stored its "
                    "measured capabilities)");
 
@@ -202,6 +164,12 @@ int main(int argc, char** argv) {
                   "embedded driver");
   cts->add_option("--filter", ctsArgs.filter, "Only test models whose name contains this");
   cts->add_flag("--quiet", ctsArgs.quiet, "Print only failures and the summary");
+  cts->add_flag("--json", ctsArgs.json,
+                "Print one JSON object instead of the lines and tables: totals (passed, failed, "
+                "skipped, durationMs) and an entry per model with its outcome in each mode");
+  cts->add_option("--junit", ctsArgs.junit,
+                  "Also write a JUnit XML report to this file (a testcase per model; failures "
+                  "with their message, unsupported models as skipped); checked before the run");
   cts->add_option("--threads", ctsArgs.threads, "Kernel threads (0 = all cores)");
 
   cli::DumpGraphArgs dumpArgs;
@@ -252,7 +220,7 @@ int main(int argc, char** argv) {
     }
     outcome = cli::runModel(args);
   } else {
-    outcome = printInfo(infoConnect, infoStateDir);
+    outcome = cli::runInfo(infoArgs);
   }
   if (!outcome) return reportError(outcome.error());
   return 0;

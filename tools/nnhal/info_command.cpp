@@ -1,0 +1,134 @@
+#include "tools/nnhal/info_command.h"
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "nnhal/device.h"
+#include "tools/nnhal/run_command.h"
+
+namespace nnhal::cli {
+namespace {
+
+/// What `nnhal info` reports, read once from the device.
+struct DeviceFacts {
+  std::string name;
+  std::string versionString;
+  DeviceType type{};
+  Capabilities capabilities;
+  std::vector<Extension> extensions;
+  NumberOfCacheFiles numberOfCacheFilesNeeded;
+  bool embedded = false;
+  KernelIsa kernelIsa;                    ///< embedded only
+  CapabilitiesSource capabilitiesSource;  ///< embedded only
+};
+
+nlohmann::json toJson(const PerformanceInfo& info) {
+  return {{"execTime", info.execTime}, {"powerUsage", info.powerUsage}};
+}
+
+nlohmann::json toJson(const DeviceFacts& facts) {
+  const Capabilities& caps = facts.capabilities;
+  nlohmann::json operandPerformance = nlohmann::json::array();
+  for (const OperandPerformance& p : caps.operandPerformance) {
+    operandPerformance.push_back({{"type", toString(p.type)}, {"info", toJson(p.info)}});
+  }
+  nlohmann::json extensions = nlohmann::json::array();
+  for (const Extension& extension : facts.extensions) {
+    nlohmann::json operandTypes = nlohmann::json::array();
+    for (const Extension::OperandTypeInformation& t : extension.operandTypes) {
+      operandTypes.push_back(
+          {{"type", t.type}, {"isTensor", t.isTensor}, {"byteSize", t.byteSize}});
+    }
+    extensions.push_back({{"name", extension.name}, {"operandTypes", operandTypes}});
+  }
+  nlohmann::json out = {
+      {"name", facts.name},
+      {"versionString", facts.versionString},
+      {"type", toString(facts.type)},
+      {"numberOfCacheFilesNeeded",
+       {{"modelCache", facts.numberOfCacheFilesNeeded.modelCache},
+        {"dataCache", facts.numberOfCacheFilesNeeded.dataCache}}},
+      {"extensions", extensions},
+      {"capabilities",
+       {{"relaxedFloat32toFloat16PerformanceScalar",
+         toJson(caps.relaxedFloat32toFloat16PerformanceScalar)},
+        {"relaxedFloat32toFloat16PerformanceTensor",
+         toJson(caps.relaxedFloat32toFloat16PerformanceTensor)},
+        {"operandPerformance", operandPerformance},
+        {"ifPerformance", toJson(caps.ifPerformance)},
+        {"whilePerformance", toJson(caps.whilePerformance)}}},
+  };
+  if (facts.embedded) {
+    out["kernelIsa"] = {{"active", facts.kernelIsa.active},
+                        {"supported", facts.kernelIsa.supported},
+                        {"note", facts.kernelIsa.note}};
+    out["capabilitiesSource"] = {{"measured", facts.capabilitiesSource.measured},
+                                 {"detail", facts.capabilitiesSource.detail}};
+  }
+  return out;
+}
+
+void printText(const DeviceFacts& facts) {
+  const Capabilities& caps = facts.capabilities;
+  std::printf("name: %s\nversion: %s\ntype: %s\n", facts.name.c_str(), facts.versionString.c_str(),
+              std::string(toString(facts.type)).c_str());
+  if (facts.embedded) {
+    const KernelIsa& isa = facts.kernelIsa;
+    std::printf("kernels: %s (this CPU supports %s%s%s)\n", isa.active.c_str(),
+                isa.supported.c_str(), isa.note.empty() ? "" : "; ", isa.note.c_str());
+  }
+  std::printf("cache files needed: %u model, %u data\n", facts.numberOfCacheFilesNeeded.modelCache,
+              facts.numberOfCacheFilesNeeded.dataCache);
+  std::string extensionNames;
+  for (const Extension& extension : facts.extensions) {
+    extensionNames += (extensionNames.empty() ? " (" : ", ") + extension.name;
+  }
+  if (!extensionNames.empty()) extensionNames += ")";
+  std::printf("extensions: %zu%s\n", facts.extensions.size(), extensionNames.c_str());
+  std::printf("relaxed float32->float16 performance: scalar %.3f, tensor %.3f\n",
+              caps.relaxedFloat32toFloat16PerformanceScalar.execTime,
+              caps.relaxedFloat32toFloat16PerformanceTensor.execTime);
+  std::printf("IF performance: %.3f, WHILE performance: %.3f\n", caps.ifPerformance.execTime,
+              caps.whilePerformance.execTime);
+  if (facts.embedded) {
+    const CapabilitiesSource& source = facts.capabilitiesSource;
+    std::printf("capabilities: %s (%s)\n", source.measured ? "measured" : "documented defaults",
+                source.detail.c_str());
+  }
+  std::printf("operand performance (execTime, powerUsage; 1.0 = CPU reference):\n");
+  for (const OperandPerformance& p : caps.operandPerformance) {
+    std::printf("  %-32s %.3f %.3f\n", std::string(toString(p.type)).c_str(), p.info.execTime,
+                p.info.powerUsage);
+  }
+}
+
+}  // namespace
+
+Result<void> runInfo(const InfoArgs& args) {
+  DeviceOptions options;
+  options.stateDirectory = args.stateDir;
+  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, openDevice(args.connect, options));
+  DeviceFacts facts;
+  facts.name = device->getName();
+  facts.versionString = device->getVersionString();
+  facts.type = device->getType();
+  facts.capabilities = device->getCapabilities();
+  facts.extensions = device->getSupportedExtensions();
+  facts.numberOfCacheFilesNeeded = device->getNumberOfCacheFilesNeeded();
+  facts.embedded = args.connect.empty();
+  if (facts.embedded) {
+    facts.kernelIsa = kernelIsa();
+    facts.capabilitiesSource = capabilitiesSource(options);
+  }
+  if (args.json) {
+    std::printf("%s\n", toJson(facts).dump(2).c_str());
+  } else {
+    printText(facts);
+  }
+  return {};
+}
+
+}  // namespace nnhal::cli
