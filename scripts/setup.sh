@@ -15,4 +15,4 @@ $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-reco
   libcrypto++-dev libflatbuffers-dev flatbuffers-compiler \
   nlohmann-json3-dev libcli11-dev libstb-dev \
   libxnnpack-dev libpthreadpool-dev \
-  gnuplot-nox graphviz libsystemd-dev
+  gnuplot-nox graphviz libsystemd-dev libxml2-utils
