@@ -16,19 +16,6 @@ namespace nnhal::daemon {
 namespace fs = std::filesystem;
 namespace {
 
-/// Whether a process accepts connections on the socket file at `path`.
-bool someoneListens(const fs::path& path) {
-  const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (probe < 0) return false;
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  std::strncpy(address.sun_path, path.c_str(), sizeof(address.sun_path) - 1);
-  const bool accepted =
-      ::connect(probe, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
-  ::close(probe);
-  return accepted;
-}
-
 /// Problems with a socket path nnhald is to create: `what` names the option.
 void checkSocketPath(const std::string& what, const fs::path& path,
                      std::vector<std::string>& problems) {
@@ -52,7 +39,7 @@ void checkSocketPath(const std::string& what, const fs::path& path,
   if (::lstat(path.c_str(), &st) == 0) {
     if (!S_ISSOCK(st.st_mode)) {
       problems.push_back(what + " '" + path.string() + "' exists and is not a socket");
-    } else if (someoneListens(path)) {
+    } else if (ipc::someoneListens(path)) {
       problems.push_back(what + " '" + path.string() + "': another daemon is listening there");
     }
   }

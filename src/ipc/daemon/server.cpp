@@ -16,16 +16,6 @@
 namespace nnhal::ipc {
 namespace {
 
-/// Whether some process accepts connections on the socket at `path`.
-bool someoneListens(const std::filesystem::path& path) {
-  UniqueFd probe(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!probe.valid()) return false;
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  std::strncpy(address.sun_path, path.c_str(), sizeof(address.sun_path) - 1);
-  return ::connect(probe.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
-}
-
 /// The process at the other end of a Unix socket, or -1.
 pid_t peerProcess(int socket) {
   ucred credentials{};
@@ -37,6 +27,15 @@ pid_t peerProcess(int socket) {
 constexpr auto kAcceptPause = std::chrono::milliseconds(100);
 
 }  // namespace
+
+bool someoneListens(const std::filesystem::path& path) {
+  UniqueFd probe(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!probe.valid()) return false;
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, path.c_str(), sizeof(address.sun_path) - 1);
+  return ::connect(probe.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
+}
 
 Server::Server(boost::asio::io_context& io, std::shared_ptr<Device> device, ServerOptions options)
     : io_(io),

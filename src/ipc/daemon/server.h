@@ -35,6 +35,10 @@
 
 namespace nnhal::ipc {
 
+/// Whether some process accepts connections on the Unix socket file at `path` (a socket
+/// file nobody listens on is stale: listen() replaces it).
+bool someoneListens(const std::filesystem::path& path);
+
 struct ServerOptions {
   std::filesystem::path socketPath;
   /// When not empty, a second socket whose clients see the daemon-wide statistics.
