@@ -138,6 +138,22 @@ TEST(DaemonService, CheckConfigReportsEveryProblemWithoutStarting) {
   EXPECT_NE(taken.output.find("another daemon is listening"), std::string::npos) << taken.output;
 }
 
+TEST(DaemonService, CheckConfigFindsAGroupTheDaemonCannotGiveItsSocket) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to run nnhald as another user";
+  const std::string asNobody = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+  if (runShell(asNobody + "test -x " + std::string(NNHALD_PATH) + " 2>/dev/null").exitCode != 0) {
+    GTEST_SKIP() << "setpriv missing, or nnhald not reachable by another user from here";
+  }
+  TempDir dir;
+  ASSERT_EQ(::chmod(dir.path().c_str(), 0777), 0);
+  auto check = runShell(asNobody + NNHALD_PATH + " --check-config --socket " +
+                        (dir.path() / "s.sock").string() + " --socket-group " +
+                        std::to_string(kSocketGroup) + " 2>&1");
+  EXPECT_EQ(check.exitCode, 1) << check.output;
+  EXPECT_NE(check.output.find("not root and not a member of that group"), std::string::npos)
+      << check.output;
+}
+
 /// nnhald started the way systemd starts a socket-activated Type=notify service: the
 /// listening sockets as descriptors 3.. with LISTEN_FDS / LISTEN_PID / LISTEN_FDNAMES, and
 /// NOTIFY_SOCKET naming a datagram socket that receives READY=1 and STOPPING=1.

@@ -6,6 +6,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -15,6 +16,15 @@
 namespace nnhal::daemon {
 namespace fs = std::filesystem;
 namespace {
+
+/// Whether this process may chown a file it owns to `group`: as root, or as a member.
+bool mayGiveGroup(gid_t group) {
+  if (::geteuid() == 0 || ::getegid() == group) return true;
+  const int count = ::getgroups(0, nullptr);
+  std::vector<gid_t> groups(static_cast<size_t>(std::max(count, 0)));
+  if (count <= 0 || ::getgroups(count, groups.data()) < 0) return false;
+  return std::ranges::find(groups, group) != groups.end();
+}
 
 /// Problems with a socket path nnhald is to create: `what` names the option.
 void checkSocketPath(const std::string& what, const fs::path& path,
@@ -251,6 +261,11 @@ std::vector<std::string> findConfigProblems(const DaemonConfig& c, bool inherite
   if (!c.socketGroup.empty()) {
     if (auto group = resolveGroup(c.socketGroup); !group) {
       problems.push_back("--socket-group: " + group.error().message);
+    } else if (!inheritedSockets && !mayGiveGroup(*group)) {
+      problems.push_back("--socket-group " + c.socketGroup + ": nnhald runs as user " +
+                         std::to_string(::geteuid()) +
+                         ", not root and not a member of that group, so it cannot give its "
+                         "socket to it");
     }
   }
   if (!c.cacheDir.empty()) {
