@@ -271,7 +271,16 @@ TEST(DaemonService, APassedDescriptorThatIsNotAListeningSocketIsRefused) {
   ::close(notListening);
   EXPECT_EQ(daemon.stop(0), 1);
 
-  // --socket naming another file than the passed socket is a configuration mistake.
+  // --socket naming the passed socket by another path is fine; naming another file is a
+  // configuration mistake.
+  {
+    const int same = listeningSocket(dir.path() / "same.sock");
+    ActivatedDaemon relative({same}, "nnhald",
+                             {"--socket", (dir.path() / "." / "same.sock").string()});
+    ::close(same);
+    EXPECT_NE(relative.nextNotification().find("READY=1"), std::string::npos);
+    EXPECT_EQ(relative.stop(SIGTERM), 0);
+  }
   const int client = listeningSocket(dir.path() / "a.sock");
   ActivatedDaemon other({client}, "nnhald", {"--socket", (dir.path() / "b.sock").string()});
   ::close(client);

@@ -14,6 +14,7 @@
 
 #include <fmt/core.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <CLI/CLI.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -55,6 +56,14 @@ int checkConfig(const nnhal::daemon::DaemonConfig& c) {
   return 0;
 }
 
+/// Whether two paths name one file (std::filesystem::equivalent refuses sockets).
+bool sameFile(const std::string& a, const std::string& b) {
+  struct stat first {
+  }, second{};
+  return a == b || (::stat(a.c_str(), &first) == 0 && ::stat(b.c_str(), &second) == 0 &&
+                    first.st_dev == second.st_dev && first.st_ino == second.st_ino);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -90,7 +99,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (inherited->any() && !config.socketPath.empty() &&
-      config.socketPath != inherited->clientPath) {
+      !sameFile(config.socketPath, inherited->clientPath)) {
     spdlog::critical("--socket '{}' is not the socket the service manager passed ('{}')",
                      config.socketPath, inherited->clientPath);
     return 1;
