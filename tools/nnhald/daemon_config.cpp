@@ -87,9 +87,11 @@ void addDaemonOptions(CLI::App& app, DaemonConfig& c) {
   app.add_option("--cache-dir", c.cacheDir,
                  "State directory for compilation caching (token map; created if missing). "
                  "Without it, caching is disabled");
-  app.add_option("--admin-socket", c.adminSocketPath,
-                 "A second socket whose clients see the statistics of the whole daemon "
-                 "(protect it with file permissions); other clients see only their own");
+  app.add_option(
+      "--admin-socket", c.adminSocketPath,
+      "A second socket whose clients see the statistics of the whole daemon "
+      "(created with --admin-socket-mode, 0600: the daemon's user only); other clients see "
+      "only their own");
   app.add_option("--threads", c.threads,
                  "Threads serving clients' sockets (and synchronous executions known to take "
                  "under 200 us)")
