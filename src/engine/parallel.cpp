@@ -78,13 +78,28 @@ void StoppableParallel::forRange(size_t n, size_t grain,
     return;
   }
   if (n == 0 || stop_->check()) return;
-  const size_t chunk = std::max<size_t>({grain, size_t{1}, (n + kStopChunks - 1) / kStopChunks});
-  if (chunk >= n) {
+  if (n <= std::max<size_t>(grain, 1)) {  // small work: one piece, as Parallel runs it
     fn(0, n);
     return;
   }
-  parallel_.forChunks(n, chunk, [&](size_t begin, size_t end) {
-    if (!stop_->check()) fn(begin, end);
+  // A small share first, timed on this thread: how long one item takes sizes the chunks.
+  const size_t probe = std::max<size_t>(1, n / kProbeShare);
+  const auto start = std::chrono::steady_clock::now();
+  fn(0, probe);
+  const auto took = std::chrono::steady_clock::now() - start;
+  const size_t rest = n - probe;
+  if (rest == 0 || stop_->check()) return;
+  const double itemNs = std::max(
+      1.0, static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(took).count()) /
+               static_cast<double>(probe));
+  const double intervalNs = static_cast<double>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(kStopInterval).count());
+  const size_t byTime =
+      static_cast<size_t>(std::min(intervalNs / itemNs, static_cast<double>(rest)));
+  const size_t forBalance = (rest + 4 * threads() - 1) / (4 * threads());
+  const size_t chunk = std::max<size_t>(1, std::min(byTime, forBalance));
+  parallel_.forChunks(rest, chunk, [&](size_t begin, size_t end) {
+    if (!stop_->check()) fn(probe + begin, probe + end);
   });
 }
 

@@ -6,13 +6,16 @@
 // function runs inline on the calling thread (no thread hop).
 //
 // An execution with a deadline or a cancel flag sees Parallel through a StoppableParallel:
-// its forRange hands the work out in at most kStopChunks chunks and stops handing them out
-// once the execution's ExecutionStop says so, so a long kernel ends soon after the deadline
-// instead of running to its end. The kernel's outputs are then incomplete; the executor
-// sees ExecutionStop::stopped() and fails the execution.
+// its forRange times a small first share of the work (1/kProbeShare) on the calling thread,
+// hands the rest out in chunks of about kStopInterval each (at least 4 per thread), and
+// stops handing them out once the execution's ExecutionStop says so. A long kernel thus ends
+// within about kStopInterval of the deadline, however large its work, unless one item alone
+// (one output line, say) takes longer. The kernel's outputs are then incomplete; the
+// executor sees ExecutionStop::stopped() and fails the execution.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -69,8 +72,10 @@ class ExecutionStop {
 /// Parallel as one execution's kernels see it (see the top of this file).
 class StoppableParallel {
  public:
-  /// Chunks one forRange is split into, at most, when a stop condition is active.
-  static constexpr size_t kStopChunks = 64;
+  /// Work between two looks at the stop condition, when one is active.
+  static constexpr std::chrono::microseconds kStopInterval{2000};
+  /// The share of a range timed first to size the chunks.
+  static constexpr size_t kProbeShare = 256;
 
   StoppableParallel(const Parallel& parallel, const ExecutionStop* stop = nullptr)  // NOLINT
       : parallel_(parallel), stop_(stop) {}
