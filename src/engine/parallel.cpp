@@ -96,8 +96,8 @@ void StoppableParallel::forRange(size_t n, size_t grain,
       std::chrono::duration_cast<std::chrono::nanoseconds>(kStopInterval).count());
   const size_t byTime =
       static_cast<size_t>(std::min(intervalNs / itemNs, static_cast<double>(rest)));
-  const size_t forBalance = (rest + 4 * threads() - 1) / (4 * threads());
-  const size_t chunk = std::max<size_t>(1, std::min(byTime, forBalance));
+  const size_t fine = (rest + kMinStopChunks - 1) / kMinStopChunks;
+  const size_t chunk = std::max<size_t>(1, std::min(byTime, fine));
   parallel_.forChunks(rest, chunk, [&](size_t begin, size_t end) {
     if (!stop_->check()) fn(probe + begin, probe + end);
   });

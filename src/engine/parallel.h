@@ -7,7 +7,7 @@
 //
 // An execution with a deadline or a cancel flag sees Parallel through a StoppableParallel:
 // its forRange times a small first share of the work (1/kProbeShare) on the calling thread,
-// hands the rest out in chunks of about kStopInterval each (at least 4 per thread), and
+// hands the rest out in chunks of at most kStopInterval each and at least kMinStopChunks, and
 // stops handing them out once the execution's ExecutionStop says so. A long kernel thus ends
 // within about kStopInterval of the deadline, however large its work, unless one item alone
 // (one output line, say) takes longer. The kernel's outputs are then incomplete; the
@@ -76,6 +76,8 @@ class StoppableParallel {
   static constexpr std::chrono::microseconds kStopInterval{2000};
   /// The share of a range timed first to size the chunks.
   static constexpr size_t kProbeShare = 256;
+  /// Chunks the rest of a range is cut into at least (shorter kernels stop within 1/64).
+  static constexpr size_t kMinStopChunks = 64;
 
   StoppableParallel(const Parallel& parallel, const ExecutionStop* stop = nullptr)  // NOLINT
       : parallel_(parallel), stop_(stop) {}
