@@ -421,21 +421,27 @@ TEST_F(DeviceTest, HighPriorityExecutionsOvertakeQueuedLowOnes) {
   options.kernelThreads = 1;
   auto device = createDevice(options);
   ASSERT_TRUE(device);
-  const Model model = deepFullyConnectedModel(8, 256, 16);  // a few ms, 8 steps
+  // The first LOW execution is long (8 steps of ~5-10 ms): the others and the HIGH one are
+  // all queued while it runs, however slowly this thread launches them. (With equal short
+  // executions, 1 run in 40 had LOW ones finish before the HIGH one was even queued.)
+  const Model model = deepFullyConnectedModel(8, 256, 16);
+  const Model longModel = deepFullyConnectedModel(8, 1024, 64);
   PrepareOptions low;
   low.priority = Priority::LOW;
   PrepareOptions high;
   high.priority = Priority::HIGH;
   auto lowModel = (*device)->prepareModel(model, low);
+  auto longLowModel = (*device)->prepareModel(longModel, low);
   auto highModel = (*device)->prepareModel(model, high);
-  ASSERT_TRUE(lowModel && highModel);
+  ASSERT_TRUE(lowModel && longLowModel && highModel);
 
   std::mutex mutex;
   std::vector<std::string> finished;
   std::vector<std::promise<void>> done(7);
-  auto launch = [&](PreparedModel& prepared, std::string name, size_t k) {
+  auto launch = [&](PreparedModel& prepared, uint32_t n, uint32_t batch, std::string name,
+                    size_t k) {
     ErrorStatus launched = prepared.execute(
-        fullyConnectedRequest(256, 16), {}, [&, name, k](Result<ExecutionResult> result) {
+        fullyConnectedRequest(n, batch), {}, [&, name, k](Result<ExecutionResult> result) {
           EXPECT_TRUE(result) << name << ": " << result.error().message;
           {
             std::lock_guard lock(mutex);
@@ -445,8 +451,9 @@ TEST_F(DeviceTest, HighPriorityExecutionsOvertakeQueuedLowOnes) {
         });
     EXPECT_EQ(launched, ErrorStatus::NONE);
   };
-  for (size_t k = 0; k < 6; ++k) launch(**lowModel, "low" + std::to_string(k), k);
-  launch(**highModel, "high", 6);
+  launch(**longLowModel, 1024, 64, "low0", 0);
+  for (size_t k = 1; k < 6; ++k) launch(**lowModel, 256, 16, "low" + std::to_string(k), k);
+  launch(**highModel, 256, 16, "high", 6);
   for (auto& d : done) ASSERT_EQ(d.get_future().wait_for(60s), std::future_status::ready);
   const auto at = std::find(finished.begin(), finished.end(), "high") - finished.begin();
   // Before every LOW execution still queued; at worst after the one already running.
