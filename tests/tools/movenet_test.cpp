@@ -65,5 +65,16 @@ TEST(MoveNet, KeypointsFallOnThePersonInGraceHopper) {
   EXPECT_GT(shoulders, std::abs(leftEyeX - rightEyeX));
 }
 
+// --profile names the extension operations by extension and name, as the trace does.
+TEST(MoveNet, ProfileNamesTheExtensionOperations) {
+  const auto [code, out] = runCli("run --num_runs 1 --warmup_runs 0 --profile --model " +
+                                  (kModels / "movenet_single_pose_lightning_ptq.tflite").string() +
+                                  " --image " + (kModels / "grace_hopper.bmp").string());
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("org.nnhal.tflite_compat:GATHER_ND"), std::string::npos) << out;
+  EXPECT_NE(out.find("org.nnhal.tflite_compat:FLOOR_DIV"), std::string::npos) << out;
+  EXPECT_EQ(out.find("OperationType("), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace nnhal::tools

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "nnhal/tflite_compat_extension.h"
+
 namespace nnhal::tools {
 namespace {
 
@@ -35,6 +37,24 @@ TEST(ProfileReportTest, MediansSharesAndTypesSlowestFirst) {
   const std::string table = formatProfile(s);
   EXPECT_NE(table.find("CONV_2D"), std::string::npos) << table;
   EXPECT_NE(table.find("87.0%"), std::string::npos) << table;  // 4.0 of 4.6
+}
+
+TEST(ProfileReportTest, ExtensionOperationsAreNamedByTheirExtension) {
+  const std::vector<ExtensionNameAndPrefix> extensions = {
+      {std::string(tflite_compat::kExtensionName), 3}, {"com.example.ext", 9}};
+  EXPECT_EQ(operationLabel(OperationType::CONV_2D, extensions), "CONV_2D");
+  EXPECT_EQ(operationLabel(tflite_compat::operationType(3, tflite_compat::Operation::GATHER_ND),
+                           extensions),
+            "org.nnhal.tflite_compat:GATHER_ND");
+  EXPECT_EQ(operationLabel(static_cast<OperationType>((9u << 16) | 7u), extensions),
+            "com.example.ext:7");
+  EXPECT_EQ(operationLabel(static_cast<OperationType>((5u << 16) | 7u), extensions),
+            "extension 0x50007:7");
+  ProfileSummary s = summarizeProfiles({run({1000})});
+  s.operations[0].type = tflite_compat::operationType(3, tflite_compat::Operation::FLOOR_DIV);
+  s.types[0].type = s.operations[0].type;
+  const std::string table = formatProfile(s, extensions);
+  EXPECT_NE(table.find("org.nnhal.tflite_compat:FLOOR_DIV"), std::string::npos) << table;
 }
 
 TEST(ProfileReportTest, RunsWithAnotherOperationCountAreNotCounted) {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 
+#include "nnhal/tflite_compat_extension.h"
+
 namespace nnhal::tools {
 
 namespace {
@@ -17,6 +19,21 @@ double median(std::vector<double> values) {
 }
 
 }  // namespace
+
+std::string operationLabel(OperationType type,
+                           const std::vector<ExtensionNameAndPrefix>& extensions) {
+  const auto code = static_cast<uint32_t>(type);
+  const uint16_t prefix = extensionPrefixOf(code);
+  if (prefix == 0) return std::string(toString(type));
+  const uint16_t within = extensionTypeOf(code);
+  const auto named = std::ranges::find(extensions, prefix, &ExtensionNameAndPrefix::prefix);
+  if (named == extensions.end()) return fmt::format("extension {:#x}:{}", code, within);
+  if (named->name == tflite_compat::kExtensionName) {
+    const std::string_view name = tflite_compat::operationName(within);
+    if (!name.empty()) return fmt::format("{}:{}", named->name, name);
+  }
+  return fmt::format("{}:{}", named->name, within);
+}
 
 ProfileSummary summarizeProfiles(const std::vector<ExecutionProfile>& runs) {
   ProfileSummary summary;
@@ -52,26 +69,28 @@ ProfileSummary summarizeProfiles(const std::vector<ExecutionProfile>& runs) {
   return summary;
 }
 
-std::string formatProfile(const ProfileSummary& summary) {
+std::string formatProfile(const ProfileSummary& summary,
+                          const std::vector<ExtensionNameAndPrefix>& extensions) {
   std::string out =
       fmt::format("operation profile: {} operations, median of {} runs, {:.1f} us in operations\n",
                   summary.operations.size(), summary.runs, summary.totalUs);
   out += fmt::format("  {:>5}  {:<36} {:>10} {:>7}\n", "step", "operation", "us", "share");
   for (const OperationSummary& op : summary.operations) {
-    out += fmt::format("  {:>5}  {:<36} {:>10.1f} {:>6.1f}%\n", op.step, toString(op.type),
-                       op.medianUs, 100 * op.share);
+    out += fmt::format("  {:>5}  {:<36} {:>10.1f} {:>6.1f}%\n", op.step,
+                       operationLabel(op.type, extensions), op.medianUs, 100 * op.share);
   }
   out += "by operation type:\n";
   out += fmt::format("  {:<36} {:>5} {:>10} {:>7}\n", "operation", "count", "us", "share");
   for (const TypeSummary& t : summary.types) {
-    out += fmt::format("  {:<36} {:>5} {:>10.1f} {:>6.1f}%\n", toString(t.type), t.count, t.totalUs,
-                       100 * t.share);
+    out += fmt::format("  {:<36} {:>5} {:>10.1f} {:>6.1f}%\n", operationLabel(t.type, extensions),
+                       t.count, t.totalUs, 100 * t.share);
   }
   return out;
 }
 
 nlohmann::json chromeTrace(const std::vector<ExecutionProfile>& runs,
-                           const std::vector<double>& runStartUs, const std::string& modelName) {
+                           const std::vector<double>& runStartUs, const std::string& modelName,
+                           const std::vector<ExtensionNameAndPrefix>& extensions) {
   nlohmann::json events = nlohmann::json::array();
   events.push_back({{"name", "process_name"},
                     {"ph", "M"},
@@ -81,7 +100,7 @@ nlohmann::json chromeTrace(const std::vector<ExecutionProfile>& runs,
   for (size_t r = 0; r < runs.size(); ++r) {
     const double base = r < runStartUs.size() ? runStartUs[r] : 0;
     for (const OperationTiming& op : runs[r].operations) {
-      events.push_back({{"name", std::string(toString(op.type))},
+      events.push_back({{"name", operationLabel(op.type, extensions)},
                         {"cat", "operation"},
                         {"ph", "X"},
                         {"pid", 1},

@@ -39,13 +39,23 @@ struct ProfileSummary {
 /// a run with a different number of operations is not counted). Empty for no runs.
 ProfileSummary summarizeProfiles(const std::vector<ExecutionProfile>& runs);
 
-/// The summary as the text table `nnhal run --profile` prints (operations, then types).
-std::string formatProfile(const ProfileSummary& summary);
+/// How an operation type is named in reports: "CONV_2D"; an extension operation by its
+/// extension (looked up in `extensions`, the model's Model::extensionNameToPrefix) and its
+/// name when the extension is nnhal's own, "org.nnhal.tflite_compat:GATHER_ND", else by
+/// number, "com.example.ext:7"; "extension 0x10007:7" for a prefix the model does not name.
+std::string operationLabel(OperationType type,
+                           const std::vector<ExtensionNameAndPrefix>& extensions = {});
+
+/// The summary as the text table `nnhal run --profile` prints (operations, then types);
+/// `extensions` names extension operations (operationLabel).
+std::string formatProfile(const ProfileSummary& summary,
+                          const std::vector<ExtensionNameAndPrefix>& extensions = {});
 
 /// Chrome trace JSON (the Trace Event Format; opens in Perfetto and chrome://tracing): one
 /// complete event ("ph": "X") per operation of each run, timestamps in µs, run r placed at
 /// runStartUs[r] (runStartUs has one entry per run).
 nlohmann::json chromeTrace(const std::vector<ExecutionProfile>& runs,
-                           const std::vector<double>& runStartUs, const std::string& modelName);
+                           const std::vector<double>& runStartUs, const std::string& modelName,
+                           const std::vector<ExtensionNameAndPrefix>& extensions = {});
 
 }  // namespace nnhal::tools

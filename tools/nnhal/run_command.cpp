@@ -282,6 +282,8 @@ Result<void> runModel(const RunArgs& args) {
     NNHAL_TRY(checkLabels(labels, args.labels, imported.outputs));
   }
   const std::vector<TensorDescription> outputDescs = imported.outputs;
+  // Names the extension operations of the profile (the model is moved into the driver).
+  const std::vector<ExtensionNameAndPrefix> extensions = imported.model.extensionNameToPrefix;
 
   CacheFileSet cacheFiles;
   if (!args.cacheDir.empty()) {
@@ -401,7 +403,8 @@ Result<void> runModel(const RunArgs& args) {
     }
   }
   if (args.profile) {
-    std::fputs(tools::formatProfile(tools::summarizeProfiles(profiles)).c_str(), stdout);
+    std::fputs(tools::formatProfile(tools::summarizeProfiles(profiles), extensions).c_str(),
+               stdout);
   }
   std::printf("preparation: %.2f ms\n", prepareMs);
   std::printf("%s\n", tools::formatRunTimes(stats).c_str());
