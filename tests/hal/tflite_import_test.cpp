@@ -490,17 +490,56 @@ TEST(TfliteImportTest, RejectsCustomOperatorByName) {
                 "unsupported custom TFLite operator 'MyVendorOp'");
 }
 
-TEST(TfliteImportTest, DetectionPostProcessNeedsItsOptions) {
+/// SSD post-processing over 4 anchors with `maxDetections` x `classesPerDetection` slots;
+/// without its flexbuffer options when `withOptions` is false.
+std::vector<uint8_t> postProcessModel(int32_t maxDetections, int32_t classesPerDetection,
+                                      bool withOptions = true) {
   TfliteModelMaker m;
   const int32_t boxes = m.addTensor({.shape = {1, 4, 4}});
   const int32_t scores = m.addTensor({.shape = {1, 4, 3}});
   const int32_t anchors = m.addConstant<float>({.shape = {4, 4}}, std::vector<float>(16, 0.5f));
   std::vector<int32_t> outs;
   for (int k = 0; k < 4; ++k) outs.push_back(m.addTensor({.shape = {}}));
-  m.addOperator(m.addOperatorCode(::tflite::BuiltinOperator_CUSTOM, "TFLite_Detection_PostProcess"),
-                {boxes, scores, anchors}, outs);
-  expectInvalid(importTfliteModel(m.finish({boxes, scores}, outs)),
+  const int32_t code =
+      m.addOperatorCode(::tflite::BuiltinOperator_CUSTOM, "TFLite_Detection_PostProcess");
+  if (!withOptions) {
+    m.addOperator(code, {boxes, scores, anchors}, outs);
+    return m.finish({boxes, scores}, outs);
+  }
+  flexbuffers::Builder options;
+  options.Map([&] {
+    options.Int("max_detections", maxDetections);
+    options.Int("max_classes_per_detection", classesPerDetection);
+    options.Float("nms_score_threshold", 0.1f);
+    options.Float("nms_iou_threshold", 0.5f);
+    options.Int("num_classes", 2);
+    for (const char* key : {"y_scale", "x_scale", "h_scale", "w_scale"}) options.Float(key, 10.0f);
+  });
+  options.Finish();
+  m.addCustomOperator(code, {boxes, scores, anchors}, outs, options.GetBuffer());
+  return m.finish({boxes, scores}, outs);
+}
+
+TEST(TfliteImportTest, DetectionPostProcessNeedsItsOptions) {
+  expectInvalid(importTfliteModel(postProcessModel(10, 1, /*withOptions=*/false)),
                 "TFLite_Detection_PostProcess): custom options are missing");
+}
+
+TEST(TfliteImportTest, DetectionPostProcessBecomesTheHalOperation) {
+  auto imported = importTfliteModel(postProcessModel(10, 1));
+  ASSERT_TRUE(imported.has_value()) << imported.error().message;
+  EXPECT_EQ(imported->outputs[0].dimensions, (std::vector<uint32_t>{1, 10, 4}));
+  EXPECT_EQ(imported->outputs[3].dimensions, (std::vector<uint32_t>{1}));
+  const auto& ops = imported->model.main.operations;
+  ASSERT_EQ(ops.size(), 3u);
+  EXPECT_EQ(ops[0].type, OperationType::DETECTION_POSTPROCESSING);
+  EXPECT_EQ(ops[1].type, OperationType::CAST);
+}
+
+// A file asking for more output slots than any detector has is refused, not allocated.
+TEST(TfliteImportTest, RefusesDetectionPostProcessWithHugeOutputs) {
+  expectInvalid(importTfliteModel(postProcessModel(1 << 30, 1 << 30)),
+                "output slots; at most 1048576 are imported");
 }
 
 // TFLite's NNAPI delegate computes INT64 tensors (ARG_MAX's output) as TENSOR_INT32.
@@ -616,53 +655,6 @@ TEST(TfliteImportTest, RefusesQuantizedLstmOverTooManySteps) {
   }
   ASSERT_GE(patched, 1);
   expectInvalid(importTfliteModel(bytes), "over 5000 time steps");
-}
-
-}  // namespace
-}  // namespace nnhal
-
-namespace nnhal {
-namespace {
-
-/// SSD post-processing over 4 anchors with `maxDetections` x `classesPerDetection` slots.
-std::vector<uint8_t> postProcessModel(int32_t maxDetections, int32_t classesPerDetection) {
-  TfliteModelMaker m;
-  const int32_t boxes = m.addTensor({.shape = {1, 4, 4}});
-  const int32_t scores = m.addTensor({.shape = {1, 4, 3}});
-  const int32_t anchors = m.addConstant<float>({.shape = {4, 4}}, std::vector<float>(16, 0.5f));
-  std::vector<int32_t> outs;
-  for (int k = 0; k < 4; ++k) outs.push_back(m.addTensor({.shape = {}}));
-  flexbuffers::Builder options;
-  options.Map([&] {
-    options.Int("max_detections", maxDetections);
-    options.Int("max_classes_per_detection", classesPerDetection);
-    options.Float("nms_score_threshold", 0.1f);
-    options.Float("nms_iou_threshold", 0.5f);
-    options.Int("num_classes", 2);
-    for (const char* key : {"y_scale", "x_scale", "h_scale", "w_scale"}) options.Float(key, 10.0f);
-  });
-  options.Finish();
-  m.addCustomOperator(
-      m.addOperatorCode(::tflite::BuiltinOperator_CUSTOM, "TFLite_Detection_PostProcess"),
-      {boxes, scores, anchors}, outs, options.GetBuffer());
-  return m.finish({boxes, scores}, outs);
-}
-
-TEST(TfliteImportTest, DetectionPostProcessBecomesTheHalOperation) {
-  auto imported = importTfliteModel(postProcessModel(10, 1));
-  ASSERT_TRUE(imported.has_value()) << imported.error().message;
-  EXPECT_EQ(imported->outputs[0].dimensions, (std::vector<uint32_t>{1, 10, 4}));
-  EXPECT_EQ(imported->outputs[3].dimensions, (std::vector<uint32_t>{1}));
-  const auto& ops = imported->model.main.operations;
-  ASSERT_EQ(ops.size(), 3u);
-  EXPECT_EQ(ops[0].type, OperationType::DETECTION_POSTPROCESSING);
-  EXPECT_EQ(ops[1].type, OperationType::CAST);
-}
-
-// A file asking for more output slots than any detector has is refused, not allocated.
-TEST(TfliteImportTest, RefusesDetectionPostProcessWithHugeOutputs) {
-  expectInvalid(importTfliteModel(postProcessModel(1 << 30, 1 << 30)),
-                "output slots; at most 1048576 are imported");
 }
 
 }  // namespace
