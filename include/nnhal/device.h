@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -71,6 +72,18 @@ struct NumberOfCacheFiles {
   uint32_t dataCache = 0;
 };
 
+/// Whether a device caches compilations, and why not. The HAL says it with
+/// getNumberOfCacheFilesNeeded alone: (0, 0) means "no caching", and a runtime that sees it
+/// never passes cache files nor calls prepareModelFromCache (IDevice.hal 1.2). nnhal adds the
+/// reason, for `nnhal info` and for logs.
+struct CompilationCaching {
+  /// True exactly when getNumberOfCacheFilesNeeded() is not (0, 0): saving to and loading
+  /// from the files it asks for work.
+  bool available = false;
+  /// Why caching is off ("" when available), e.g. "no state directory".
+  std::string reason;
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -83,7 +96,13 @@ class Device {
   /// Performance relative to the CPU reference; measured by bench/, see docs.
   virtual Capabilities getCapabilities() const = 0;
   virtual std::vector<Extension> getSupportedExtensions() const = 0;
+  /// (0, 0) whenever the device cannot cache compilations (no state directory, one it cannot
+  /// write, caching turned off): the client then passes no cache files. Otherwise the files
+  /// a preparation saves to and loads from, which then work.
   virtual NumberOfCacheFiles getNumberOfCacheFilesNeeded() const = 0;
+  /// Whether compilation caching is available, with the reason when not. The default derives
+  /// it from getNumberOfCacheFilesNeeded(), without a reason beyond that.
+  virtual CompilationCaching getCompilationCaching() const;
 
   /// One flag per operation of `model.main`, in order: whether this driver can run it
   /// (IDevice::getSupportedOperations_1_3). Errors: INVALID_ARGUMENT if the model does not
@@ -159,11 +178,13 @@ std::string_view toString(PreparationPolicy policy);
 
 /// Options of the embedded driver.
 struct DeviceOptions {
-  /// Preparations and executions that run at once on the driver's threads (the scheduler's
-  /// slots; synchronous executions and bursts run on their caller's thread when nothing is
-  /// queued); 0 = 2. When more is pending, HIGH priority runs before MEDIUM before LOW, and a
-  /// running lower-priority execution pauses between operations while higher-priority work
-  /// runs; a queued job runs after at most 8 newer ones (docs/QOS.md).
+  /// Preparations and executions that run at once (the scheduler's slots; synchronous
+  /// executions and bursts take one too, on their caller's thread); 0 = one per hardware
+  /// thread, at least 2. When more is pending, HIGH priority runs before MEDIUM before LOW,
+  /// and a running lower-priority execution pauses between operations while higher-priority
+  /// work runs; a queued job runs after at most 8 newer ones (docs/QOS.md). The embedded
+  /// driver is one application; through nnhald each client uid is one, and applications
+  /// share the slots fairly, priorities never crossing between them.
   unsigned runtimeThreads = 0;
   /// Of those, the preparations (compilations, loads from cache) that run at once; 0 = half
   /// the hardware threads, at least 1. Compiling is background work: it never takes every
@@ -174,9 +195,14 @@ struct DeviceOptions {
   /// Threads TBB may use inside kernels; 0 = all hardware threads.
   unsigned kernelThreads = 0;
   /// Directory of the driver's own persistent state (the compilation cache token map,
-  /// created if missing); empty = none, and compilation caching is disabled (nothing is
-  /// saved; prepareModelFromCache fails with GENERAL_FAILURE).
+  /// created if missing); empty = none. Without one, or with one the driver cannot create,
+  /// lock or write, compilation caching is off: getNumberOfCacheFilesNeeded() is (0, 0),
+  /// cache files given anyway are not saved to, and prepareModelFromCache fails with
+  /// GENERAL_FAILURE.
   std::filesystem::path stateDirectory;
+  /// Compilation caching; false turns it off as if there were no state directory (the state
+  /// directory still holds the calibration, docs/CAPABILITIES.md).
+  bool compilationCaching = true;
   /// Compilation caching: also authenticate the data cache (its SHA-256 is recorded in the
   /// model cache at save and checked at load). Without it, a tampered data cache can change
   /// results (never memory safety); with it, loading costs one SHA-256 pass over the data
@@ -193,6 +219,16 @@ struct DeviceOptions {
   /// Replaces the driver version string (getVersionString, cache headers, token map) when
   /// not empty. For tests of version changes; a different version invalidates every cache.
   std::string versionOverride;
+  /// Memory every prepared model's (and burst's) execution arenas may hold together, in
+  /// bytes; 0 = no limit. Arenas are kept between executions so that they allocate nothing;
+  /// beyond this, the arenas nobody uses are freed first (those of the application holding
+  /// the most first), and an execution that still finds no room fails with
+  /// RESOURCE_EXHAUSTED_TRANSIENT. nnhald sets 8 GiB.
+  uint64_t maxArenaBytes = 0;
+  /// Free arenas unused for this long are freed (an idle prepared model or burst then holds
+  /// none; its next execution allocates again); 0 = kept until the model is released. nnhald
+  /// sets 30 s.
+  std::chrono::milliseconds arenaIdleRelease{0};
   /// Driver-managed buffers (allocate) alive at once; RESOURCE_EXHAUSTED_TRANSIENT beyond.
   uint32_t maxBuffers = 4096;
   /// Asynchronous executions (execute, executeFenced once its fences signalled) of one

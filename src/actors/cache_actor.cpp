@@ -3,8 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <sys/stat.h>
-#include <cassert>
 
+#include <algorithm>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 
@@ -39,8 +39,7 @@ CacheActor::CacheActor(std::shared_ptr<Runtime> runtime, std::unique_ptr<cache::
                        size_t maxDataCacheBytes)
     : runtime_(std::move(runtime)),
       tokens_(std::move(tokens)),
-      maxDataCacheBytes_(maxDataCacheBytes),
-      strand_(runtime_->makeStrand()) {}
+      maxDataCacheBytes_(maxDataCacheBytes) {}
 
 CacheActor::~CacheActor() { stop(); }
 
@@ -59,14 +58,18 @@ Result<CacheActor::Locks> CacheActor::tryLock(const CacheFds& files, bool exclus
   return locks;
 }
 
-void CacheActor::withRetry(std::function<bool()> attempt, std::function<void()> timedOut) {
+void CacheActor::withRetry(hal::ApplicationId owner, std::function<bool()> attempt,
+                           std::function<void()> timedOut) {
   struct Retry : std::enable_shared_from_this<Retry> {
-    Retry(CacheActor& actor, std::function<bool()> a, std::function<void()> t)
+    Retry(CacheActor& actor, hal::ApplicationId owner, std::function<bool()> a,
+          std::function<void()> t)
         : actor(actor),
-          timer(actor.strand_),
+          owner(owner),
+          timer(actor.runtime_->executor()),
           attempt(std::move(a)),
           timedOut(std::move(t)),
           deadline(std::chrono::steady_clock::now() + kLockTimeout) {}
+    /// On the lane.
     void run() {
       if (!attempt()) return;
       if (std::chrono::steady_clock::now() >= deadline) {
@@ -75,16 +78,20 @@ void CacheActor::withRetry(std::function<bool()> attempt, std::function<void()> 
       }
       timer.expires_after(pause);
       pause = std::min(pause * 2, std::chrono::microseconds(20000));
-      timer.async_wait([self = shared_from_this()](boost::system::error_code) { self->run(); });
+      timer.async_wait([self = shared_from_this()](boost::system::error_code) {
+        self->actor.lanes_.post(self->owner, [self] { self->run(); });
+      });
     }
     CacheActor& actor;
+    hal::ApplicationId owner;
     boost::asio::steady_timer timer;
     std::function<bool()> attempt;
     std::function<void()> timedOut;
     std::chrono::steady_clock::time_point deadline;
     std::chrono::microseconds pause{100};
   };
-  std::make_shared<Retry>(*this, std::move(attempt), std::move(timedOut))->run();
+  auto retry = std::make_shared<Retry>(*this, owner, std::move(attempt), std::move(timedOut));
+  lanes_.post(owner, [retry] { retry->run(); });
 }
 
 void CacheActor::post(Save message) {
@@ -93,27 +100,26 @@ void CacheActor::post(Save message) {
     return;
   }
   auto m = std::make_shared<Save>(std::move(message));
-  boost::asio::post(strand_, [this, m] {
-    withRetry(
-        [this, m] {
-          bool busy = false;
-          Result<void> outcome;
-          try {
-            auto locks = tryLock(*m->files, true, busy);
-            if (!locks && busy) return true;
-            outcome = locks ? save(*m, *locks) : std::unexpected(locks.error());
-          } catch (const std::exception& e) {
-            outcome = failure(std::string("saving the compilation cache failed: ") + e.what());
-          }
-          m->reply(std::move(outcome));
-          gate_.leave();
-          return false;
-        },
-        [this, m] {
-          m->reply(lockTimedOut());
-          gate_.leave();
-        });
-  });
+  withRetry(
+      m->runAs.application,
+      [this, m] {
+        bool busy = false;
+        Result<void> outcome;
+        try {
+          auto locks = tryLock(*m->files, true, busy);
+          if (!locks && busy) return true;
+          outcome = locks ? save(*m, *locks) : std::unexpected(locks.error());
+        } catch (const std::exception& e) {
+          outcome = failure(std::string("saving the compilation cache failed: ") + e.what());
+        }
+        m->reply(std::move(outcome));
+        gate_.leave();
+        return false;
+      },
+      [this, m] {
+        m->reply(lockTimedOut());
+        gate_.leave();
+      });
 }
 
 void CacheActor::post(Load message) {
@@ -122,30 +128,34 @@ void CacheActor::post(Load message) {
     return;
   }
   auto m = std::make_shared<Load>(std::move(message));
-  boost::asio::post(strand_, [this, m] {
-    withRetry(
-        [this, m] {
-          bool busy = false;
-          auto locks = tryLock(*m->files, false, busy);
-          if (!locks && busy) return true;
-          if (!locks) {
-            m->reply(std::unexpected(locks.error()));
-          } else {
-            load(*m, *locks);
-          }
+  withRetry(
+      m->owner,
+      [this, m] {
+        // A token this application never saved fails before any file is locked or read.
+        if (!enabled() || !tokens_->find(m->token, m->owner)) {
+          m->reply(failure("the cache files are not a compilation saved under this token"));
           gate_.leave();
           return false;
-        },
-        [this, m] {
-          m->reply(lockTimedOut());
-          gate_.leave();
-        });
-  });
+        }
+        bool busy = false;
+        auto locks = tryLock(*m->files, false, busy);
+        if (!locks && busy) return true;
+        if (!locks) {
+          m->reply(std::unexpected(locks.error()));
+        } else {
+          load(*m, *locks);
+        }
+        gate_.leave();
+        return false;
+      },
+      [this, m] {
+        m->reply(lockTimedOut());
+        gate_.leave();
+      });
 }
 
 Result<void> CacheActor::save(const Save& m, Locks& /*locks: held while writing*/) {
   const ScopedTraceSpan span(runtime_->trace(), "cache", "saveToCache");
-  assert(strand_.running_in_this_thread());  // the token map is this actor's state
   if (!enabled()) return failure("compilation caching is disabled (no state directory)");
   const int modelFd = m.files->model.get(), dataFd = m.files->data.get();
   NNHAL_ASSIGN_OR_RETURN(const cache::FdAccess modelAccess, cache::accessOf(modelFd));
@@ -156,7 +166,9 @@ Result<void> CacheActor::save(const Save& m, Locks& /*locks: held while writing*
   if (sameFile(modelFd, dataFd)) return failure("the model and data cache are the same file");
   // The digest is durable before any byte of the files changes: a crash in between leaves a
   // mapping that rejects whatever the files then hold.
-  NNHAL_TRY(tokens_->put(m.token, m.image.modelDigest));
+  NNHAL_TRY(tokens_->put(cache::TokenEntry{m.runAs.application, m.token, m.image.modelDigest,
+                                           static_cast<uint8_t>(m.runAs.priority),
+                                           static_cast<uint8_t>(m.runAs.preference)}));
   NNHAL_TRY(cache::rewriteWhole(dataFd, m.image.data));
   NNHAL_TRY(cache::rewriteWhole(modelFd, m.image.model));
   return {};
@@ -164,7 +176,6 @@ Result<void> CacheActor::save(const Save& m, Locks& /*locks: held while writing*
 
 void CacheActor::load(Load& m, Locks& /*locks: held while reading*/) {
   const ScopedTraceSpan span(runtime_->trace(), "cache", "loadFromCache");
-  assert(strand_.running_in_this_thread());
   const auto reject = [&m](const std::string& message) { m.reply(failure(message)); };
   if (!enabled()) return reject("compilation caching is disabled (no state directory)");
   const int modelFd = m.files->model.get(), dataFd = m.files->data.get();
@@ -179,10 +190,10 @@ void CacheActor::load(Load& m, Locks& /*locks: held while reading*/) {
   if (!model) return reject("model cache: " + model.error().message);
   // From here on only the in-memory copy of the model cache is used.
   const cache::Digest digest = cache::sha256(model->bytes());
-  // One answer whether the token is unknown or names another model's cache: a client learns
-  // nothing about the tokens other clients saved.
-  const std::optional<cache::Digest> expected = tokens_->find(m.token);
-  if (!expected || !cache::digestsEqual(*expected, digest)) {
+  // One answer whether the token is unknown or names another model's cache (and only the
+  // owner's own tokens are looked at: nothing is learnt of another application's).
+  const std::optional<cache::TokenEntry> expected = tokens_->findEntry(m.token, m.owner);
+  if (!expected || !cache::digestsEqual(expected->digest, digest)) {
     return reject("the cache files are not a compilation saved under this token");
   }
   const auto size = cache::sizeWithin(dataFd, maxDataCacheBytes_);
@@ -192,7 +203,15 @@ void CacheActor::load(Load& m, Locks& /*locks: held while reading*/) {
   const std::shared_ptr<cache::FillingBuffer> data = cache::FillingBuffer::toFill(*bytes);
 
   // The compilation starts now and consumes the data cache as it arrives.
-  m.reply(Loaded{std::move(*model), digest, data});
+  // Codes written by this driver's own Save; anything else is treated as the default.
+  RunAs runAs{m.owner, Priority::MEDIUM, ExecutionPreference::FAST_SINGLE_ANSWER};
+  if (expected->priority <= static_cast<uint8_t>(Priority::HIGH)) {
+    runAs.priority = static_cast<Priority>(expected->priority);
+  }
+  if (expected->preference <= static_cast<uint8_t>(ExecutionPreference::SUSTAINED_SPEED)) {
+    runAs.preference = static_cast<ExecutionPreference>(expected->preference);
+  }
+  m.reply(Loaded{std::move(*model), digest, data, runAs});
   if (auto filled = cache::fillFromFile(dataFd, *data, kDataChunkBytes); !filled) {
     spdlog::debug("data cache read failed: {}", filled.error().message);
   }

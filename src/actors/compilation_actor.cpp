@@ -29,12 +29,12 @@ void CompilationActor::post(Compile message) {
     message.reply(fail(ErrorStatus::DEVICE_UNAVAILABLE, "the driver is shutting down"));
     return;
   }
-  const Priority priority = message.priority;
+  const RunAs runAs = message.runAs;
   // Held until submit() returns: the job may run at once and release the last other
   // reference to the runtime (a callback dropping the model) while submit still posts.
   const std::shared_ptr<Runtime> runtime = runtime_;
   runtime->scheduler().submit(
-      priority, Work::kPreparation,
+      runAs.application, runAs.priority, Work::kPreparation,
       [this, m = std::move(message)](Lease lease) mutable { handle(std::move(m), lease); });
 }
 

@@ -38,7 +38,7 @@ class CompilationActor {
     Job job;
     OptionalTimePoint deadline;
     Reply reply;
-    Priority priority = Priority::MEDIUM;  ///< PrepareOptions::priority
+    RunAs runAs{};  ///< the application and PrepareOptions::priority
   };
 
   /// The job that compiles `model` (already validated) with engine::compile.

@@ -89,12 +89,22 @@ Result<std::shared_ptr<const CacheFds>> keepDescriptors(const CacheFiles& files,
   return std::shared_ptr<const CacheFds>(std::move(fds));
 }
 
+/// The token map of the state directory, or null with the reason compilation caching is off.
 std::unique_ptr<cache::TokenMap> openTokenMap(const DeviceOptions& options,
-                                              const std::string& cacheVersion) {
-  if (options.stateDirectory.empty()) return nullptr;
+                                              const std::string& cacheVersion,
+                                              std::string* offReason) {
+  if (!options.compilationCaching) {
+    *offReason = "compilation caching is turned off";
+    return nullptr;
+  }
+  if (options.stateDirectory.empty()) {
+    *offReason = "the driver has no state directory";
+    return nullptr;
+  }
   auto map = cache::TokenMap::open(options.stateDirectory, cacheVersion);
   if (!map) {
     spdlog::warn("compilation caching disabled: {}", map.error().message);
+    *offReason = map.error().message;
     return nullptr;
   }
   if ((*map)->opened() == cache::TokenMap::Opened::kResetCorrupt) {
@@ -151,9 +161,12 @@ DeviceActor::DeviceActor(const DeviceOptions& options)
                          .kernelThreads = options.kernelThreads,
                          .maxExecutionBytes = options.maxExecutionBytes,
                          .maxQueuedExecutions = options.maxQueuedExecutions,
-                         .trace = options.trace})),
+                         .trace = options.trace,
+                         .maxArenaBytes = options.maxArenaBytes,
+                         .arenaIdleRelease = options.arenaIdleRelease})),
       compiler_(std::make_shared<CompilationActor>(runtime_)),
-      cache_(std::make_shared<CacheActor>(runtime_, openTokenMap(options, cacheVersion_),
+      cache_(std::make_shared<CacheActor>(runtime_,
+                                          openTokenMap(options, cacheVersion_, &cachingOff_),
                                           static_cast<size_t>(options.maxDataCacheBytes))),
       buffers_(std::make_shared<BufferTable>(options.maxBuffers)) {
   auto calibration = hal::applicableCalibration(
@@ -190,7 +203,14 @@ std::vector<Extension> DeviceActor::getSupportedExtensions() const {
 }
 
 NumberOfCacheFiles DeviceActor::getNumberOfCacheFilesNeeded() const {
+  // IDevice.hal 1.2: a driver that cannot cache says (0, 0), and only then.
+  if (!cache_->enabled()) return {0, 0};
   return {kModelCacheFiles, kDataCacheFiles};
+}
+
+CompilationCaching DeviceActor::getCompilationCaching() const {
+  if (!cache_->enabled()) return {false, cachingOff_};
+  return {true, ""};
 }
 
 Result<std::vector<std::string>> DeviceActor::explainSupportedOperations(const Model& model) const {
@@ -214,7 +234,7 @@ std::shared_ptr<const CacheFds> DeviceActor::filesForSave(const CacheFiles& file
     NNHAL_VLOG(Cache, "the compilation will not be saved: {}", why);
     return nullptr;
   };
-  if (!cache_->enabled()) return skip("compilation caching is disabled (no state directory)");
+  if (!cache_->enabled()) return skip("compilation caching is off: " + cachingOff_);
   if (auto shape = checkCacheShape(files); !shape) return skip(shape.error().message);
   auto fds = keepDescriptors(files, false, true);
   if (!fds) return skip(fds.error().message);
@@ -238,11 +258,13 @@ Result<void> DeviceActor::checkPreparation(const Model& model,
 }
 
 Result<void> DeviceActor::checkPreparationFromCache(const CacheFiles& files) const {
-  NNHAL_TRY(checkCacheShape(files));
+  // IDevice.hal 1.2: GENERAL_FAILURE when caching is not supported, whatever the files (the
+  // handle counts are then measured against (0, 0), which no cache could meet).
   if (!cache_->enabled()) {
     return fail(ErrorStatus::GENERAL_FAILURE,
-                "compilation caching is disabled: the driver has no state directory");
+                "compilation caching is off (getNumberOfCacheFilesNeeded is 0, 0): " + cachingOff_);
   }
+  NNHAL_TRY(checkCacheShape(files));
   return {};
 }
 
@@ -261,26 +283,27 @@ ErrorStatus DeviceActor::prepareModel(Model model, const PrepareOptions& options
   if (auto valid = checkPreparation(model, options); !valid) {
     return reject(std::move(valid).error());
   }
-  return prepareChecked(std::move(model), options, std::move(callback));
+  return prepareChecked(std::move(model), options, hal::kEmbeddedApplication, std::move(callback));
 }
 
 ErrorStatus DeviceActor::prepareChecked(Model model, const PrepareOptions& options,
-                                        PrepareCallback callback) {
+                                        hal::ApplicationId application, PrepareCallback callback) {
+  const RunAs runAs{application, options.priority, options.preference};
   callback = tracedPreparation(runtime_->trace(), "prepareModel", std::move(callback));
   std::shared_ptr<const CacheFds> files = options.cache ? filesForSave(*options.cache) : nullptr;
   if (files == nullptr) {
     compiler_->post(CompilationActor::Compile{
         CompilationActor::compileJob(std::move(model)), options.deadline,
-        [runtime = runtime_, buffers = buffers_, priority = options.priority,
+        [runtime = runtime_, buffers = buffers_, runAs,
          callback = std::move(callback)](Result<Plan> plan) mutable {
           if (!plan) {
             callback(std::unexpected(std::move(plan).error()));
             return;
           }
           callback(std::shared_ptr<PreparedModel>(std::make_shared<PreparedModelImpl>(
-              std::move(runtime), std::move(*plan), std::move(buffers), nullptr, priority)));
+              std::move(runtime), std::move(*plan), std::move(buffers), nullptr, runAs)));
         },
-        options.priority});
+        runAs});
     return ErrorStatus::NONE;
   }
 
@@ -309,17 +332,18 @@ ErrorStatus DeviceActor::prepareChecked(Model model, const PrepareOptions& optio
   binding->token = options.cache->token;
   binding->version = cacheVersion_;
   binding->options = cacheOptions_;
+  binding->runAs = runAs;
   compiler_->post(CompilationActor::Compile{
       std::move(job), options.deadline,
-      [runtime = runtime_, buffers = buffers_, priority = options.priority,
+      [runtime = runtime_, buffers = buffers_, runAs,
        binding = std::shared_ptr<const CacheBinding>(binding), encoded,
        callback = std::move(callback)](Result<Plan> plan) mutable {
         if (!plan) {
           callback(std::unexpected(std::move(plan).error()));
           return;
         }
-        auto prepared = std::make_shared<PreparedModelImpl>(runtime, std::move(*plan), buffers,
-                                                            binding, priority);
+        auto prepared =
+            std::make_shared<PreparedModelImpl>(runtime, std::move(*plan), buffers, binding, runAs);
         if (!encoded->has_value()) {
           callback(std::shared_ptr<PreparedModel>(std::move(prepared)));
           return;
@@ -338,14 +362,21 @@ ErrorStatus DeviceActor::prepareChecked(Model model, const PrepareOptions& optio
                 NNHAL_VLOG(Cache, "cache not saved: {}", saved.error().message);
               }
               deliver(runtime, std::move(callback), std::shared_ptr<PreparedModel>(prepared));
-            }});
+            },
+            binding->runAs});
       },
-      options.priority});
+      runAs});
   return ErrorStatus::NONE;
 }
 
 ErrorStatus DeviceActor::prepareModelFromCache(const CacheFiles& files, OptionalTimePoint deadline,
                                                PrepareCallback callback) {
+  return prepareFromCache(files, deadline, hal::kEmbeddedApplication, std::move(callback));
+}
+
+ErrorStatus DeviceActor::prepareFromCache(const CacheFiles& files, OptionalTimePoint deadline,
+                                          hal::ApplicationId application,
+                                          PrepareCallback callback) {
   callback = tracedPreparation(runtime_->trace(), "prepareModelFromCache", std::move(callback));
   NNHAL_VLOG(Driver, "prepareModelFromCache: {} model and {} data cache files",
              files.modelCache.size(), files.dataCache.size());
@@ -383,6 +414,7 @@ ErrorStatus DeviceActor::prepareModelFromCache(const CacheFiles& files, Optional
         binding->token = token;
         binding->version = version;
         binding->options = cacheOptions;
+        binding->runAs = loaded->runAs;
         binding->loadedFrom = std::make_shared<const CacheImage>(
             CacheImage{bytes->model.bytes(), bytes->modelDigest, bytes->data->bytes(), bytes});
         // Loading a cache is fast and does not stop midway: the deadline is checked around it.
@@ -393,18 +425,23 @@ ErrorStatus DeviceActor::prepareModelFromCache(const CacheFiles& files, Optional
                                                          bytes->data, version, cacheOptions));
           return Plan(std::move(plan));
         };
+        // IDevice::prepareModelFromCache_1_3 takes no priority: the model runs with the
+        // priority and preference it was saved with, recorded in the token map.
+        const RunAs runAs = loaded->runAs;
         compiler->post(CompilationActor::Compile{
             std::move(job), deadline,
             [runtime, buffers, binding = std::shared_ptr<const CacheBinding>(std::move(binding)),
-             callback = std::move(callback)](Result<Plan> plan) mutable {
+             runAs, callback = std::move(callback)](Result<Plan> plan) mutable {
               if (!plan) {
                 callback(std::unexpected(std::move(plan).error()));
                 return;
               }
               callback(std::shared_ptr<PreparedModel>(std::make_shared<PreparedModelImpl>(
-                  runtime, std::move(*plan), std::move(buffers), binding)));
-            }});
-      }});
+                  runtime, std::move(*plan), std::move(buffers), binding, runAs)));
+            },
+            runAs});
+      },
+      application});
   return ErrorStatus::NONE;
 }
 

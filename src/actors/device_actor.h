@@ -41,7 +41,9 @@ class DeviceActor final : public Device, public hal::DeviceControl {
   DeviceType getType() const override;
   Capabilities getCapabilities() const override;
   std::vector<Extension> getSupportedExtensions() const override;
+  /// (1, 1) with a usable state directory, else (0, 0) (DeviceOptions::stateDirectory).
   NumberOfCacheFiles getNumberOfCacheFilesNeeded() const override;
+  CompilationCaching getCompilationCaching() const override;
   Result<std::vector<bool>> getSupportedOperations(const Model& model) const override;
   Result<std::vector<std::string>> explainSupportedOperations(const Model& model) const override;
   ErrorStatus prepareModel(Model model, const PrepareOptions& options,
@@ -63,9 +65,16 @@ class DeviceActor final : public Device, public hal::DeviceControl {
   /// The argument checks prepareModelFromCache starts with: INVALID_ARGUMENT for the handle
   /// counts, GENERAL_FAILURE when caching is disabled.
   Result<void> checkPreparationFromCache(const CacheFiles& files) const override;
-  /// prepareModel without its checks: `model` and `options` passed checkPreparation.
+  /// prepareModel without its checks, for `application`: `model` and `options` passed
+  /// checkPreparation.
   ErrorStatus prepareChecked(Model model, const PrepareOptions& options,
-                             PrepareCallback callback) override;
+                             hal::ApplicationId application, PrepareCallback callback) override;
+  /// prepareModelFromCache for `application`.
+  ErrorStatus prepareFromCache(const CacheFiles& files, OptionalTimePoint deadline,
+                               hal::ApplicationId application, PrepareCallback callback) override;
+  void setApplicationWeight(hal::ApplicationId application, uint32_t weight) override {
+    runtime_->scheduler().setWeight(application, weight);
+  }
 
  private:
   /// The duplicated descriptors to save to, or null (with the reason logged at debug level)
@@ -74,6 +83,8 @@ class DeviceActor final : public Device, public hal::DeviceControl {
 
   std::string version_;
   std::string cacheVersion_;
+  /// Why compilation caching is off ("" when it is on); set once, while constructing.
+  std::string cachingOff_;
   /// getCapabilities' answer: measured (hal/calibration.h) or the defaults, fixed at creation.
   Capabilities capabilities_;
   cache::CacheOptions cacheOptions_;

@@ -24,13 +24,13 @@ uint64_t microsecondsSince(Clock::time_point start, Clock::time_point end) {
 
 ExecutionActor::ExecutionActor(std::shared_ptr<Runtime> runtime,
                                std::shared_ptr<const engine::ExecutionPlan> plan,
-                               std::shared_ptr<BufferTable> buffers, Priority priority)
+                               std::shared_ptr<BufferTable> buffers, RunAs runAs)
     : runtime_(std::move(runtime)),
       plan_(std::move(plan)),
       buffers_(std::move(buffers)),
       bufferModelId_(buffers_ ? buffers_->newModelId() : 0),
-      priority_(priority),
-      arenas_(plan_->main().arenaBytes) {
+      runAs_(runAs),
+      arenas_(plan_->main().arenaBytes, &runtime_->arenaBudget(), runAs_.application) {
   for (uint32_t operand : plan_->main().outputOperands) {
     const engine::PlannedOperand& planned = plan_->main().operands[operand];
     outputBytes_.push_back(planned.shapeKnown ? planned.byteSize : 0);
@@ -62,7 +62,7 @@ bool ExecutionActor::runsQuickly() const {
   // slot nor pause, so it stays short on the caller's (nnhald's io) thread.
   return plan_->main().fullyStatic &&
          quickRuns_.load(std::memory_order_relaxed) >= kQuickRunsNeeded &&
-         runtime_->scheduler().idleFor(priority_);
+         runtime_->scheduler().idleFor(runAs_.application, runAs_.priority);
 }
 
 Result<ExecutionResult> ExecutionActor::runAdmitted(const Request& request,
@@ -127,11 +127,11 @@ Result<ExecutionResult> ExecutionActor::runEngine(const Request& request,
              cancelled ? ", cancellable" : "");
   Result<std::vector<OutputShape>> shapes;
   try {
-    shapes =
-        engine::execute(*plan_, request, burst ? burst->arenas : arenas_, runtime_->parallel(),
-                        engine::RunOptions{options.deadline, options.loopTimeout, cancelled,
-                                           runtime_->maxExecutionBytes(),
-                                           burst ? &burst->staging : &staging_, &lease, profile});
+    shapes = engine::execute(
+        *plan_, request, burst ? burst->arenas : arenas_, runtime_->parallel(),
+        engine::RunOptions{options.deadline, options.loopTimeout, cancelled,
+                           runtime_->maxExecutionBytes(), burst ? &burst->staging : &staging_,
+                           &lease, profile, runAs_.preference});
   } catch (const std::bad_alloc&) {
     shapes = fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "out of memory during the execution");
   } catch (const std::exception& e) {
@@ -187,7 +187,7 @@ Result<ExecutionResult> ExecutionActor::runValidated(const Request& request,
   if (!gate_.enter()) {
     return fail(ErrorStatus::DEVICE_UNAVAILABLE, "the prepared model is shutting down");
   }
-  Lease lease = runtime_->scheduler().enter(priority_);
+  Lease lease = runtime_->scheduler().enter(runAs_.application, runAs_.priority);
   auto result = runAdmitted(request, options, start, nullptr, lease);
   lease = Lease();
   gate_.leave();
@@ -202,7 +202,7 @@ Result<ExecutionResult> ExecutionActor::runInBurst(const Request& request,
   if (!gate_.enter()) {
     return fail(ErrorStatus::DEVICE_UNAVAILABLE, "the prepared model is shutting down");
   }
-  Lease lease = runtime_->scheduler().enter(priority_);
+  Lease lease = runtime_->scheduler().enter(runAs_.application, runAs_.priority);
   auto result = runAdmitted(request, options, start, nullptr, lease, &resources);
   lease = Lease();
   gate_.leave();
@@ -232,14 +232,15 @@ ErrorStatus ExecutionActor::post(Execute message) {
   // Held until submit() returns: the job may run at once and release the last other
   // reference to the runtime (a callback dropping the model) while submit still posts.
   const std::shared_ptr<Runtime> runtime = runtime_;
-  runtime->scheduler().submit(
-      priority_, Work::kExecution, [this, start, m = std::move(message)](Lease lease) mutable {
-        queued_.fetch_sub(1, std::memory_order_relaxed);
-        auto result = runAdmitted(m.request, m.options, start, m.cancelled.get(), lease);
-        lease = Lease();  // the next job may start while this one replies
-        gate_.leave();
-        m.reply(std::move(result));
-      });
+  runtime->scheduler().submit(runAs_.application, runAs_.priority, Work::kExecution,
+                              [this, start, m = std::move(message)](Lease lease) mutable {
+                                queued_.fetch_sub(1, std::memory_order_relaxed);
+                                auto result = runAdmitted(m.request, m.options, start,
+                                                          m.cancelled.get(), lease);
+                                lease = Lease();  // the next job may start while this one replies
+                                gate_.leave();
+                                m.reply(std::move(result));
+                              });
   return ErrorStatus::NONE;
 }
 

@@ -44,11 +44,11 @@ class ExecutionActor {
 
   /// `buffers`: the device's driver-managed buffers, which requests may name by token (null:
   /// none; a token is then INVALID_ARGUMENT).
-  /// `priority`: the model's (PrepareOptions::priority); its executions run with it.
+  /// `runAs`: the model's application and priority (PrepareOptions::priority); its
+  /// executions run as them on the scheduler.
   ExecutionActor(std::shared_ptr<Runtime> runtime,
                  std::shared_ptr<const engine::ExecutionPlan> plan,
-                 std::shared_ptr<BufferTable> buffers = nullptr,
-                 Priority priority = Priority::MEDIUM);
+                 std::shared_ptr<BufferTable> buffers = nullptr, RunAs runAs = {});
   ~ExecutionActor();
 
   const engine::ExecutionPlan& plan() const { return *plan_; }
@@ -66,7 +66,8 @@ class ExecutionActor {
   /// What a burst keeps between its executions: its own arena and staging memory, so that
   /// after its first execution it allocates nothing and takes no lock of the shared pools.
   struct BurstResources {
-    explicit BurstResources(size_t arenaBytes) : arenas(arenaBytes) {}
+    BurstResources(size_t arenaBytes, engine::ArenaBudget* budget, hal::ApplicationId application)
+        : arenas(arenaBytes, budget, application) {}
     engine::ArenaPool arenas;
     engine::StagingPool staging;
   };
@@ -100,7 +101,10 @@ class ExecutionActor {
   uint64_t bufferModelId() const { return bufferModelId_; }
   /// The device's buffer table (null when the model was made without one).
   const BufferTable* bufferTable() const { return buffers_.get(); }
-  Priority priority() const { return priority_; }
+  Priority priority() const { return runAs_.priority; }
+  /// The device's arena budget (the arenas of this model and its bursts are charged to it).
+  engine::ArenaBudget* arenaBudget() const { return &runtime_->arenaBudget(); }
+  hal::ApplicationId application() const { return runAs_.application; }
 
  private:
   friend class FencedExecution;
@@ -119,7 +123,7 @@ class ExecutionActor {
   std::shared_ptr<const engine::ExecutionPlan> plan_;
   std::shared_ptr<BufferTable> buffers_;
   uint64_t bufferModelId_ = 0;
-  Priority priority_;
+  RunAs runAs_;
   /// Executions queued on the scheduler and not started (bounded).
   std::atomic<uint32_t> queued_{0};
   /// Bytes of each model output when its shape is known at compile time (else 0).

@@ -263,7 +263,7 @@ void FencedExecution::postRunLocked(std::move_only_function<void()> finished) {
   // reference to the runtime (a callback dropping the model) while submit still posts.
   const std::shared_ptr<Runtime> runtime = actor_.runtime_;
   runtime->scheduler().submit(
-      actor_.priority(), Work::kExecution,
+      actor_.application(), actor_.priority(), Work::kExecution,
       [self = shared_from_this(), finished = std::move(finished)](Lease lease) mutable {
         self->run(lease);
         lease = Lease();

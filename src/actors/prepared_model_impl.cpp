@@ -42,9 +42,9 @@ Result<void> PreparedModelImpl::updateCache() const {
   }
   std::promise<Result<void>> done;
   auto future = done.get_future();
-  cache_->actor->post(
-      CacheActor::Save{cache_->token, cache_->files, std::move(image),
-                       [&done](Result<void> saved) { done.set_value(std::move(saved)); }});
+  cache_->actor->post(CacheActor::Save{
+      cache_->token, cache_->files, std::move(image),
+      [&done](Result<void> saved) { done.set_value(std::move(saved)); }, cache_->runAs});
   return future.get();
 }
 

@@ -24,6 +24,9 @@ struct CacheBinding {
   cache::CacheOptions options;
   /// For a model prepared from the cache: the bytes it was loaded from (null otherwise).
   std::shared_ptr<const CacheImage> loadedFrom;
+  /// Who prepared the model and with which priority and preference: recorded with its
+  /// token-map entry.
+  RunAs runAs{};
 };
 
 class PreparedModelImpl final : public PreparedModel,
@@ -31,13 +34,13 @@ class PreparedModelImpl final : public PreparedModel,
                                 public std::enable_shared_from_this<PreparedModelImpl> {
  public:
   /// `buffers`: the device's driver-managed buffers (requests may name them by token);
-  /// `priority`: PrepareOptions::priority, the priority of every execution of the model.
+  /// `runAs`: the application the model was prepared for and PrepareOptions::priority, as
+  /// which every execution of the model runs.
   PreparedModelImpl(std::shared_ptr<Runtime> runtime,
                     std::shared_ptr<const engine::ExecutionPlan> plan,
                     std::shared_ptr<BufferTable> buffers,
-                    std::shared_ptr<const CacheBinding> cache = nullptr,
-                    Priority priority = Priority::MEDIUM)
-      : actor_(std::move(runtime), plan, std::move(buffers), priority),
+                    std::shared_ptr<const CacheBinding> cache = nullptr, RunAs runAs = {})
+      : actor_(std::move(runtime), plan, std::move(buffers), runAs),
         plan_(std::move(plan)),
         cache_(std::move(cache)) {}
 

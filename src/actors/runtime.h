@@ -23,6 +23,7 @@
 
 #include "actors/cancel_registry.h"
 #include "actors/scheduler.h"
+#include "engine/arena_budget.h"
 #include "engine/parallel.h"
 #include "nnhal/trace.h"
 
@@ -33,8 +34,8 @@ using Strand = boost::asio::strand<Executor>;
 
 /// How a Runtime runs work (from DeviceOptions).
 struct RuntimeOptions {
-  /// Slots of the scheduler, the preparations and executions that run at once (0 = 2; the
-  /// pool has twice as many threads, for runs paused by priority).
+  /// Slots of the scheduler, the preparations and executions that run at once (0 = one per
+  /// hardware thread, at least 2; the pool has twice as many threads, for paused runs).
   unsigned threads = 0;
   /// Of the slots, those preparations may hold at once (0 = half the hardware threads, at
   /// least 1; at most `threads`).
@@ -49,6 +50,9 @@ struct RuntimeOptions {
   uint32_t maxQueuedExecutions = 1024;
   /// DeviceOptions::trace.
   std::shared_ptr<TraceRecorder> trace{};
+  /// DeviceOptions::maxArenaBytes and arenaIdleRelease (engine/arena_budget.h).
+  uint64_t maxArenaBytes = 0;
+  std::chrono::milliseconds arenaIdleRelease{0};
 };
 
 class Runtime {
@@ -72,13 +76,23 @@ class Runtime {
   uint32_t maxQueuedExecutions() const { return maxQueuedExecutions_; }
   /// Where the device records its spans (nnhal/trace.h); null = no tracing.
   TraceRecorder* trace() const { return trace_.get(); }
+  /// The memory every execution arena of the device may hold; an idle watchdog on the pool
+  /// frees arenas unused for its idleRelease.
+  engine::ArenaBudget& arenaBudget() { return arenaBudget_; }
 
  private:
   std::unique_ptr<boost::asio::thread_pool> pool_;
-  /// Preparations (Scheduler: the background pool, at a lower OS priority).
+  /// Preparations that give way (Scheduler: at the PreparationPolicy's lower OS priority).
   std::unique_ptr<boost::asio::thread_pool> background_;
+  /// Preparations that are their application's share (normal priority); null with
+  /// PreparationPolicy::kNormal, where background_ serves both.
+  std::unique_ptr<boost::asio::thread_pool> fairBackground_;
   std::shared_ptr<Scheduler> scheduler_;
   engine::Parallel parallel_;
+  engine::ArenaBudget arenaBudget_;
+  /// The idle watchdog: trims the arena budget every half idleRelease (until stopped).
+  struct Watchdog;
+  std::shared_ptr<Watchdog> watchdog_;
   CancelRegistry fenceWaits_;
   uint64_t maxExecutionBytes_;
   uint32_t maxQueuedExecutions_;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 #include <system_error>
+#include <unordered_map>
 
 #include "hal/serialization.h"
 
@@ -19,9 +20,9 @@ using hal::ByteWriter;
 namespace {
 
 constexpr char kMagic[8] = {'N', 'N', 'H', 'A', 'L', 'T', 'K', 'M'};
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;  // 2: entries have an owner
 constexpr uint32_t kMaxVersionLength = 1024;
-constexpr size_t kEntryBytes = 64;
+constexpr size_t kEntryBytes = 74;
 // The largest map file accepted (a generous multiple of the default entry limit).
 constexpr size_t kMaxFileBytes = size_t{64} << 20;
 constexpr auto kLockTimeout = std::chrono::seconds(10);
@@ -29,16 +30,19 @@ constexpr auto kLockTimeout = std::chrono::seconds(10);
 }  // namespace
 
 std::vector<uint8_t> TokenMap::encode(const std::string& driverVersion,
-                                      const std::vector<std::pair<Token, Digest>>& entries) {
+                                      const std::vector<TokenEntry>& entries) {
   ByteWriter out;
   out.reserve(64 + driverVersion.size() + entries.size() * kEntryBytes);
   out.putBytes({reinterpret_cast<const uint8_t*>(kMagic), sizeof(kMagic)});
   out.putU32(kFormatVersion);
   out.putString(driverVersion);
   out.putU32(static_cast<uint32_t>(entries.size()));
-  for (const auto& [token, digest] : entries) {
-    out.putBytes(token);
-    out.putBytes(digest);
+  for (const TokenEntry& entry : entries) {
+    out.putU64(entry.owner);
+    out.putBytes(entry.token);
+    out.putBytes(entry.digest);
+    out.putU8(entry.priority);
+    out.putU8(entry.preference);
   }
   const Digest checksum = sha256(out.buffer());
   out.putBytes(checksum);
@@ -67,6 +71,12 @@ Result<std::unique_ptr<TokenMap>> TokenMap::open(const std::filesystem::path& di
     // Whoever can write the token map can make the driver trust a cache: keep it private.
     std::filesystem::permissions(directory, std::filesystem::perms::owner_all,
                                  std::filesystem::perm_options::replace, ec);
+  }
+  // Saving renames a new map into the directory: one the driver cannot write is no cache
+  // (checked now, so that the device reports no cache files instead of failing every save).
+  if (::faccessat(AT_FDCWD, directory.c_str(), W_OK | X_OK, AT_EACCESS) != 0) {
+    return fail(ErrorStatus::GENERAL_FAILURE,
+                errnoText("the state directory " + directory.string() + " is not writable"));
   }
   const std::filesystem::path lockPath = directory / kLockName;
   UniqueFd lockFd(::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
@@ -134,13 +144,17 @@ TokenMap::LoadOutcome TokenMap::reload() {
   if (!in.ok()) return LoadOutcome::kCorrupt;
   if (version != driverVersion_) return LoadOutcome::kOtherVersion;
   const uint32_t count = in.readCount(UINT32_MAX, kEntryBytes);
-  std::vector<std::pair<Token, Digest>> entries(count);
-  for (auto& [token, digest] : entries) {
-    const std::span<const uint8_t> t = in.getBytes(token.size());
-    const std::span<const uint8_t> d = in.getBytes(digest.size());
+  std::vector<TokenEntry> entries(count);
+  for (TokenEntry& entry : entries) {
+    entry.owner = in.getU64();
+    const std::span<const uint8_t> t = in.getBytes(entry.token.size());
+    const std::span<const uint8_t> d = in.getBytes(entry.digest.size());
     if (!in.ok()) return LoadOutcome::kCorrupt;
-    std::memcpy(token.data(), t.data(), token.size());
-    std::memcpy(digest.data(), d.data(), digest.size());
+    std::memcpy(entry.token.data(), t.data(), entry.token.size());
+    std::memcpy(entry.digest.data(), d.data(), entry.digest.size());
+    entry.priority = in.getU8();
+    entry.preference = in.getU8();
+    if (!in.ok()) return LoadOutcome::kCorrupt;
   }
   if (!in.ok() || !in.atEnd()) return LoadOutcome::kCorrupt;
   if (entries.size() > maxEntries_) {
@@ -163,16 +177,17 @@ Result<void> TokenMap::persist() {
   return {};
 }
 
-Result<void> TokenMap::update(const Token& token, const std::optional<Digest>& digest) {
+Result<void> TokenMap::update(TokenOwner owner, const Token& token,
+                              const std::optional<TokenEntry>& entry) {
   std::lock_guard<std::mutex> guard(mutex_);
   NNHAL_ASSIGN_OR_RETURN(FileLock lock, FileLock::acquire(lockFd_.get(), true, kLockTimeout));
   reloadIfChanged();
-  std::erase_if(entries_, [&](const auto& entry) { return entry.first == token; });
-  if (digest) {
-    entries_.emplace_back(token, *digest);
-    if (entries_.size() > maxEntries_) {
-      entries_.erase(entries_.begin(), entries_.end() - static_cast<ptrdiff_t>(maxEntries_));
-    }
+  std::erase_if(entries_, [&](const TokenEntry& entry) {
+    return entry.owner == owner && entry.token == token;
+  });
+  if (entry) {
+    entries_.push_back(*entry);
+    while (entries_.size() > maxEntries_) evictOneLocked(owner);
   }
   auto written = persist();
   if (!written) {
@@ -182,22 +197,47 @@ Result<void> TokenMap::update(const Token& token, const std::optional<Digest>& d
   return {};
 }
 
-Result<void> TokenMap::put(const Token& token, const Digest& digest) {
-  return update(token, digest);
+void TokenMap::evictOneLocked(TokenOwner inserting) {
+  // The owner holding the most entries (the inserting one on a tie) loses its oldest.
+  std::unordered_map<TokenOwner, size_t> held;
+  for (const TokenEntry& entry : entries_) ++held[entry.owner];
+  TokenOwner heaviest = inserting;
+  for (const auto& [owner, count] : held) {
+    if (count > held[heaviest]) heaviest = owner;
+  }
+  auto oldest = std::find_if(entries_.begin(), entries_.end(),
+                             [&](const TokenEntry& entry) { return entry.owner == heaviest; });
+  entries_.erase(oldest);
 }
 
-Result<void> TokenMap::erase(const Token& token) { return update(token, std::nullopt); }
+Result<void> TokenMap::put(const Token& token, const Digest& digest, TokenOwner owner) {
+  return put(TokenEntry{owner, token, digest});
+}
 
-std::optional<Digest> TokenMap::find(const Token& token) {
+Result<void> TokenMap::put(const TokenEntry& entry) {
+  return update(entry.owner, entry.token, entry);
+}
+
+Result<void> TokenMap::erase(const Token& token, TokenOwner owner) {
+  return update(owner, token, std::nullopt);
+}
+
+std::optional<Digest> TokenMap::find(const Token& token, TokenOwner owner) {
+  const std::optional<TokenEntry> entry = findEntry(token, owner);
+  if (!entry) return std::nullopt;
+  return entry->digest;
+}
+
+std::optional<TokenEntry> TokenMap::findEntry(const Token& token, TokenOwner owner) {
   std::lock_guard<std::mutex> guard(mutex_);
   reloadIfChanged();
   for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) {
-    if (it->first == token) return it->second;
+    if (it->owner == owner && it->token == token) return *it;
   }
   return std::nullopt;
 }
 
-std::vector<std::pair<Token, Digest>> TokenMap::entries() {
+std::vector<TokenEntry> TokenMap::entries() {
   std::lock_guard<std::mutex> guard(mutex_);
   reloadIfChanged();
   return entries_;

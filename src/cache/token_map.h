@@ -1,13 +1,21 @@
-// cache/token_map.h — the driver's persistent {cache token -> SHA-256 of the model cache}.
+// cache/token_map.h — the driver's persistent {(owner, cache token) -> SHA-256 of the model
+// cache}.
 //
 // This map is what makes compilation caches trustworthy: a model cache is used only if its
 // bytes hash to the digest recorded for its token when the driver itself wrote it. Cache
 // files live wherever the client keeps them and anyone may rewrite them; this file lives in
 // the driver's own state directory.
 //
+// Entries belong to an owner (the application that saved them, hal/application.h): an owner
+// finds and replaces only its own tokens, so one application learns nothing of another's
+// tokens and cannot overwrite them. When the map is full, the owner holding the most entries
+// loses its oldest one: an application saving more than the others evicts only its own
+// entries, never those of one that holds fewer.
+//
 // File (docs/CACHE_FORMAT.md): `<directory>/cache_token_map.bin`, little-endian:
-//   "NNHALTKM" | u32 format version | u32 length + driver version | u32 count |
-//   count x (32-byte token, 32-byte digest), oldest first | SHA-256 of everything before.
+//   "NNHALTKM" | u32 format version (2) | u32 length + driver version | u32 count |
+//   count x (u64 owner, 32-byte token, 32-byte digest, u8 priority, u8 preference), oldest
+//   first | SHA-256 of everything before.
 // Updates are crash-safe: under an exclusive flock() of `cache_token_map.lock` the map is
 // re-read (other processes may have added tokens), changed, written to a temporary file,
 // fsync()ed, renamed over the map and the directory fsync()ed. A crash at any point leaves
@@ -40,6 +48,20 @@ namespace nnhal::cache {
 /// A 32-byte compilation cache token (types.hal 1.2 CacheToken).
 using Token = std::array<uint8_t, kByteSizeOfCacheToken>;
 
+/// Who saved an entry (an application, hal/application.h); 0 for a single-owner map.
+using TokenOwner = uint64_t;
+
+struct TokenEntry {
+  TokenOwner owner = 0;
+  Token token{};
+  Digest digest{};
+  /// The PrepareOptions of the preparation that saved it (Priority, ExecutionPreference
+  /// codes): a model prepared from the cache runs with them (prepareModelFromCache_1_3 has no
+  /// priority of its own).
+  uint8_t priority = 1;    ///< MEDIUM
+  uint8_t preference = 1;  ///< FAST_SINGLE_ANSWER
+};
+
 class TokenMap {
  public:
   static constexpr const char* kFileName = "cache_token_map.bin";
@@ -66,23 +88,27 @@ class TokenMap {
   Opened opened() const { return opened_; }
   const std::string& driverVersion() const { return driverVersion_; }
 
-  /// Records token -> digest and makes it durable before returning.
+  /// Records (owner, token) -> digest and makes it durable before returning.
   /// Errors: GENERAL_FAILURE when the map cannot be written (the caller must not write the
   /// cache files then).
-  Result<void> put(const Token& token, const Digest& digest);
-  /// Forgets `token` (durably). Errors: as put.
-  Result<void> erase(const Token& token);
-  /// The digest recorded for `token`, if any (re-reading the file when another process or
-  /// TokenMap changed it).
-  std::optional<Digest> find(const Token& token);
-  /// Number of tokens (after re-reading a changed file).
+  Result<void> put(const Token& token, const Digest& digest, TokenOwner owner = 0);
+  /// put() of a whole entry (with the options of the preparation that saved it).
+  Result<void> put(const TokenEntry& entry);
+  /// Forgets (owner, token) (durably). Errors: as put.
+  Result<void> erase(const Token& token, TokenOwner owner = 0);
+  /// The digest `owner` recorded for `token`, if any (re-reading the file when another
+  /// process or TokenMap changed it).
+  std::optional<Digest> find(const Token& token, TokenOwner owner = 0);
+  /// The whole entry `owner` recorded for `token`, if any.
+  std::optional<TokenEntry> findEntry(const Token& token, TokenOwner owner = 0);
+  /// Number of entries, of every owner (after re-reading a changed file).
   size_t size();
   /// Every entry, oldest first (after re-reading a changed file).
-  std::vector<std::pair<Token, Digest>> entries();
+  std::vector<TokenEntry> entries();
 
   /// The serialized form of `entries` (exposed for tests that damage files on purpose).
   static std::vector<uint8_t> encode(const std::string& driverVersion,
-                                     const std::vector<std::pair<Token, Digest>>& entries);
+                                     const std::vector<TokenEntry>& entries);
 
  private:
   TokenMap(std::filesystem::path directory, std::string driverVersion, size_t maxEntries,
@@ -100,7 +126,10 @@ class TokenMap {
   void reloadIfChanged();  // reload() when the file's stamp changed
   std::optional<FileStamp> stamp() const;
   Result<void> persist();  // writes entries_ (caller holds the flock)
-  Result<void> update(const Token& token, const std::optional<Digest>& digest);
+  /// Replaces (owner, token) by `entry` (or removes it when `entry` is empty).
+  Result<void> update(TokenOwner owner, const Token& token, const std::optional<TokenEntry>& entry);
+  /// Drops the oldest entry of the owner holding the most (mutex_ held).
+  void evictOneLocked(TokenOwner inserting);
 
   const std::filesystem::path directory_;
   const std::filesystem::path file_;
@@ -110,7 +139,7 @@ class TokenMap {
   Opened opened_ = Opened::kCreated;
 
   std::mutex mutex_;  // guards everything below
-  std::vector<std::pair<Token, Digest>> entries_;
+  std::vector<TokenEntry> entries_;
   std::optional<FileStamp> stamp_;
 };
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <variant>
 
+#include "engine/arena_budget.h"
 #include "engine/interpreter.h"
 #include "engine/operation_registry.h"
 #include "engine/request_staging.h"
@@ -15,19 +16,28 @@
 
 namespace nnhal::engine {
 
+ArenaPool::ArenaPool(size_t bytes, ArenaBudget* budget, hal::ApplicationId application)
+    : bytes_(bytes),
+      rounded_((bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment),
+      budget_(bytes != 0 ? budget : nullptr),
+      application_(application) {
+  if (budget_ != nullptr) budget_->enroll(this);
+}
+
 Result<ArenaPool::Lease> ArenaPool::acquire() {
   if (bytes_ == 0) return Lease(nullptr, Release{this});
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!free_.empty()) {
-      uint8_t* arena = free_.back();
+      uint8_t* arena = free_.back().arena;
       free_.pop_back();
       return Lease(arena, Release{this});
     }
   }
-  const size_t rounded = (bytes_ + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
-  void* memory = std::aligned_alloc(kArenaAlignment, rounded);
+  if (budget_ != nullptr) NNHAL_TRY(budget_->charge(*this, application_, rounded_));
+  void* memory = std::aligned_alloc(kArenaAlignment, rounded_);
   if (memory == nullptr) {
+    if (budget_ != nullptr) budget_->give(application_, rounded_);
     return fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT,
                 "cannot allocate an execution arena of " + std::to_string(bytes_) + " bytes");
   }
@@ -37,11 +47,33 @@ Result<ArenaPool::Lease> ArenaPool::acquire() {
 void ArenaPool::release(uint8_t* arena) {
   if (arena == nullptr) return;
   std::lock_guard<std::mutex> lock(mutex_);
-  free_.push_back(arena);
+  free_.push_back({arena, std::chrono::steady_clock::now()});
+}
+
+size_t ArenaPool::freeArenas() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return free_.size();
+}
+
+uint64_t ArenaPool::trim(TimePoint before) {
+  std::vector<uint8_t*> freed;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::erase_if(free_, [&](const FreeArena& entry) {
+      if (entry.lastUsed >= before) return false;
+      freed.push_back(entry.arena);
+      return true;
+    });
+  }
+  for (uint8_t* arena : freed) std::free(arena);
+  return freed.size() * uint64_t{rounded_};
 }
 
 ArenaPool::~ArenaPool() {
-  for (uint8_t* arena : free_) std::free(arena);
+  // Out of the budget's list first: it no longer trims this pool.
+  if (budget_ != nullptr) budget_->leave(this);
+  for (const FreeArena& entry : free_) std::free(entry.arena);
+  if (budget_ != nullptr && !free_.empty()) budget_->give(application_, free_.size() * rounded_);
 }
 
 namespace {
@@ -111,7 +143,9 @@ Result<std::vector<OutputShape>> executeStatic(const ExecutionPlan& plan, const 
     const bool vlogStep = hal::vlogIsOn(hal::VlogTag::kCpuexe);
     const auto stepStart =
         profile != nullptr || vlogStep ? std::chrono::steady_clock::now() : profileStart;
-    auto ran = step.kernel->run(RunContext(stepInputs, stepOutputs, scratch, {parallel, &stop}));
+    auto ran = step.kernel->run(
+        RunContext(stepInputs, stepOutputs, scratch,
+                   {parallel, &stop, stepWidth(parallel, options.yield, options.preference)}));
     if (profile != nullptr) {
       const auto stepEnd = std::chrono::steady_clock::now();
       const auto ns = [](auto d) {
@@ -173,7 +207,7 @@ Result<std::vector<OutputShape>> executeDynamic(const ExecutionPlan& plan, const
     outputs[k].capacity = request.outputs[k].location.length;
   }
   InterpreterOptions interpreterOptions{options.deadline, options.loopTimeout, options.cancelled,
-                                        budget, options.yield};
+                                        budget,           options.yield,       options.preference};
   NNHAL_TRY(runSubgraph(plan, 0, inputs, outputs, parallel, interpreterOptions));
 
   std::vector<OutputShape> shapes(outputs.size());

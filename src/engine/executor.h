@@ -12,17 +12,25 @@
 #include "engine/parallel.h"
 #include "engine/request_staging.h"
 #include "engine/yield_point.h"
+#include "hal/application.h"
 #include "nnhal/prepared_model.h"
 #include "nnhal/status.h"
 #include "nnhal/types.h"
 
 namespace nnhal::engine {
 
+class ArenaBudget;
+
 /// Reusable arenas for the executions of one plan. Each concurrent execution takes one;
-/// after the first executions, no execution allocates.
+/// after the first executions, no execution allocates. With a budget (engine/arena_budget.h),
+/// every arena is charged to it for the pool's application, and free arenas unused for a
+/// while are freed by the budget's idle watchdog or when memory runs short.
 class ArenaPool {
  public:
-  explicit ArenaPool(size_t bytes) : bytes_(bytes) {}
+  explicit ArenaPool(size_t bytes, ArenaBudget* budget = nullptr,
+                     hal::ApplicationId application = hal::kEmbeddedApplication);
+  ArenaPool(const ArenaPool&) = delete;
+  ArenaPool& operator=(const ArenaPool&) = delete;
 
   struct Release {
     ArenaPool* pool;
@@ -31,15 +39,31 @@ class ArenaPool {
   using Lease = std::unique_ptr<uint8_t, Release>;
 
   /// An arena of the pool's size, 64-byte aligned (null Lease for a 0-byte plan).
-  /// Errors: RESOURCE_EXHAUSTED_TRANSIENT when memory runs out.
+  /// Errors: RESOURCE_EXHAUSTED_TRANSIENT when memory runs out or the budget is spent.
   Result<Lease> acquire();
   ~ArenaPool();
 
+  hal::ApplicationId application() const { return application_; }
+  /// Arenas kept for later executions (not in use) now.
+  size_t freeArenas() const;
+
  private:
+  friend class ArenaBudget;
+  using TimePoint = std::chrono::steady_clock::time_point;
+  struct FreeArena {
+    uint8_t* arena;
+    TimePoint lastUsed;
+  };
   void release(uint8_t* arena);
+  /// Frees the free arenas last used before `before`; returns the bytes freed (the caller,
+  /// the budget, accounts for them).
+  uint64_t trim(TimePoint before);
   size_t bytes_;
-  std::mutex mutex_;
-  std::vector<uint8_t*> free_;
+  size_t rounded_;  ///< bytes_ rounded up to kArenaAlignment: what one arena takes
+  ArenaBudget* budget_;
+  hal::ApplicationId application_;
+  mutable std::mutex mutex_;
+  std::vector<FreeArena> free_;
 };
 
 struct RunOptions {
@@ -58,6 +82,9 @@ struct RunOptions {
   /// When not null, the static fast path records each step's time here (ExecuteOptions::
   /// profile); the interpreter leaves it empty.
   ExecutionProfile* profile = nullptr;
+  /// The prepared model's preference: how many kernel threads each step takes
+  /// (Parallel::shareFor).
+  ExecutionPreference preference = ExecutionPreference::FAST_SINGLE_ANSWER;
 };
 
 /// Executes `plan` with the buffers of `request` (already checked by hal::validateRequest

@@ -219,7 +219,9 @@ class Frame {
     }
     const auto inputs = inputPointers(step);
     void* scratch = step.scratchBytes > 0 ? arena_.get() + step.scratchOffset : nullptr;
-    return step.kernel->run(RunContext(inputs, outputs, scratch, {parallel_, &stop_}));
+    return step.kernel->run(
+        RunContext(inputs, outputs, scratch,
+                   {parallel_, &stop_, stepWidth(parallel_, options_.yield, options_.preference)}));
   }
 
   OperandInfo describe(uint32_t index, bool output) const {
@@ -275,7 +277,9 @@ class Frame {
       NNHAL_ASSIGN_OR_RETURN(scratch, allocate(ctx.scratchBytes(), options_.budget));
     }
     const auto inputPtrs = inputPointers(step);
-    return kernel->run(RunContext(inputPtrs, outputPointers, scratch.get(), {parallel_, &stop_}));
+    return kernel->run(
+        RunContext(inputPtrs, outputPointers, scratch.get(),
+                   {parallel_, &stop_, stepWidth(parallel_, options_.yield, options_.preference)}));
   }
 
   size_t subgraphOf(uint32_t operand) const { return sp_.operands[operand].subgraph; }
@@ -315,6 +319,8 @@ class Frame {
     const auto start = Clock::now();
     const auto timeout = std::min(options_.loopTimeout, kMaxLoopTimeout);
     for (uint64_t iteration = 0;; ++iteration) {
+      // Between iterations too: a loop of one-operation subgraphs has no other yield point.
+      if (options_.yield != nullptr && iteration > 0) options_.yield->yield();
       if (Clock::now() - start > timeout) {
         return fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT,
                     "WHILE loop did not finish within the loop timeout (" +

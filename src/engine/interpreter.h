@@ -43,7 +43,16 @@ struct InterpreterOptions {
   std::shared_ptr<MemoryBudget> budget;
   /// Called between steps (may be null): engine/yield_point.h.
   YieldPoint* yield = nullptr;
+  /// ExecuteOptions' preference of the prepared model: how many kernel threads a step takes.
+  ExecutionPreference preference = ExecutionPreference::FAST_SINGLE_ANSWER;
 };
+
+/// The kernel threads the next step of a run takes: its share of `parallel` among the runs
+/// sharing it now (YieldPoint::runsSharingKernels), for `preference`.
+inline unsigned stepWidth(const Parallel& parallel, const YieldPoint* yield,
+                          ExecutionPreference preference) {
+  return parallel.shareFor(yield != nullptr ? yield->runsSharingKernels() : 1, preference);
+}
 
 /// The error of a cancelled run (DEVICE_UNAVAILABLE), or none.
 inline Result<void> checkCancelled(const std::atomic<bool>* cancelled) {

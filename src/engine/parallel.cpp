@@ -7,44 +7,68 @@
 #include <algorithm>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 namespace nnhal::engine {
 
-struct Parallel::Arena {
-  explicit Arena(int threads) : arena(threads) {}
-  tbb::task_arena arena;
+/// One arena per width: 2, 4, 8, ... below the total, and the total (arenas start their
+/// threads lazily, on first use).
+struct Parallel::Arenas {
+  explicit Arenas(unsigned threads) {
+    for (unsigned width = 2; width < threads; width *= 2) {
+      widths.push_back(width);
+      arenas.push_back(std::make_unique<tbb::task_arena>(static_cast<int>(width)));
+    }
+    widths.push_back(threads);
+    arenas.push_back(std::make_unique<tbb::task_arena>(static_cast<int>(threads)));
+  }
+  /// The arena of the largest width not above `width`.
+  tbb::task_arena& atMost(unsigned width) {
+    size_t k = 0;
+    while (k + 1 < widths.size() && widths[k + 1] <= width) ++k;
+    return *arenas[k];
+  }
+  std::vector<unsigned> widths;
+  std::vector<std::unique_ptr<tbb::task_arena>> arenas;
 };
 
 Parallel::Parallel(unsigned threads)
     : threads_(threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency())),
-      arena_(std::make_unique<Arena>(static_cast<int>(threads_))) {}
+      arenas_(std::make_unique<Arenas>(threads_)) {}
 
 Parallel::~Parallel() = default;
 
-void Parallel::forRange(size_t n, size_t grain,
-                        const std::function<void(size_t, size_t)>& fn) const {
+unsigned Parallel::shareFor(unsigned sharing, ExecutionPreference preference) const {
+  const unsigned share = std::max(1u, threads_ / std::max(1u, sharing));
+  return preference == ExecutionPreference::LOW_POWER ? std::max(1u, share / 2) : share;
+}
+
+void Parallel::forRange(size_t n, size_t grain, const std::function<void(size_t, size_t)>& fn,
+                        unsigned width) const {
   if (n == 0) return;
   grain = std::max<size_t>(grain, 1);
-  if (threads_ <= 1 || n <= grain) {
+  width = width == 0 ? threads_ : std::min(width, threads_);
+  if (width <= 1 || n <= grain) {
     fn(0, n);
     return;
   }
-  arena_->arena.execute([&] {
+  arenas_->atMost(width).execute([&] {
     tbb::parallel_for(tbb::blocked_range<size_t>(0, n, grain),
                       [&](const tbb::blocked_range<size_t>& r) { fn(r.begin(), r.end()); });
   });
 }
 
-void Parallel::forChunks(size_t n, size_t chunk,
-                         const std::function<void(size_t, size_t)>& fn) const {
+void Parallel::forChunks(size_t n, size_t chunk, const std::function<void(size_t, size_t)>& fn,
+                         unsigned width) const {
   if (n == 0) return;
   chunk = std::max<size_t>(chunk, 1);
-  if (threads_ <= 1 || n <= chunk) {
+  width = width == 0 ? threads_ : std::min(width, threads_);
+  if (width <= 1 || n <= chunk) {
     for (size_t begin = 0; begin < n; begin += chunk) fn(begin, std::min(n, begin + chunk));
     return;
   }
   const size_t count = (n + chunk - 1) / chunk;
-  arena_->arena.execute([&] {
+  arenas_->atMost(width).execute([&] {
     tbb::parallel_for(
         tbb::blocked_range<size_t>(0, count, 1),
         [&](const tbb::blocked_range<size_t>& r) {
@@ -74,7 +98,7 @@ Error ExecutionStop::error(const std::string& what) const {
 void StoppableParallel::forRange(size_t n, size_t grain,
                                  const std::function<void(size_t, size_t)>& fn) const {
   if (stop_ == nullptr || !stop_->active()) {
-    parallel_.forRange(n, grain, fn);
+    parallel_.forRange(n, grain, fn, width_);
     return;
   }
   if (n == 0 || stop_->check()) return;
@@ -98,9 +122,12 @@ void StoppableParallel::forRange(size_t n, size_t grain,
       static_cast<size_t>(std::min(intervalNs / itemNs, static_cast<double>(rest)));
   const size_t fine = (rest + kMinStopChunks - 1) / kMinStopChunks;
   const size_t chunk = std::max<size_t>(1, std::min(byTime, fine));
-  parallel_.forChunks(rest, chunk, [&](size_t begin, size_t end) {
-    if (!stop_->check()) fn(probe + begin, probe + end);
-  });
+  parallel_.forChunks(
+      rest, chunk,
+      [&](size_t begin, size_t end) {
+        if (!stop_->check()) fn(probe + begin, probe + end);
+      },
+      width_);
 }
 
 }  // namespace nnhal::engine

@@ -1,9 +1,17 @@
 // engine/parallel.h — the one place kernels get parallelism from.
 //
-// Parallel wraps a oneTBB task_arena with a fixed number of threads. Kernels are pure
+// Parallel wraps oneTBB task_arenas over a fixed number of threads. Kernels are pure
 // functions over a sub-range [begin, end) of their work; the engine's Kernel adapters
 // call forRange to split that range. With one thread, or work smaller than the grain, the
 // function runs inline on the calling thread (no thread hop).
+//
+// Parallelism adapts to the load: a call may ask for fewer threads (`width`), and runs in an
+// arena of at most that many (widths 2, 4, 8, ... below the total, and the total; width 1 runs
+// inline). The executor gives each step of an execution its share: the threads divided by
+// the executions running at that moment (YieldPoint::runsSharingKernels), so one execution
+// alone uses them all (latency) and many in flight each use a few, without per-layer
+// barriers across every core (throughput), and all of them together never more than the
+// total.
 //
 // An execution with a deadline or a cancel flag sees Parallel through a StoppableParallel:
 // its forRange times a small first share of the work (1/kProbeShare) on the calling thread,
@@ -14,6 +22,7 @@
 // executor sees ExecutionStop::stopped() and fails the execution.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -35,16 +44,23 @@ class Parallel {
   unsigned threads() const { return threads_; }
 
   /// Calls fn(begin, end) over disjoint chunks covering [0, n), each at least `grain`
-  /// items (except possibly the last), possibly concurrently. Returns when all are done.
-  void forRange(size_t n, size_t grain, const std::function<void(size_t, size_t)>& fn) const;
+  /// items (except possibly the last), possibly concurrently, on at most `width` threads
+  /// (0 = all). Returns when all are done.
+  void forRange(size_t n, size_t grain, const std::function<void(size_t, size_t)>& fn,
+                unsigned width = 0) const;
   /// Calls fn over chunks of exactly `chunk` items (the last may be shorter), possibly
-  /// concurrently, in no particular order.
-  void forChunks(size_t n, size_t chunk, const std::function<void(size_t, size_t)>& fn) const;
+  /// concurrently on at most `width` threads (0 = all), in no particular order.
+  void forChunks(size_t n, size_t chunk, const std::function<void(size_t, size_t)>& fn,
+                 unsigned width = 0) const;
+
+  /// The threads one of `sharing` concurrent runs gets (at least 1), for `preference`:
+  /// FAST_SINGLE_ANSWER and SUSTAINED_SPEED an equal share, LOW_POWER half of it.
+  unsigned shareFor(unsigned sharing, ExecutionPreference preference) const;
 
  private:
-  struct Arena;
+  struct Arenas;
   unsigned threads_;
-  std::unique_ptr<Arena> arena_;
+  std::unique_ptr<Arenas> arenas_;
 };
 
 /// When one execution must stop: its deadline passed or it was cancelled. Once check()
@@ -79,14 +95,20 @@ class StoppableParallel {
   /// Chunks the rest of a range is cut into at least (shorter kernels stop within 1/64).
   static constexpr size_t kMinStopChunks = 64;
 
-  StoppableParallel(const Parallel& parallel, const ExecutionStop* stop = nullptr)  // NOLINT
-      : parallel_(parallel), stop_(stop) {}
-  unsigned threads() const { return parallel_.threads(); }
+  /// `width`: the threads this execution's step may use (0 = all).
+  StoppableParallel(const Parallel& parallel, const ExecutionStop* stop = nullptr,  // NOLINT
+                    unsigned width = 0)
+      : parallel_(parallel), stop_(stop), width_(width) {}
+  /// The threads a kernel's forRange may use.
+  unsigned threads() const {
+    return width_ == 0 ? parallel_.threads() : std::min(width_, parallel_.threads());
+  }
   void forRange(size_t n, size_t grain, const std::function<void(size_t, size_t)>& fn) const;
 
  private:
   const Parallel& parallel_;
   const ExecutionStop* stop_;
+  unsigned width_;
 };
 
 }  // namespace nnhal::engine

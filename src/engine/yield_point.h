@@ -12,6 +12,9 @@ class YieldPoint {
   virtual ~YieldPoint() = default;
   /// Returns when the run may continue (at once, unless more urgent work is pending).
   virtual void yield() = 0;
+  /// How many runs share the kernel threads now, this one included (at least 1): the
+  /// executor gives each step its share of them (engine/parallel.h).
+  virtual unsigned runsSharingKernels() const { return 1; }
 };
 
 }  // namespace nnhal::engine

@@ -20,6 +20,12 @@ std::string_view toString(PreparationPolicy policy) {
   return "unknown";
 }
 
+CompilationCaching Device::getCompilationCaching() const {
+  const NumberOfCacheFiles files = getNumberOfCacheFilesNeeded();
+  if (files.modelCache != 0 || files.dataCache != 0) return {true, ""};
+  return {false, "the device needs no cache files (getNumberOfCacheFilesNeeded is 0, 0)"};
+}
+
 Result<std::shared_ptr<PreparedModel>> Device::prepareModel(Model model,
                                                             const PrepareOptions& options) {
   std::promise<Result<std::shared_ptr<PreparedModel>>> promise;

@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "hal/application.h"
 #include "nnhal/device.h"
 #include "nnhal/prepared_model.h"
 
@@ -31,9 +32,16 @@ class DeviceControl {
   /// GENERAL_FAILURE when caching is disabled).
   virtual Result<void> checkPreparationFromCache(const CacheFiles& files) const = 0;
   /// prepareModel for a model and options that already passed checkPreparation (the
-  /// checks are not run again: the daemon ran them off its io threads).
+  /// checks are not run again: the daemon ran them off its io threads), for `application`:
+  /// the preparation and every execution of the prepared model run as it (fair share between
+  /// applications, priority within one: actors/scheduler.h).
   virtual ErrorStatus prepareChecked(Model model, const PrepareOptions& options,
-                                     PrepareCallback callback) = 0;
+                                     ApplicationId application, PrepareCallback callback) = 0;
+  /// prepareModelFromCache for `application`.
+  virtual ErrorStatus prepareFromCache(const CacheFiles& files, OptionalTimePoint deadline,
+                                       ApplicationId application, PrepareCallback callback) = 0;
+  /// The share of the device `application` gets relative to the others (1 = the default).
+  virtual void setApplicationWeight(ApplicationId application, uint32_t weight) = 0;
 };
 
 /// Runs a fenced execution whose fences all signalled, then calls `finished`. Destroying it

@@ -339,6 +339,7 @@ void encode(const HelloReply& m, OutMessage& out) {
   }
   w.putU32(info.cacheFiles.modelCache);
   w.putU32(info.cacheFiles.dataCache);
+  w.putString(info.cachingOff);
 }
 
 HelloReply decodeHelloReply(ByteReader& in) {
@@ -371,6 +372,7 @@ HelloReply decodeHelloReply(ByteReader& in) {
   }
   info.cacheFiles.modelCache = in.getU32();
   info.cacheFiles.dataCache = in.getU32();
+  info.cachingOff = in.getString(kMaxWireString);
   return m;
 }
 

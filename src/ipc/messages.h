@@ -143,6 +143,8 @@ struct DeviceInfo {
   Capabilities capabilities;
   std::vector<Extension> extensions;
   NumberOfCacheFiles cacheFiles;
+  /// Why compilation caching is off ("" when cacheFiles is not (0, 0)); protocol 5.
+  std::string cachingOff;
 };
 
 struct HelloReply {

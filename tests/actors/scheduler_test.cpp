@@ -1,6 +1,8 @@
-// The device's run queue (actors/scheduler.h): priority order when work is queued, the
-// starvation bound, pausing at yield points for higher-priority work, the inline fast path,
-// and preparations on their own lower-priority threads within their own share of the slots.
+// The device's run queue (actors/scheduler.h): priority order within an application when work
+// is queued, the starvation bound, pausing at yield points for higher-priority work, the inline
+// fast path, preparations on their own lower-priority threads within their own share of the
+// slots; and between applications, fair share: priorities never cross, weights divide the
+// slots, inline runs count, and a run over its share pauses for a waiting application.
 #include "actors/scheduler.h"
 
 #include <gtest/gtest.h>
@@ -172,6 +174,135 @@ TEST_F(SchedulerTest, EnterRunsInlineWhenNothingIsQueuedAndHoldsBackLowerWork) {
   EXPECT_EQ(log(), (std::vector<std::string>{"low", "medium", "caller", "low2"}));
 }
 
+constexpr hal::ApplicationId kAppA = 1000;
+constexpr hal::ApplicationId kAppB = 1001;
+
+/// Busy-waits `duration` (a job that holds its slot and the CPU).
+void spin(std::chrono::microseconds duration) {
+  const auto until = std::chrono::steady_clock::now() + duration;
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+// The HAL scopes priority to one application: another application's HIGH work does not go
+// before this one's LOW work; the two take turns.
+TEST_F(SchedulerTest, PriorityDoesNotCrossApplications) {
+  make(1);
+  auto release = block(Priority::LOW);  // the embedded application holds the slot
+  for (int i = 0; i < 6; ++i) {
+    scheduler_->submit(kAppA, Priority::HIGH, Work::kExecution, [this](Lease) {
+      spin(300us);
+      record("A-high");
+    });
+  }
+  scheduler_->submit(kAppB, Priority::LOW, Work::kExecution, [this](Lease) {
+    spin(300us);
+    record("B-low");
+  });
+  release->set_value();
+  ASSERT_TRUE(waitForLog(7));
+  const auto entries = log();
+  const auto b = std::find(entries.begin(), entries.end(), "B-low") - entries.begin();
+  EXPECT_LE(b, 1) << "B's LOW job waited behind A's HIGH ones";
+}
+
+// Two applications with many equal jobs on one slot alternate; with weights 3 and 1, the
+// first gets about three times the starts.
+TEST_F(SchedulerTest, ApplicationsShareTheSlotsByWeight) {
+  make(1);
+  scheduler_->setWeight(kAppA, 3);
+  auto release = block(Priority::MEDIUM);
+  std::atomic<bool> stop{false};
+  for (int i = 0; i < 60; ++i) {
+    for (auto [app, name] : {std::pair{kAppA, "A"}, std::pair{kAppB, "B"}}) {
+      scheduler_->submit(app, Priority::MEDIUM, Work::kExecution,
+                         [this, name = std::string(name), &stop](Lease) {
+                           if (stop) return;
+                           spin(500us);
+                           record(name);
+                         });
+    }
+  }
+  release->set_value();
+  ASSERT_TRUE(waitForLog(40));
+  stop = true;
+  const auto entries = log();
+  const auto a = std::count(entries.begin(), entries.begin() + 40, "A");
+  EXPECT_GE(a, 26) << "weight 3 should give A about 30 of 40 starts";
+  EXPECT_LE(a, 34);
+  pool_->join();
+}
+
+// A run of one application pauses at its yield point when another application waits for the
+// only slot and has been served less: the waiting job starts within a few milliseconds, not
+// after the 60 ms the first one needs.
+TEST_F(SchedulerTest, ARunOverItsShareYieldsToAWaitingApplication) {
+  make(1);
+  std::promise<void> longStarted;
+  std::atomic<bool> longDone{false};
+  scheduler_->submit(kAppA, Priority::HIGH, Work::kExecution, [&](Lease lease) {
+    longStarted.set_value();
+    for (int step = 0; step < 300; ++step) {
+      spin(200us);
+      lease.yield();
+    }
+    longDone = true;
+  });
+  longStarted.get_future().wait();
+  const auto submitted = std::chrono::steady_clock::now();
+  std::promise<std::chrono::steady_clock::duration> started;
+  scheduler_->submit(kAppB, Priority::LOW, Work::kExecution, [&](Lease) {
+    started.set_value(std::chrono::steady_clock::now() - submitted);
+  });
+  auto future = started.get_future();
+  ASSERT_EQ(future.wait_for(10s), std::future_status::ready);
+  EXPECT_LT(future.get(), 20ms);
+  EXPECT_FALSE(longDone.load());
+  pool_->join();
+  EXPECT_TRUE(longDone.load());
+  const auto stats = scheduler_->applications();
+  const auto a = std::find_if(stats.begin(), stats.end(),
+                              [](const ApplicationStats& s) { return s.application == kAppA; });
+  ASSERT_NE(a, stats.end());
+  EXPECT_GE(a->pauses, 1u);
+}
+
+// Runs on the caller's thread take a slot like any other: with the only slot held inline by
+// one application, another application's job waits; inline starts count for the starvation
+// bound of their application.
+TEST_F(SchedulerTest, InlineRunsHoldASlot) {
+  make(1);
+  {
+    Lease inlineRun = scheduler_->enter(kAppA, Priority::LOW);
+    scheduler_->submit(kAppB, Priority::HIGH, Work::kExecution, [this](Lease) { record("B"); });
+    std::this_thread::sleep_for(20ms);
+    EXPECT_TRUE(log().empty()) << "the only slot is held by the inline run";
+  }
+  ASSERT_TRUE(waitForLog(1));
+  // A's LOW job queued behind its own HIGH work runs once 8 jobs of A started after it, and
+  // inline starts count: three callers keep HIGH runs of A waiting.
+  auto release = block(Priority::MEDIUM);
+  scheduler_->submit(kAppA, Priority::LOW, Work::kExecution, [this](Lease) { record("A-low"); });
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 3; ++t) {
+    callers.emplace_back([&] {
+      for (int i = 0; i < 6; ++i) {
+        Lease lease = scheduler_->enter(kAppA, Priority::HIGH);
+        spin(200us);
+        record("A-inline");
+      }
+    });
+  }
+  std::this_thread::sleep_for(10ms);  // all three wait for the slot
+  release->set_value();
+  for (std::thread& caller : callers) caller.join();
+  ASSERT_TRUE(waitForLog(1 + 18 + 1));
+  const auto entries = log();
+  const auto low = std::find(entries.begin(), entries.end(), "A-low") - entries.begin();
+  EXPECT_LE(low, 1 + static_cast<long>(Scheduler::kStarvationBound));
+  EXPECT_GT(low, 1) << "HIGH work should still go first while the bound allows";
+}
+
 /// A scheduler with a background pool for preparations (as the Runtime makes it).
 class BackgroundSchedulerTest : public SchedulerTest {
  protected:
@@ -184,8 +315,10 @@ class BackgroundSchedulerTest : public SchedulerTest {
   void TearDown() override {
     SchedulerTest::TearDown();
     if (background_) background_->join();
+    if (fair_) fair_->join();
   }
   std::unique_ptr<boost::asio::thread_pool> background_;
+  std::unique_ptr<boost::asio::thread_pool> fair_;
 };
 
 // Compiling never takes every slot: beyond preparationSlots, preparations wait even with
@@ -246,6 +379,42 @@ TEST_F(BackgroundSchedulerTest, PreparationsRunOnThreadsThatGiveWay) {
   EXPECT_EQ(preparationPolicy, SCHED_IDLE);
   EXPECT_TRUE(onForeground);
   EXPECT_EQ(executionPolicy, processPolicy);
+}
+
+// A preparation of an application without executions of its own, while another application
+// has work, is that application's share of the machine: it runs on threads of normal priority
+// (an idle-priority thread would wait for cores the other application keeps busy). One of an
+// application whose own executions are active gives way.
+TEST_F(BackgroundSchedulerTest, APreparationBesideAnotherApplicationsWorkRunsAtNormalPriority) {
+  pool_ = std::make_unique<boost::asio::thread_pool>(4);
+  background_ = std::make_unique<boost::asio::thread_pool>(3);
+  fair_ = std::make_unique<boost::asio::thread_pool>(3);
+  scheduler_ = std::make_shared<Scheduler>(pool_->get_executor(), background_->get_executor(),
+                                           fair_->get_executor(), 2, 1, PreparationPolicy::kIdle);
+  const int processPolicy = sched_getscheduler(0);
+  auto release = std::make_shared<std::promise<void>>();
+  std::promise<void> busy;
+  scheduler_->submit(kAppA, Priority::MEDIUM, Work::kExecution, [&, release](Lease) {
+    busy.set_value();
+    release->get_future().wait();
+  });
+  busy.get_future().wait();
+  std::promise<int> otherApp;
+  scheduler_->submit(kAppB, Priority::MEDIUM, Work::kPreparation, [&](Lease) {
+    otherApp.set_value(fair_->get_executor().running_in_this_thread() ? sched_getscheduler(gettid())
+                                                                      : -1);
+  });
+  EXPECT_EQ(otherApp.get_future().get(), processPolicy);
+  std::promise<int> sameApp;  // HIGH: a MEDIUM one would wait for A's MEDIUM execution
+  scheduler_->submit(kAppA, Priority::HIGH, Work::kPreparation, [&](Lease) {
+    sameApp.set_value(
+        background_->get_executor().running_in_this_thread() ? sched_getscheduler(gettid()) : -1);
+  });
+  EXPECT_EQ(sameApp.get_future().get(), SCHED_IDLE);
+  release->set_value();
+  pool_->join();
+  background_->join();
+  fair_->join();
 }
 
 }  // namespace

@@ -455,8 +455,17 @@ TEST_P(CompilationCachingTest, ValidCacheOfAnotherModelUnderThisToken) {
   expectLoadFails(ErrorStatus::GENERAL_FAILURE);
 }
 
+// IDevice.hal 1.2: a driver that cannot cache reports (0, 0), and a client that passes files
+// anyway still gets its prepared model (nothing saved) and GENERAL_FAILURE from the cache.
 TEST_P(CompilationCachingTest, NoStateDirectoryDisablesCaching) {
   auto device = makeDevice({}, false);
+  EXPECT_EQ(device->getNumberOfCacheFilesNeeded().modelCache, 0u);
+  EXPECT_EQ(device->getNumberOfCacheFilesNeeded().dataCache, 0u);
+  const CompilationCaching caching = device->getCompilationCaching();
+  EXPECT_FALSE(caching.available);
+  EXPECT_NE(caching.reason.find("no state directory"), std::string::npos) << caching.reason;
+  EXPECT_TRUE(device_->getCompilationCaching().available);
+  EXPECT_TRUE(device_->getCompilationCaching().reason.empty());
   {
     Fds fds;
     save(files(fds), device.get());  // prepares fine, saves nothing
@@ -466,6 +475,56 @@ TEST_P(CompilationCachingTest, NoStateDirectoryDisablesCaching) {
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().status, ErrorStatus::GENERAL_FAILURE);
   EXPECT_NE(result.error().message.find("state directory"), std::string::npos);
+  // Also with the (0, 0) handles the driver asked for: caching is off, not an argument error.
+  CacheFiles none;
+  none.token = tokenFor(1);
+  auto empty = load(none, device.get());
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(empty.error().status, ErrorStatus::GENERAL_FAILURE) << empty.error().message;
+  // And a cache saved by a driver that had a state directory does not load without one.
+  saveDefault();
+  expectLoadsCorrectly();
+  auto other = loadDefault(device.get());
+  ASSERT_FALSE(other);
+  EXPECT_EQ(other.error().status, ErrorStatus::GENERAL_FAILURE);
+}
+
+TEST_P(CompilationCachingTest, CachingTurnedOffReportsNoFiles) {
+  DeviceOptions options;
+  options.stateDirectory = stateDir_;
+  options.compilationCaching = false;
+  options.kernelThreads = 1;
+  auto device = createDevice(options);
+  ASSERT_TRUE(device) << device.error().message;
+  EXPECT_EQ((*device)->getNumberOfCacheFilesNeeded().modelCache, 0u);
+  EXPECT_EQ((*device)->getNumberOfCacheFilesNeeded().dataCache, 0u);
+  EXPECT_FALSE((*device)->getCompilationCaching().available);
+  EXPECT_NE((*device)->getCompilationCaching().reason.find("turned off"), std::string::npos);
+  {
+    Fds fds;
+    save(files(fds), device->get());  // prepares fine, saves nothing
+  }
+  EXPECT_EQ(std::filesystem::file_size(modelPath_), 0u);
+  auto result = loadDefault(device->get());
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().status, ErrorStatus::GENERAL_FAILURE);
+}
+
+// A state directory the driver cannot write (it could never record a token) is no cache.
+// Root writes everywhere, so as root this runs in `nnhal info` as another user instead
+// (tests/tools/nnhal_run_cache_test.cpp).
+TEST_P(CompilationCachingTest, UnwritableStateDirectoryReportsNoFiles) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root writes in any directory";
+  std::filesystem::create_directories(stateDir_);
+  std::filesystem::permissions(
+      stateDir_, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+  auto device = makeDevice();
+  std::filesystem::permissions(stateDir_, std::filesystem::perms::owner_all);
+  ASSERT_NE(device, nullptr);
+  EXPECT_EQ(device->getNumberOfCacheFilesNeeded().modelCache, 0u);
+  EXPECT_EQ(device->getNumberOfCacheFilesNeeded().dataCache, 0u);
+  EXPECT_NE(device->getCompilationCaching().reason.find("not writable"), std::string::npos)
+      << device->getCompilationCaching().reason;
 }
 
 TEST_P(CompilationCachingTest, UnusableStateDirectoryDisablesCaching) {
@@ -474,6 +533,10 @@ TEST_P(CompilationCachingTest, UnusableStateDirectoryDisablesCaching) {
   options.stateDirectory = dir_.path() / "not_a_directory";
   auto device = createDevice(options);
   ASSERT_TRUE(device) << device.error().message;  // the driver still works, without caching
+  EXPECT_EQ((*device)->getNumberOfCacheFilesNeeded().modelCache, 0u);
+  EXPECT_EQ((*device)->getNumberOfCacheFilesNeeded().dataCache, 0u);
+  EXPECT_NE((*device)->getCompilationCaching().reason.find("not_a_directory"), std::string::npos)
+      << (*device)->getCompilationCaching().reason;
   {
     Fds fds;
     save(files(fds), device->get());

@@ -119,7 +119,7 @@ TEST(TokenMapTest, ChecksumCoversAWellFormedButForgedFile) {
   TempDir dir;
   { openMap(dir); }
   // A forged map with a valid layout but a wrong checksum is rejected.
-  std::vector<uint8_t> forged = TokenMap::encode("v1", {{token(1), digestOf(token(2))}});
+  std::vector<uint8_t> forged = TokenMap::encode("v1", {{0, token(1), digestOf(token(2))}});
   forged.back() ^= 1;
   cachetest::writeAll(dir.path() / "state" / TokenMap::kFileName, forged);
   auto map = openMap(dir);
@@ -191,15 +191,54 @@ TEST(TokenMapTest, ProcessKilledWhileUpdatingLeavesAConsistentMap) {
     // Every entry is exactly what some put wrote, and the puts of this round form a prefix.
     const auto entries = map->entries();
     size_t fromThisRound = 0;
-    for (const auto& [k, digest] : entries) {
-      EXPECT_EQ(digest, digestOf(k));
-      fromThisRound +=
-          k == token(static_cast<uint32_t>(round) * 100000 + static_cast<uint32_t>(fromThisRound));
+    for (const TokenEntry& entry : entries) {
+      EXPECT_EQ(entry.owner, 0u);
+      EXPECT_EQ(entry.digest, digestOf(entry.token));
+      fromThisRound += entry.token == token(static_cast<uint32_t>(round) * 100000 +
+                                            static_cast<uint32_t>(fromThisRound));
     }
     if (round == 0) {
       EXPECT_EQ(fromThisRound, entries.size());
     }
   }
+}
+
+// Entries belong to their owner: another owner neither finds nor replaces them.
+TEST(TokenMapTest, OwnersSeeOnlyTheirOwnTokens) {
+  TempDir dir;
+  auto map = openMap(dir);
+  ASSERT_TRUE(map->put(token(1), digestOf(token(1)), /*owner=*/1000));
+  EXPECT_EQ(map->find(token(1), 1000), digestOf(token(1)));
+  EXPECT_FALSE(map->find(token(1), 1001));
+  EXPECT_FALSE(map->find(token(1)));
+  ASSERT_TRUE(map->put(token(1), digestOf(token(9)), 1001));  // its own entry, same token
+  EXPECT_EQ(map->find(token(1), 1000), digestOf(token(1)));
+  EXPECT_EQ(map->find(token(1), 1001), digestOf(token(9)));
+  ASSERT_TRUE(map->erase(token(1), 1001));
+  EXPECT_EQ(map->find(token(1), 1000), digestOf(token(1)));
+  // And so after a restart.
+  map.reset();
+  auto again = openMap(dir);
+  EXPECT_EQ(again->find(token(1), 1000), digestOf(token(1)));
+  EXPECT_FALSE(again->find(token(1), 1001));
+}
+
+// A full map evicts from the owner holding the most entries: an owner saving many tokens
+// pushes out only its own, never the few of another.
+TEST(TokenMapTest, AFullMapEvictsTheHeaviestOwnersOldestEntry) {
+  TempDir dir;
+  auto map = openMap(dir, "v1", 8);
+  for (uint32_t i = 0; i < 3; ++i) ASSERT_TRUE(map->put(token(i), digestOf(token(i)), 1));
+  for (uint32_t i = 100; i < 140; ++i) ASSERT_TRUE(map->put(token(i), digestOf(token(i)), 2));
+  for (uint32_t i = 0; i < 3; ++i) EXPECT_TRUE(map->find(token(i), 1)) << i;
+  EXPECT_EQ(map->size(), 8u);
+  EXPECT_TRUE(map->find(token(139), 2));
+  EXPECT_FALSE(map->find(token(100), 2));
+  // Once the other owner holds more, the first one's oldest entry goes next.
+  for (uint32_t i = 3; i < 12; ++i) ASSERT_TRUE(map->put(token(i), digestOf(token(i)), 1));
+  EXPECT_EQ(map->size(), 8u);
+  EXPECT_FALSE(map->find(token(0), 1));
+  EXPECT_TRUE(map->find(token(139), 2));
 }
 
 }  // namespace

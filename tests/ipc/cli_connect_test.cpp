@@ -73,7 +73,11 @@ TEST(CliConnect, MainJobGivesIdenticalOutputThroughTheDaemon) {
   EXPECT_FALSE(embeddedBytes.empty());
   EXPECT_EQ(readAll(dir.path() / "remote.bin"), embeddedBytes);
 
-  // Compilation caching through the daemon: the client's cache files travel as descriptors.
+  // Compilation caching through the daemon (it reports (1, 1)): the client's cache files
+  // travel as descriptors.
+  const CliRun info = runCli("info --connect " + daemon.socket().string());
+  EXPECT_NE(info.output.find("cache files needed: 1 model, 1 data\n"), std::string::npos)
+      << info.output;
   const std::string cached = job + " --connect " + daemon.socket().string() + " --cache-dir " +
                              (dir.path() / "cache").string();
   const CliRun first = runCli(cached);
@@ -122,8 +126,9 @@ TEST(CliConnect, TracesBothSidesOfTheSocket) {
   EXPECT_TRUE(served.contains({"execution", "CONV_2D"}));
 }
 
-// A daemon started without --cache-dir saves nothing; the CLI says so instead of "saved".
-TEST(CliConnect, SaysWhenTheDaemonSavedNoCache) {
+// A daemon started without --cache-dir reports no cache files; the CLI passes none and says
+// why, `nnhal info` too.
+TEST(CliConnect, SaysWhenTheDaemonDoesNotCache) {
   TempDir dir;
   Daemon daemon;
   ASSERT_TRUE(daemon.running());
@@ -133,11 +138,19 @@ TEST(CliConnect, SaysWhenTheDaemonSavedNoCache) {
              "cat.bmp --num_runs 1 --connect " + daemon.socket().string() + " --cache-dir " +
              (dir.path() / "cache").string());
   ASSERT_EQ(run.exitCode, 0) << run.output;
-  EXPECT_NE(run.output.find("the driver saved nothing: nnhald caches only with its own "
-                            "--cache-dir"),
+  EXPECT_NE(run.output.find("cache: off (compiled in "), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("the device does not cache compilations: nnhald: the driver has no "
+                            "state directory"),
             std::string::npos)
       << run.output;
   EXPECT_EQ(run.output.find("compiled and saved"), std::string::npos) << run.output;
+  EXPECT_TRUE(!fs::exists(dir.path() / "cache") || fs::is_empty(dir.path() / "cache"));
+  const CliRun info = runCli("info --connect " + daemon.socket().string());
+  ASSERT_EQ(info.exitCode, 0) << info.output;
+  EXPECT_NE(info.output.find("cache files needed: 0 model, 0 data (compilation caching off: "
+                             "nnhald: the driver has no state directory"),
+            std::string::npos)
+      << info.output;
 }
 
 TEST(CliConnect, CtsInBurstModeThroughTheDaemon) {

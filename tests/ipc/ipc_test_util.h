@@ -3,6 +3,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -46,6 +47,18 @@ class TempDir {
  private:
   fs::path path_;
 };
+
+/// The uid (and gid) another application's processes run as in the tests.
+inline constexpr uid_t kOtherApplicationUid = 65534;
+
+/// In a forked child: becomes uid kOtherApplicationUid, another application of nnhald than
+/// the test process (hal/application.h). Needs root; false (and nothing changed) otherwise.
+/// The daemon's socket must let that user connect (Daemon({"--socket-mode", "0666"})).
+inline bool becomeAnotherApplication() {
+  if (::geteuid() != 0) return false;
+  return ::setgroups(0, nullptr) == 0 && ::setgid(kOtherApplicationUid) == 0 &&
+         ::setuid(kOtherApplicationUid) == 0;
+}
 
 /// Whether something accepts connections on `path`.
 /// The daemon's counts as `device` (a connection to nnhald) sees them; a failed query fails the

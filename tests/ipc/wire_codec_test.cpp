@@ -110,6 +110,7 @@ TEST(WireCodec, HelloReplyRoundTrips) {
   reply.info.capabilities.whilePerformance = {3.0f, 4.0f};
   reply.info.extensions = {{"ext", {{5, true, 12}}}};
   reply.info.cacheFiles = {1, 2};
+  reply.info.cachingOff = "not really";
   HelloReply back = roundTrip(reply, MessageType::kHelloReply, decodeHelloReply);
   EXPECT_EQ(back.info.name, "nnhal-cpu");
   EXPECT_EQ(back.info.version, "v1");
@@ -123,6 +124,7 @@ TEST(WireCodec, HelloReplyRoundTrips) {
   EXPECT_EQ(back.info.extensions[0].operandTypes[0].byteSize, 12u);
   EXPECT_TRUE(back.info.extensions[0].operandTypes[0].isTensor);
   EXPECT_EQ(back.info.cacheFiles.dataCache, 2u);
+  EXPECT_EQ(back.info.cachingOff, "not really");
 }
 
 TEST(WireCodec, ModelRoundTrips) {

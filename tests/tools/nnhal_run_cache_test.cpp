@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "nnhal/device.h"
@@ -95,6 +96,68 @@ TEST(NnhalRunCacheTest, ACacheMadeAtAnotherInstructionSetLevelIsNotLoaded) {
   const std::string again = runCli(nativeCli + common, &code, /*prefixed=*/true);
   EXPECT_NE(again.find("cache: hit"), std::string::npos) << again;
   fs::remove_all(dir);
+}
+
+// `nnhal info` says how many cache files the device needs and, when none, why: (0, 0) without
+// a state directory, (1, 1) with one (IDevice.hal 1.2: (0, 0) means no caching).
+TEST(NnhalRunCacheTest, InfoReportsNoCacheFilesWithoutAStateDirectoryAndWhy) {
+  int code = -1;
+  const std::string without = runCli("info", &code);
+  ASSERT_EQ(code, 0) << without;
+  EXPECT_NE(without.find("cache files needed: 0 model, 0 data (compilation caching off: the "
+                         "driver has no state directory"),
+            std::string::npos)
+      << without;
+  const fs::path dir = fs::temp_directory_path() / ("nnhal-info-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  const std::string with = runCli("info --state-dir " + (dir / "state").string(), &code);
+  ASSERT_EQ(code, 0) << with;
+  EXPECT_NE(with.find("cache files needed: 1 model, 1 data\n"), std::string::npos) << with;
+  const std::string json = runCli("info --json", &code);
+  ASSERT_EQ(code, 0) << json;
+  const auto facts = nlohmann::json::parse(json, nullptr, false);
+  ASSERT_FALSE(facts.is_discarded()) << json;
+  EXPECT_EQ(facts["numberOfCacheFilesNeeded"]["modelCache"], 0);
+  EXPECT_EQ(facts["compilationCaching"]["available"], false);
+  EXPECT_NE(facts["compilationCaching"]["reason"].get<std::string>().find("state directory"),
+            std::string::npos);
+  fs::remove_all(dir);
+}
+
+// A state directory the driver may not write is no cache either. Run as another user (root
+// writes in any directory): a root-owned folder of mode 0755.
+TEST(NnhalRunCacheTest, InfoReportsNoCacheFilesForAnUnwritableStateDirectory) {
+  const fs::path dir = fs::temp_directory_path() / ("nnhal-info-ro-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "state");
+  std::string prefix;
+  if (::geteuid() == 0) {
+    prefix = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+    int probe = -1;
+    runCli(prefix + "test -x " + std::string(NNHAL_CLI_PATH), &probe, /*prefixed=*/true);
+    if (probe != 0) {
+      fs::remove_all(dir);
+      GTEST_SKIP() << "setpriv missing, or nnhal not reachable by another user from here";
+    }
+    fs::permissions(dir, fs::perms::all);  // the user can reach the folder, not write in it
+  } else {
+    fs::permissions(dir / "state", fs::perms::owner_read | fs::perms::owner_exec);
+  }
+  int code = -1;
+  const std::string out =
+      runCli(prefix + NNHAL_CLI_PATH + " info --json --state-dir " + (dir / "state").string(),
+             &code, /*prefixed=*/true);
+  fs::permissions(dir / "state", fs::perms::owner_all);
+  fs::remove_all(dir);
+  ASSERT_EQ(code, 0) << out;
+  const auto facts = nlohmann::json::parse(out.substr(out.find('{')), nullptr, false);
+  ASSERT_FALSE(facts.is_discarded()) << out;
+  EXPECT_EQ(facts["numberOfCacheFilesNeeded"]["modelCache"], 0) << out;
+  EXPECT_EQ(facts["numberOfCacheFilesNeeded"]["dataCache"], 0) << out;
+  EXPECT_EQ(facts["compilationCaching"]["available"], false) << out;
+  EXPECT_NE(facts["compilationCaching"]["reason"].get<std::string>().find("not writable"),
+            std::string::npos)
+      << out;
 }
 
 }  // namespace

@@ -131,7 +131,7 @@ void Load::runClient(unsigned index) {
     std::vector<std::shared_ptr<PreparedModel>> prepared(workloads_.size());
     std::vector<std::shared_ptr<Burst>> bursts(workloads_.size());
     for (size_t m = 0; m < workloads_.size() && !stopping_; ++m) {
-      if (!caches[m]) {
+      if (!caches[m] && options_.useCache) {
         auto opened = openCache(options_.cacheDirectory, m, name);
         if (opened) caches[m] = std::move(*opened);
       }
@@ -221,7 +221,7 @@ void Load::runCompiler() {
       device = *connected;
     }
     const size_t m = random() % workloads_.size();
-    withCache = !withCache;
+    withCache = !withCache && options_.useCache;
     if (withCache && !caches[m]) {
       auto opened = openCache(options_.cacheDirectory, m, "compiler");
       if (opened) caches[m] = std::move(*opened);

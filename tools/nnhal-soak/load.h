@@ -25,6 +25,9 @@ namespace nnhal::soak {
 struct LoadOptions {
   std::filesystem::path socket;
   std::filesystem::path cacheDirectory;  ///< the clients' cache files (one pair per model)
+  /// Whether clients save to and load from cache files: only when the daemon reports that
+  /// it needs some (getNumberOfCacheFilesNeeded is not (0, 0)).
+  bool useCache = true;
   unsigned clients = 4;
   uint64_t seed = 1;
 };

@@ -134,12 +134,17 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "nnhal-soak: %s\n", workloads.error().message.c_str());
     return 2;
   }
+  std::string cachingNote;
   {
     auto device = connect(load.socket, ClientOptions{.clientName = "nnhal-soak reference"});
     if (!device) {
       std::fprintf(stderr, "nnhal-soak: %s\n", device.error().message.c_str());
       return 2;
     }
+    // Cache files only for a daemon that asks for them (IDevice.hal 1.2: (0, 0) = none).
+    const CompilationCaching caching = (*device)->getCompilationCaching();
+    load.useCache = caching.available;
+    cachingNote = caching.available ? "used" : "not used: " + caching.reason;
     if (auto refs = stress::computeReferences(**device, *workloads); !refs) {
       std::fprintf(stderr, "nnhal-soak: reference run: %s\n", refs.error().message.c_str());
       return 2;
@@ -149,13 +154,16 @@ int main(int argc, char** argv) {
   RunSummary run;
   run.daemon = "nnhald pid " + std::to_string((*daemon)->pid()) + " on " + load.socket.string() +
                (connectSocket.empty() ? " (started by nnhal-soak)" : "");
+  run.caching = cachingNote;
   run.started = isoNow();
   run.intervalSeconds = intervalSeconds;
   run.clients = load.clients;
   for (const stress::Workload& w : *workloads) run.models.push_back(w.name);
-  std::fprintf(stderr, "nnhal-soak: %s, %zu models, %u clients, %.0f s, a sample every %.1f s\n",
+  std::fprintf(stderr,
+               "nnhal-soak: %s, %zu models, %u clients, %.0f s, a sample every %.1f s; "
+               "compilation caching %s\n",
                run.daemon.c_str(), run.models.size(), load.clients, durationSeconds,
-               intervalSeconds);
+               intervalSeconds, run.caching.c_str());
 
   // Soak and sample.
   Recorder recorder;
@@ -254,6 +262,7 @@ int main(int argc, char** argv) {
   const auto written = writeReport(run, reportDir);
   std::printf("nnhal-soak: %s\n", run.verdict.c_str());
   for (const std::string& reason : run.reasons) std::printf("  %s\n", reason.c_str());
+  std::printf("compilation caching: %s\n", run.caching.c_str());
   if (written) {
     std::printf("report: %s\n", (std::filesystem::absolute(reportDir) / "report.html").c_str());
   } else {

@@ -234,6 +234,7 @@ std::string renderHtml(const RunSummary& run,
       << "</td></tr>";
   };
   row("daemon", run.daemon);
+  row("compilation caching", run.caching);
   row("started", run.started);
   row("duration", number(run.seconds, 0) + " s, sampled every " + number(run.intervalSeconds) +
                       " s (" + std::to_string(run.samples.size()) + " samples)");
@@ -321,6 +322,7 @@ Result<void> writeReport(const RunSummary& run, const std::filesystem::path& dir
     out << nlohmann::json{{"verdict", run.verdict},
                           {"reasons", run.reasons},
                           {"daemon", run.daemon},
+                          {"compilation_caching", run.caching},
                           {"started", run.started},
                           {"seconds", run.seconds},
                           {"interval_seconds", run.intervalSeconds},

@@ -23,7 +23,10 @@ struct RunSummary {
   std::string verdict;               ///< PASS, LEAK, HANG, CRASH, ERRORS
   std::vector<std::string> reasons;  ///< one line each
   std::string daemon;                ///< what was soaked ("nnhald pid 123 on /run/...")
-  std::string started;               ///< wall-clock time of the start (ISO 8601)
+  /// Whether the clients used compilation caching: "used", or "not used: " and the reason
+  /// the daemon gave (it reports no cache files).
+  std::string caching;
+  std::string started;  ///< wall-clock time of the start (ISO 8601)
   double seconds = 0;
   double intervalSeconds = 0;
   unsigned clients = 0;

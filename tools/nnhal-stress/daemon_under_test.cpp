@@ -56,8 +56,15 @@ Result<std::unique_ptr<DaemonUnderTest>> DaemonUnderTest::start(
   daemon->directory_ = pattern;
   daemon->socket_ = daemon->directory_ / "nnhald.sock";
   daemon->owned_ = true;
-  std::vector<std::string> argv = {binary.string(), "--socket", daemon->socket_.string(),
-                                   "--log-level", "error"};
+  // A compilation cache of its own (removed with the directory), so that the tests that
+  // prepare models exercise caching too; `args` may name another one.
+  std::vector<std::string> argv = {binary.string(),
+                                   "--socket",
+                                   daemon->socket_.string(),
+                                   "--cache-dir",
+                                   (daemon->directory_ / "cache").string(),
+                                   "--log-level",
+                                   "error"};
   argv.insert(argv.end(), args.begin(), args.end());
   daemon->pid_ = ::fork();
   if (daemon->pid_ < 0) return fail(ErrorStatus::GENERAL_FAILURE, "fork failed");

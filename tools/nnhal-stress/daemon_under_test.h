@@ -16,8 +16,9 @@ namespace nnhal::stress {
 
 class DaemonUnderTest {
  public:
-  /// Starts `binary` with `args` on a fresh socket under a temporary directory and waits (10 s
-  /// at most) until it accepts. Errors: GENERAL_FAILURE when it does not come up.
+  /// Starts `binary` with `args` on a fresh socket and a cache directory under a temporary
+  /// directory and waits (10 s at most) until it accepts. Errors: GENERAL_FAILURE when it does not
+  /// come up.
   static Result<std::unique_ptr<DaemonUnderTest>> start(const std::filesystem::path& binary,
                                                         const std::vector<std::string>& args);
   /// The daemon listening on `socket`; its pid comes from SO_PEERCRED. Errors:

@@ -4,13 +4,17 @@
 // again (`--child ROLE`), so nothing forks a multi-threaded process without exec.
 #include <signal.h>
 #include <spawn.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <thread>
 
+#include "hal/unique_fd.h"
 #include "nnhal-stress/stress_tests.h"
 #include "nnhal/buffer.h"
 #include "nnhal/client.h"
@@ -44,6 +48,41 @@ pid_t spawnChild(const TestContext& context, const std::string& role, uint64_t s
   pid_t pid = -1;
   if (::posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) return -1;
   return pid;
+}
+
+/// The cache files of one model in one model-load child: two memfds (regular files, as the
+/// driver requires) and a token of this process's own.
+struct MemoryCacheFiles {
+  hal::UniqueFd model, data;
+  CacheFiles files;
+  bool saved = false;  ///< a preparation wrote the model cache
+
+  static std::optional<MemoryCacheFiles> create(size_t index) {
+    MemoryCacheFiles cache;
+    cache.model.reset(::memfd_create("nnhal-stress-model-cache", MFD_CLOEXEC));
+    cache.data.reset(::memfd_create("nnhal-stress-data-cache", MFD_CLOEXEC));
+    if (!cache.model.valid() || !cache.data.valid()) return std::nullopt;
+    cache.files.modelCache = {{cache.model.get()}};
+    cache.files.dataCache = {{cache.data.get()}};
+    const auto pid = static_cast<uint64_t>(::getpid());
+    for (size_t i = 0; i < 8; ++i) cache.files.token[i] = static_cast<uint8_t>(pid >> (8 * i));
+    for (size_t i = 0; i < 8; ++i) {
+      cache.files.token[8 + i] = static_cast<uint8_t>(static_cast<uint64_t>(index) >> (8 * i));
+    }
+    return cache;
+  }
+  bool written() const {
+    struct stat st {};
+    return ::fstat(model.get(), &st) == 0 && st.st_size > 0;
+  }
+};
+
+/// "used", or "not used: " and the daemon's reason (it reports no cache files).
+std::string cachingUse(const TestContext& context) {
+  auto device = connectClient(context, "caching query");
+  if (!device) return "unknown: " + device.error().message;
+  const CompilationCaching caching = (*device)->getCompilationCaching();
+  return caching.available ? "used" : "not used: " + caching.reason;
 }
 
 std::chrono::milliseconds timeLeft(const TestContext& context) {
@@ -185,8 +224,12 @@ Outcome multiProcessInference(TestContext& context) {
 }
 
 Outcome multiProcessModelLoad(TestContext& context) {
-  return withRandomKills(context, "model-load", context.options().processes,
-                         std::chrono::milliseconds(500));
+  const std::string caching = cachingUse(context);
+  Outcome outcome = withRandomKills(context, "model-load", context.options().processes,
+                                    std::chrono::milliseconds(500));
+  outcome.metrics["compilation_caching"] = caching;
+  if (outcome.verdict == Verdict::kSuccess) outcome.message += "; compilation caching " + caching;
+  return outcome;
 }
 
 int runChild(const std::string& role, const StressOptions& options) {
@@ -209,10 +252,26 @@ int runChild(const std::string& role, const StressOptions& options) {
     return 1;
   };
   if (role == "model-load") {
+    // Compilation caching only where the daemon asks for cache files (IDevice.hal 1.2: (0, 0)
+    // means none): each model is compiled and saved once, then prepared from its cache or
+    // compiled again at random, so that kills land in saves and loads too.
+    const bool useCache = (*device)->getCompilationCaching().available;
+    std::vector<std::optional<MemoryCacheFiles>> caches(workloads->size());
     while (context.keepGoing()) {
-      const Workload& w = (*workloads)[random() % workloads->size()];
-      auto prepared = (*device)->prepareModel(w.model);
+      const size_t m = random() % workloads->size();
+      const Workload& w = (*workloads)[m];
+      std::optional<MemoryCacheFiles>& cache = caches[m];
+      if (useCache && cache && cache->saved && random() % 2 == 0) {
+        auto loaded = (*device)->prepareModelFromCache(cache->files);
+        if (!loaded) return report("prepareModelFromCache " + w.name, loaded.error());
+        continue;
+      }
+      PrepareOptions options;
+      if (useCache && !cache) cache = MemoryCacheFiles::create(m);
+      if (useCache && cache) options.cache = cache->files;
+      auto prepared = (*device)->prepareModel(w.model, options);
       if (!prepared) return report("prepareModel " + w.name, prepared.error());
+      if (cache) cache->saved = cache->written();
     }
     return 0;
   }

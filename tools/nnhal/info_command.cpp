@@ -20,6 +20,7 @@ struct DeviceFacts {
   Capabilities capabilities;
   std::vector<Extension> extensions;
   NumberOfCacheFiles numberOfCacheFilesNeeded;
+  CompilationCaching compilationCaching;
   bool embedded = false;
   KernelIsa kernelIsa;                    ///< embedded only
   CapabilitiesSource capabilitiesSource;  ///< embedded only
@@ -51,6 +52,9 @@ nlohmann::json toJson(const DeviceFacts& facts) {
       {"numberOfCacheFilesNeeded",
        {{"modelCache", facts.numberOfCacheFilesNeeded.modelCache},
         {"dataCache", facts.numberOfCacheFilesNeeded.dataCache}}},
+      {"compilationCaching",
+       {{"available", facts.compilationCaching.available},
+        {"reason", facts.compilationCaching.reason}}},
       {"extensions", extensions},
       {"capabilities",
        {{"relaxedFloat32toFloat16PerformanceScalar",
@@ -80,8 +84,12 @@ void printText(const DeviceFacts& facts) {
     std::printf("kernels: %s (this CPU supports %s%s%s)\n", isa.active.c_str(),
                 isa.supported.c_str(), isa.note.empty() ? "" : "; ", isa.note.c_str());
   }
-  std::printf("cache files needed: %u model, %u data\n", facts.numberOfCacheFilesNeeded.modelCache,
+  std::printf("cache files needed: %u model, %u data", facts.numberOfCacheFilesNeeded.modelCache,
               facts.numberOfCacheFilesNeeded.dataCache);
+  if (!facts.compilationCaching.available) {
+    std::printf(" (compilation caching off: %s)", facts.compilationCaching.reason.c_str());
+  }
+  std::printf("\n");
   std::string extensionNames;
   for (const Extension& extension : facts.extensions) {
     extensionNames += (extensionNames.empty() ? " (" : ", ") + extension.name;
@@ -118,6 +126,7 @@ Result<void> runInfo(const InfoArgs& args) {
   facts.capabilities = device->getCapabilities();
   facts.extensions = device->getSupportedExtensions();
   facts.numberOfCacheFilesNeeded = device->getNumberOfCacheFilesNeeded();
+  facts.compilationCaching = device->getCompilationCaching();
   facts.embedded = args.connect.empty();
   if (facts.embedded) {
     facts.kernelIsa = kernelIsa();

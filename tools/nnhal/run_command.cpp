@@ -285,23 +285,27 @@ Result<void> runModel(const RunArgs& args) {
   // Names the extension operations of the profile (the model is moved into the driver).
   const std::vector<ExtensionNameAndPrefix> extensions = imported.model.extensionNameToPrefix;
 
+  // A device that reports no cache files is given none (IDevice.hal 1.2).
+  const CompilationCaching caching = device->getCompilationCaching();
+  const bool useCache = !args.cacheDir.empty() && caching.available;
   CacheFileSet cacheFiles;
-  if (!args.cacheDir.empty()) {
+  if (useCache) {
     NNHAL_ASSIGN_OR_RETURN(cacheFiles, openCacheFiles(args));
   }
   const auto prepareStart = Clock::now();
   bool cacheHit = false;
   std::shared_ptr<PreparedModel> prepared;
-  if (args.cacheDir.empty()) {
+  if (!useCache) {
     NNHAL_ASSIGN_OR_RETURN(prepared, device->prepareModel(std::move(imported.model)));
   } else {
     NNHAL_ASSIGN_OR_RETURN(
         prepared, prepareWithCache(*device, cacheFiles, std::move(imported.model), &cacheHit));
   }
   const double prepareMs = millisecondsSince(prepareStart);
-  // What the cache did: "hit", "saved" (a miss whose files the driver wrote) or "not saved".
-  std::string cacheState;
-  if (!args.cacheDir.empty()) {
+  // What the cache did: "hit", "saved" (a miss whose files the driver wrote), "not saved",
+  // or "off" (the device does not cache: no files were passed).
+  std::string cacheState = args.cacheDir.empty() ? "" : "off";
+  if (useCache) {
     struct stat written {};
     const bool saved = ::fstat(cacheFiles.model.get(), &written) == 0 && written.st_size > 0;
     cacheState = cacheHit ? "hit" : (saved ? "saved" : "not saved");
@@ -397,9 +401,11 @@ Result<void> runModel(const RunArgs& args) {
       std::printf("cache: hit (prepared from cache in %.2f ms)\n", prepareMs);
     } else if (cacheState == "saved") {
       std::printf("cache: miss (compiled and saved in %.2f ms)\n", prepareMs);
+    } else if (cacheState == "off") {
+      std::printf("cache: off (compiled in %.2f ms; the device does not cache compilations: %s)\n",
+                  prepareMs, caching.reason.c_str());
     } else {
-      std::printf("cache: miss (compiled in %.2f ms; the driver saved nothing%s)\n", prepareMs,
-                  args.connect.empty() ? "" : ": nnhald caches only with its own --cache-dir");
+      std::printf("cache: miss (compiled in %.2f ms; the driver saved nothing)\n", prepareMs);
     }
   }
   if (args.profile) {

@@ -98,10 +98,11 @@ void addDaemonOptions(CLI::App& app, DaemonConfig& c) {
       ->capture_default_str()
       ->check(CLI::Range(1u, 256u));
   app.add_option("--driver-threads", c.driverThreads,
-                 "Preparations and executions the driver runs at once (queued work beyond them "
-                 "starts by priority, docs/QOS.md); each client uses at most --max-running")
+                 "Preparations and executions the driver runs at once (0 = one per core, at "
+                 "least 2); queued work beyond them starts by fair share between applications "
+                 "and by priority within one (docs/QOS.md)")
       ->capture_default_str()
-      ->check(CLI::Range(2u, 256u));
+      ->check(CLI::Range(0u, 256u));
   app.add_option("--preparation-threads", c.preparationThreads,
                  "Of the driver threads, those compilations may hold at once (0 = half the "
                  "cores, at least 1): an execution always finds a free core")
@@ -199,9 +200,39 @@ void addDaemonOptions(CLI::App& app, DaemonConfig& c) {
                    "memory); larger models fail to prepare, larger executions fail")
       ->capture_default_str();
   quotas
+      ->add_option("--max-arena-bytes", c.maxArenaBytes,
+                   "Memory the execution arenas of every prepared model and burst may hold "
+                   "together (idle ones are freed first, the heaviest application's first; 0 = "
+                   "no limit)")
+      ->capture_default_str();
+  quotas
+      ->add_option("--arena-idle-ms", c.arenaIdleMs,
+                   "Free the execution arenas of prepared models and bursts idle this long "
+                   "(0 = never)")
+      ->capture_default_str();
+  quotas
       ->add_option("--max-data-cache-bytes", c.maxDataCacheBytes,
                    "Largest compilation data cache file the driver loads")
       ->capture_default_str();
+  auto* shares = app.add_option_group(
+      "Applications",
+      "Clients of one uid are one application (docs/QOS.md): the quotas of all "
+      "its connections together, those of the whole daemon, and its share of the "
+      "driver");
+  shares->add_option(
+      "--application-limit", c.applicationLimits,
+      "NAME=N: what one application may hold, all its processes and connections together "
+      "(repeatable; names: connections, prepared-models, constant-bytes, pools (request pools "
+      "and burst memory slots), requests (running or waiting), bursts, buffers, "
+      "fenced-executions; defaults 64, 256, 4 GiB, 1024, 512, 64, 1024, 64; 0 = no limit)");
+  shares->add_option(
+      "--daemon-limit", c.daemonLimits,
+      "NAME=N: what all applications together may hold (repeatable; the same names; defaults: "
+      "connections --max-connections, prepared-models 4096, constant-bytes 16 GiB, pools from "
+      "the descriptor limit, requests 8192, bursts 512, buffers 4096, fenced-executions 1024)");
+  shares->add_option("--application-weight", c.applicationWeights,
+                     "UID=W: the share of the driver the application of that uid gets relative "
+                     "to the others (repeatable; 1..1000, default 1)");
   // Test only (hidden): the faults nnhal-soak's own tests must find (docs/TESTING.md).
   app.add_flag("--test-leak-mapping-per-execution", c.testLeakMapping,
                "(test only) leak one memory mapping per execution")
@@ -209,6 +240,60 @@ void addDaemonOptions(CLI::App& app, DaemonConfig& c) {
   app.add_option("--test-hang-after-executions", c.testHangAfter,
                  "(test only) stop answering executions after this many")
       ->group("");
+}
+
+Result<void> applySharedLimit(ipc::SharedLimits& limits, const std::string& text) {
+  const size_t equals = text.find('=');
+  const std::string name = text.substr(0, equals);
+  uint64_t value = 0;
+  const char* begin = text.data() + (equals == std::string::npos ? text.size() : equals + 1);
+  const char* end = text.data() + text.size();
+  const auto parsed = std::from_chars(begin, end, value);
+  if (equals == std::string::npos || parsed.ec != std::errc() || parsed.ptr != end ||
+      begin == end) {
+    return fail(ErrorStatus::INVALID_ARGUMENT,
+                "'" + text + "' is not NAME=N (e.g. prepared-models=128)");
+  }
+  auto narrow = [&](uint32_t& field) -> Result<void> {
+    if (value > UINT32_MAX) {
+      return fail(ErrorStatus::INVALID_ARGUMENT, "'" + text + "': at most 4294967295");
+    }
+    field = static_cast<uint32_t>(value);
+    return {};
+  };
+  if (name == "connections") return narrow(limits.connections);
+  if (name == "prepared-models") return narrow(limits.preparedModels);
+  if (name == "constant-bytes") {
+    limits.constantBytes = value;
+    return {};
+  }
+  if (name == "pools") return narrow(limits.pools);
+  if (name == "requests") return narrow(limits.requests);
+  if (name == "bursts") return narrow(limits.bursts);
+  if (name == "buffers") return narrow(limits.buffers);
+  if (name == "fenced-executions") return narrow(limits.fencedExecutions);
+  return fail(ErrorStatus::INVALID_ARGUMENT,
+              "'" + name +
+                  "' is not a quota (connections, prepared-models, constant-bytes, pools, "
+                  "requests, bursts, buffers, fenced-executions)");
+}
+
+Result<std::pair<uint32_t, uint32_t>> parseApplicationWeight(const std::string& text) {
+  const size_t equals = text.find('=');
+  uint32_t uid = 0, weight = 0;
+  const char* end = text.data() + text.size();
+  const auto uidParsed =
+      std::from_chars(text.data(), text.data() + std::min(equals, text.size()), uid);
+  const bool uidOk = equals != std::string::npos && equals > 0 && uidParsed.ec == std::errc() &&
+                     uidParsed.ptr == text.data() + equals;
+  const auto weightParsed =
+      uidOk ? std::from_chars(text.data() + equals + 1, end, weight) : std::from_chars_result{};
+  if (!uidOk || weightParsed.ec != std::errc() || weightParsed.ptr != end || weight < 1 ||
+      weight > 1000) {
+    return fail(ErrorStatus::INVALID_ARGUMENT,
+                "'" + text + "' is not UID=W with a weight from 1 to 1000 (e.g. 1000=4)");
+  }
+  return std::pair{uid, weight};
 }
 
 Result<mode_t> parseSocketMode(const std::string& text) {
@@ -242,6 +327,22 @@ Result<gid_t> resolveGroup(const std::string& text) {
 
 std::vector<std::string> findConfigProblems(const DaemonConfig& c, bool inheritedSockets) {
   std::vector<std::string> problems;
+  ipc::SharedLimits scratch;
+  for (const std::string& text : c.applicationLimits) {
+    if (auto applied = applySharedLimit(scratch, text); !applied) {
+      problems.push_back("--application-limit " + applied.error().message);
+    }
+  }
+  for (const std::string& text : c.daemonLimits) {
+    if (auto applied = applySharedLimit(scratch, text); !applied) {
+      problems.push_back("--daemon-limit " + applied.error().message);
+    }
+  }
+  for (const std::string& text : c.applicationWeights) {
+    if (auto weight = parseApplicationWeight(text); !weight) {
+      problems.push_back("--application-weight " + weight.error().message);
+    }
+  }
   if (c.socketPath.empty() && !inheritedSockets) {
     problems.push_back(
         "--socket is required (or a listening socket passed by systemd: LISTEN_FDS)");
@@ -307,6 +408,8 @@ DeviceOptions deviceOptions(const DaemonConfig& c) {
   options.maxQueuedExecutions = c.maxQueuedPerModel;
   options.maxDataCacheBytes = c.maxDataCacheBytes;
   options.maxExecutionBytes = c.maxExecutionBytes;
+  options.maxArenaBytes = c.maxArenaBytes;
+  options.arenaIdleRelease = std::chrono::milliseconds(c.arenaIdleMs);
   options.kernelThreads = c.kernelThreads;
   options.stateDirectory = c.cacheDir;
   return options;
@@ -326,6 +429,16 @@ ipc::ServerOptions serverOptions(const DaemonConfig& c) {
   options.limits.frameTimeout = std::chrono::milliseconds(c.frameTimeoutMs);
   options.limits.maxLoopTimeout = std::chrono::milliseconds(c.maxLoopTimeoutMs);
   options.limits.burstPollWindow = std::chrono::microseconds(c.burstPollUs);
+  // Checked by findConfigProblems: what does not parse is left as it was.
+  for (const std::string& text : c.applicationLimits) {
+    (void)applySharedLimit(options.limits.perApplication, text);
+  }
+  for (const std::string& text : c.daemonLimits)
+    (void)applySharedLimit(options.limits.daemon, text);
+  for (const std::string& text : c.applicationWeights) {
+    if (auto weight = parseApplicationWeight(text))
+      options.applicationWeights[weight->first] = weight->second;
+  }
   options.faults.leakMappingPerExecution = c.testLeakMapping;
   options.faults.hangAfterExecutions = c.testHangAfter;
   return options;

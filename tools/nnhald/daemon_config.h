@@ -28,17 +28,24 @@ struct DaemonConfig {
   std::string logLevel = "info";
   std::string preparationPolicy;
   unsigned threads = 2;
-  unsigned driverThreads = 8;
+  unsigned driverThreads = 0;
   unsigned preparationThreads = 0;
   unsigned kernelThreads = 0;
   uint32_t maxQueuedPerModel = 0;
   uint32_t maxFrameBytes = 0;
   ipc::ClientLimits limits;
+  /// "NAME=N" quotas per application and of the whole daemon (--application-limit,
+  /// --daemon-limit), and "UID=W" weights of applications (--application-weight).
+  std::vector<std::string> applicationLimits;
+  std::vector<std::string> daemonLimits;
+  std::vector<std::string> applicationWeights;
   uint64_t frameTimeoutMs = 0;
   uint64_t maxLoopTimeoutMs = 0;
   uint64_t burstPollUs = 0;
   uint64_t maxDataCacheBytes = uint64_t{1} << 30;
   uint64_t maxExecutionBytes = uint64_t{2} << 30;
+  uint64_t maxArenaBytes = uint64_t{8} << 30;
+  uint64_t arenaIdleMs = 30'000;
   bool checkConfig = false;
   bool testLeakMapping = false;
   uint64_t testHangAfter = 0;
@@ -61,6 +68,12 @@ Result<gid_t> resolveGroup(const std::string& text);
 /// trace file. Empty: nothing found. `inheritedSockets`: the service manager passes the
 /// listening socket(s), so --socket may be absent.
 std::vector<std::string> findConfigProblems(const DaemonConfig& config, bool inheritedSockets);
+
+/// Applies "NAME=N" to `limits` (names: connections, prepared-models, constant-bytes, pools,
+/// requests, bursts, buffers, fenced-executions). Errors: INVALID_ARGUMENT naming what is wrong.
+Result<void> applySharedLimit(ipc::SharedLimits& limits, const std::string& text);
+/// "UID=W" -> {uid, weight}, W in 1..1000. Errors: INVALID_ARGUMENT.
+Result<std::pair<uint32_t, uint32_t>> parseApplicationWeight(const std::string& text);
 
 DeviceOptions deviceOptions(const DaemonConfig& config);
 /// Server options with modes and group resolved (call after findConfigProblems found none).

@@ -50,7 +50,8 @@ int checkConfig(const nnhal::daemon::DaemonConfig& c) {
     }
   }
   fmt::print("cache: {}\n", c.cacheDir.empty() ? "off (no --cache-dir)" : c.cacheDir);
-  fmt::print("threads: {} io, {} driver, kernels {}\n", c.threads, c.driverThreads,
+  fmt::print("threads: {} io, {} driver, kernels {}\n", c.threads,
+             c.driverThreads == 0 ? "one per core" : std::to_string(c.driverThreads),
              c.kernelThreads == 0 ? "all cores" : std::to_string(c.kernelThreads));
   fmt::print("configuration OK\n");
   return 0;

@@ -318,6 +318,12 @@ Result<std::vector<std::string>> RemoteDevice::explainSupportedOperations(
   return std::move(reply.reasons);
 }
 
+CompilationCaching RemoteDevice::getCompilationCaching() const {
+  if (info_.cacheFiles.modelCache != 0 || info_.cacheFiles.dataCache != 0) return {true, ""};
+  return {false,
+          info_.cachingOff.empty() ? Device::getCompilationCaching().reason : info_.cachingOff};
+}
+
 Result<std::vector<bool>> RemoteDevice::getSupportedOperations(const Model& model) const {
   NNHAL_ASSIGN_OR_RETURN(auto reasons, explainSupportedOperations(model));
   std::vector<bool> supported;

@@ -82,6 +82,7 @@ class RemoteDevice final : public Device {
   Capabilities getCapabilities() const override { return info_.capabilities; }
   std::vector<Extension> getSupportedExtensions() const override { return info_.extensions; }
   NumberOfCacheFiles getNumberOfCacheFilesNeeded() const override { return info_.cacheFiles; }
+  CompilationCaching getCompilationCaching() const override;
   Result<std::vector<bool>> getSupportedOperations(const Model& model) const override;
   Result<std::vector<std::string>> explainSupportedOperations(const Model& model) const override;
   ErrorStatus prepareModel(Model model, const PrepareOptions& options,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "hal/file_pool_staging.h"
 #include "hal/vlog.h"
 #include "ipc/daemon/server_counters.h"
 
@@ -40,6 +41,8 @@ BurstListener::~BurstListener() {
 }
 
 void BurstListener::stop() {
+  // The burst is released: its quota is free at once, whenever the thread ends.
+  config_.charge.reset();
   thread_.request_stop();
   // Only atomics of the shared segments are touched: safe beside the listener's thread.
   config_.requests.wake();
@@ -47,7 +50,7 @@ void BurstListener::stop() {
 }
 
 void BurstListener::freeSlot(int32_t slot) {
-  Memory released;  // unmapped outside the lock
+  Slot released;  // unmapped (and its charge given back) outside the lock
   std::lock_guard<std::mutex> lock(mutex_);
   auto found = slots_.find(slot);
   if (found == slots_.end()) return;
@@ -85,6 +88,13 @@ Result<std::vector<Memory>> BurstListener::resolveSlots(const std::vector<int32_
   NNHAL_VLOG(Burst, "memory slots: {} cached, {} fetched from the client",
              slots.size() - unknown.size(), unknown.size());
   if (!unknown.empty()) {
+    // Every new slot keeps a client memory (a descriptor): charged before it is asked for.
+    std::vector<Charge> charges(unknown.size());
+    if (config_.chargeSlot) {
+      for (Charge& charge : charges) {
+        NNHAL_ASSIGN_OR_RETURN(charge, config_.chargeSlot());
+      }
+    }
     NNHAL_ASSIGN_OR_RETURN(std::vector<Memory> fetched, config_.getMemories(unknown, keepWaiting));
     if (fetched.size() != unknown.size()) {
       return fail(ErrorStatus::GENERAL_FAILURE,
@@ -93,7 +103,7 @@ Result<std::vector<Memory>> BurstListener::resolveSlots(const std::vector<int32_
     }
     std::lock_guard<std::mutex> lock(mutex_);
     for (size_t i = 0; i < unknown.size(); ++i) {
-      if (slots_.emplace(unknown[i], std::move(fetched[i])).second)
+      if (slots_.emplace(unknown[i], Slot{std::move(fetched[i]), std::move(charges[i])}).second)
         ++config_.counters->burstMemories;
     }
   }
@@ -105,7 +115,7 @@ Result<std::vector<Memory>> BurstListener::resolveSlots(const std::vector<int32_
     if (found == slots_.end()) {  // freed by the client meanwhile
       return invalidArgument("memory slot " + std::to_string(slot) + " was freed");
     }
-    memories.push_back(found->second);
+    memories.push_back(found->second.memory);
   }
   return memories;
 }
@@ -131,7 +141,30 @@ BurstResult BurstListener::handle(std::span<const FmqRequestDatum> packet,
   ExecuteOptions options;
   options.measure = request->measure;
   options.deadline = request->deadline;
+  // Client files are read here, on the burst's own thread, not by a driver slot.
+  hal::FilePoolStaging staging;
+  if (hal::hasFilePools(executed)) {
+    auto staged = hal::FilePoolStaging::stage(executed, config_.maxStagedBytes);
+    if (!staged) {
+      message = staged.error().message;
+      return failure(staged.error().status);
+    }
+    staging = std::move(*staged);
+  }
+  Charge running;  // the execution counts as a request of its application while it runs
+  if (config_.chargeExecution) {
+    auto charged = config_.chargeExecution();
+    if (!charged) {
+      message = charged.error().message;
+      return failure(charged.error().status);
+    }
+    running = std::move(*charged);
+  }
   Result<ExecutionResult> result = config_.model->executeSynchronously(executed, options);
+  running.reset();
+  if (result && !staging.empty()) {
+    if (auto written = staging.writeBack(); !written) result = std::unexpected(written.error());
+  }
   if (!result) message = result.error().message;
   BurstResult out = toBurstResult(result);
   if (result && request->measure == MeasureTiming::YES) {
@@ -150,6 +183,7 @@ void BurstListener::run(std::stop_token stop) {
              config_.requests.descriptor().capacity, config_.results.descriptor().capacity);
   FmqWaitPolicy waitForPacket;
   waitForPacket.pollWindow = config_.pollWindow;
+  waitForPacket.slice = kIdleSlice;
   waitForPacket.keepWaiting = [&stop] { return !stop.stop_requested(); };
   FmqWaitPolicy waitForRoom;
   waitForRoom.pollWindow = std::chrono::nanoseconds::zero();

@@ -8,8 +8,14 @@
 //
 // Waiting for a packet, it polls for `pollWindow` (50 µs by default, 0 for models prepared
 // for LOW_POWER) checking, pausing and yielding the core, then sleeps on the queue's futex
-// in 50 ms slices. So a burst in use answers in a few microseconds, and an idle one costs
-// nothing; with client and daemon on one core, each yields to the other.
+// in slices of kIdleSlice. So a burst in use answers in a few microseconds, and an idle one
+// costs one wake-up a second; with client and daemon on one core, each yields to the other.
+//
+// Quotas (ipc/daemon/quota.h): the listener holds its application's burst charge, one pools
+// charge per memory slot it keeps, and one requests charge while an execution runs; a slot
+// or an execution beyond the application's or the daemon's quota fails that packet with
+// RESOURCE_EXHAUSTED_TRANSIENT. Its executions run on the device's scheduler as its
+// application, like any other (actors/scheduler.h).
 //
 // The client is untrusted: a packet that breaks the layout, names an unknown slot, or
 // fails validation gets a result packet with an error status, no shapes and no timing,
@@ -35,6 +41,7 @@
 #include <vector>
 
 #include "ipc/burst_packets.h"
+#include "ipc/daemon/quota.h"
 #include "ipc/fmq.h"
 #include "ipc/messages.h"
 #include "nnhal/prepared_model.h"
@@ -61,7 +68,19 @@ class BurstListener {
     uint32_t maxSlots = 256;
     GetMemories getMemories;
     std::shared_ptr<ServerCounters> counters;
+    /// Charges one memory slot, or one execution while it runs (null: not counted).
+    std::function<Result<Charge>()> chargeSlot;
+    std::function<Result<Charge>()> chargeExecution;
+    /// The bursts quota: held as long as the listener.
+    Charge charge;
+    /// Bytes of one request's arguments in client files staged on the listener's thread
+    /// (hal/file_pool_staging.h: never read or written by a driver slot).
+    uint64_t maxStagedBytes = uint64_t{1} << 30;
   };
+
+  /// The longest sleep of an idle listener before it looks at its stop flag again (stop()
+  /// also wakes it at once, unless the client overwrote the queue's wake-up word meanwhile).
+  static constexpr std::chrono::seconds kIdleSlice{1};
 
   /// Starts the listener's thread.
   explicit BurstListener(Config config);
@@ -77,7 +96,8 @@ class BurstListener {
   void freeSlot(int32_t slot);
   /// The status and message of the last execution (NONE and "" when it succeeded).
   WireStatus lastError() const;
-  /// Ends the waits (see above); returns at once.
+  /// Ends the waits (see above) and gives the bursts quota back; returns at once. Called by
+  /// the session's strand (and the destructor), never concurrently.
   void stop();
 
  private:
@@ -93,7 +113,11 @@ class BurstListener {
   const int requestFd_;
   const int resultFd_;
   mutable std::mutex mutex_;  // guards slots_ and lastError_
-  std::unordered_map<int32_t, Memory> slots_;
+  struct Slot {
+    Memory memory;
+    Charge charge;  ///< the pools quota
+  };
+  std::unordered_map<int32_t, Slot> slots_;
   WireStatus lastError_;
   std::jthread thread_;  // last: started when everything else is ready
 };

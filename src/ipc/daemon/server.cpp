@@ -6,6 +6,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <boost/asio/post.hpp>
 #include <cerrno>
 #include <cstring>
@@ -16,15 +19,43 @@
 namespace nnhal::ipc {
 namespace {
 
-/// The process at the other end of a Unix socket, or -1.
-pid_t peerProcess(int socket) {
+/// The process and user at the other end of a Unix socket ({-1, -1, -1} when unknown).
+ucred peerCredentials(int socket) {
   ucred credentials{};
   socklen_t length = sizeof(credentials);
-  if (::getsockopt(socket, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
-  return credentials.pid;
+  if (::getsockopt(socket, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) {
+    return {-1, static_cast<uid_t>(-1), static_cast<gid_t>(-1)};
+  }
+  return credentials;
 }
 
 constexpr auto kAcceptPause = std::chrono::milliseconds(100);
+
+Limits limitsOf(const SharedLimits& s) {
+  return {s.connections, s.preparedModels, s.constantBytes, s.pools,
+          s.requests,    s.bursts,         s.buffers,       s.fencedExecutions};
+}
+
+/// The quotas of the three holders. A connection's requests are bounded by its own queue
+/// (maxRunning + maxQueued) and its burst memories by maxBurstMemories per burst, so neither
+/// is charged per connection.
+std::shared_ptr<Ledger> makeLedger(const ClientLimits& limits) {
+  const Limits perConnection{
+      0, limits.maxPreparedModels, limits.maxConstantBytes, limits.maxPools,
+      0, limits.maxBursts,         limits.maxBuffers,       limits.maxFencedExecutions};
+  SharedLimits daemon = limits.daemon;
+  if (daemon.connections == 0) daemon.connections = limits.maxConnections;
+  if (daemon.pools == 0) {
+    // Each pool keeps a descriptor: what the descriptor limit leaves beside the connections,
+    // the bursts' two queues each, and a reserve for cache files and the daemon's own.
+    rlimit files{};
+    const uint64_t soft = ::getrlimit(RLIMIT_NOFILE, &files) == 0 ? files.rlim_cur : 1024;
+    const uint64_t reserved = uint64_t{limits.maxConnections} + 2 * uint64_t{daemon.bursts} + 256;
+    daemon.pools = static_cast<uint32_t>(
+        std::min<uint64_t>(UINT32_MAX, soft > reserved + 256 ? soft - reserved : 256));
+  }
+  return std::make_shared<Ledger>(perConnection, limitsOf(limits.perApplication), limitsOf(daemon));
+}
 
 }  // namespace
 
@@ -39,7 +70,6 @@ bool someoneListens(const std::filesystem::path& path) {
 
 Server::Server(boost::asio::io_context& io, std::shared_ptr<Device> device, ServerOptions options)
     : io_(io),
-      intake_(options.intakeThreads != 0 ? options.intakeThreads : 2),
       acceptor_(io),
       adminAcceptor_(io),
       acceptPause_(io),
@@ -53,9 +83,16 @@ Server::Server(boost::asio::io_context& io, std::shared_ptr<Device> device, Serv
   config_->maxPayloadBytes = options_.maxPayloadBytes;
   config_->faults = options_.faults;
   config_->trace = options_.trace;
-  config_->runIntake = [executor = intake_.get_executor()](std::move_only_function<void()> job) {
-    boost::asio::post(executor, std::move(job));
+  config_->ledger = makeLedger(options_.limits);
+  config_->runIntake = [lanes = &lanes_](hal::ApplicationId application,
+                                         std::move_only_function<void()> job) {
+    lanes->post(application, std::move(job));
   };
+  if (config_->driver != nullptr) {
+    for (const auto& [uid, weight] : options_.applicationWeights) {
+      config_->driver->setApplicationWeight(uid, weight);
+    }
+  }
 }
 
 Server::~Server() {
@@ -177,18 +214,32 @@ void Server::logRefusal(const std::string& why) {
 }
 
 void Server::admit(Socket socket, bool admin) {
-  const pid_t peer = peerProcess(socket.native_handle());
+  const ucred credentials = peerCredentials(socket.native_handle());
+  const pid_t peer = credentials.pid;
   const ClientLimits& limits = options_.limits;
+  // The application is the peer's uid (hal/application.h): its processes and connections
+  // share one fair share of the driver and one set of quotas.
+  std::shared_ptr<Account> account =
+      config_->ledger->account(static_cast<hal::ApplicationId>(credentials.uid));
+  Charge connection;
   {
     std::lock_guard<std::mutex> lock(connections_->mutex);
     std::string refusal;
-    if (connections_->total >= limits.maxConnections) {
-      refusal = "connection refused: " + std::to_string(connections_->total) +
-                " connections open, the most allowed";
-    } else if (!admin && connections_->byProcess[peer] >= limits.maxConnectionsPerProcess) {
+    if (!admin && connections_->byProcess[peer] >= limits.maxConnectionsPerProcess) {
       refusal = "connection refused: process " + std::to_string(peer) + " has " +
                 std::to_string(connections_->byProcess[peer]) +
                 " connections open, the most allowed";
+    }
+    if (refusal.empty()) {
+      // Per application and in all (the admin socket's connections count in all only).
+      auto charged = config_->ledger->charge(nullptr, admin ? std::shared_ptr<Account>() : account,
+                                             Resource::kConnections);
+      if (charged) {
+        connection = std::move(*charged);
+      } else {
+        refusal = "connection of uid " + std::to_string(credentials.uid) +
+                  " refused: " + charged.error().message;
+      }
     }
     if (!refusal.empty()) {
       if (connections_->byProcess[peer] == 0) connections_->byProcess.erase(peer);
@@ -201,11 +252,13 @@ void Server::admit(Socket socket, bool admin) {
     ++connections_->byProcess[peer];
   }
   const uint64_t id = nextSessionId_++;
-  auto session = std::make_shared<Session>(std::move(socket), config_, id, admin);
+  auto session = std::make_shared<Session>(std::move(socket), config_, id, admin,
+                                           std::move(account), std::move(connection));
   std::erase_if(sessions_, [](const std::weak_ptr<Session>& s) { return s.expired(); });
   sessions_.push_back(session);
-  spdlog::debug("session {}: connected (process {})", id, peer);
-  NNHAL_VLOG(Ipc, "session {}: connected (process {}{})", id, peer, admin ? ", admin socket" : "");
+  spdlog::debug("session {}: connected (process {}, uid {})", id, peer, credentials.uid);
+  NNHAL_VLOG(Ipc, "session {}: connected (process {}, uid {}{})", id, peer, credentials.uid,
+             admin ? ", admin socket" : "");
   session->onClosed([connections = connections_, peer] {
     std::lock_guard<std::mutex> lock(connections->mutex);
     --connections->total;

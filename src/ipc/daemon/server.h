@@ -1,10 +1,13 @@
 // ipc/daemon/server.h — the nnhald service: accepts clients on a Unix domain socket and gives each
 // its own Session over the daemon's embedded Device (docs/IPC_PROTOCOL.md).
 //
-// Connections are bounded (ClientLimits::maxConnections in all, maxConnectionsPerProcess
-// from one peer process, identified by SO_PEERCRED): a connection beyond a limit is closed
-// at once, with the reason logged (at most once a second). When accept() fails (e.g. the
-// process ran out of descriptors), accepting pauses for 100 ms instead of spinning.
+// Each connection belongs to the application of its peer's uid (SO_PEERCRED,
+// hal/application.h): its work runs as that application on the device's scheduler (fair
+// share between applications), and its quotas are charged to it (ipc/daemon/quota.h).
+// Connections are bounded (ClientLimits::maxConnections in all, perApplication.connections
+// per uid, maxConnectionsPerProcess from one peer process): a connection beyond a limit is
+// closed at once, with the reason logged (at most once a second). When accept() fails
+// (e.g. the process ran out of descriptors), accepting pauses for 100 ms instead of spinning.
 //
 // An optional admin socket serves the same protocol; its sessions' GetStats report the whole
 // daemon (every client's objects), where a client's socket reports only that client's own.
@@ -29,7 +32,9 @@
 #include <optional>
 #include <vector>
 
+#include "hal/lanes.h"
 #include "ipc/daemon/client_limits.h"
+#include "ipc/daemon/quota.h"
 #include "ipc/daemon/session.h"
 #include "nnhal/device.h"
 
@@ -59,8 +64,9 @@ struct ServerOptions {
   /// Largest frame payload accepted from a client; bigger frames close its session.
   uint32_t maxPayloadBytes = kDefaultMaxPayloadBytes;
   ClientLimits limits;
-  /// Threads reading models off the io threads (pools, constants, validation).
-  unsigned intakeThreads = 2;
+  /// Weights of applications (uid -> weight, 1 by default) in the driver's fair share; only
+  /// for a device created by createDevice() (the scheduler's, actors/scheduler.h).
+  std::map<uint32_t, uint32_t> applicationWeights;
   /// Test only: faults nnhal-soak must find (its own tests, docs/TESTING.md).
   FaultInjection faults;
   /// Records the handling of every frame clients send ("ipc" spans, nnhal/trace.h).
@@ -83,6 +89,8 @@ class Server {
 
   /// Daemon-wide object counts.
   Stats stats() const { return config_->counters->snapshot(); }
+  /// The quotas and what each application holds.
+  const Ledger& ledger() const { return *config_->ledger; }
 
  private:
   using Acceptor = boost::asio::local::stream_protocol::acceptor;
@@ -98,8 +106,9 @@ class Server {
   void logRefusal(const std::string& why);
 
   boost::asio::io_context& io_;
-  /// Model intake off the io threads (SessionConfig::runIntake); joined last.
-  boost::asio::thread_pool intake_;
+  /// Model intake off the io threads, one lane per application (SessionConfig::runIntake);
+  /// joined last.
+  hal::Lanes lanes_;
   Acceptor acceptor_;
   Acceptor adminAcceptor_;
   boost::asio::steady_timer acceptPause_;

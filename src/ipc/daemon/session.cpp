@@ -29,7 +29,7 @@ uint64_t residentBytes() {
 }  // namespace
 
 Session::Session(Socket socket, std::shared_ptr<const SessionConfig> config, uint64_t id,
-                 bool admin)
+                 bool admin, std::shared_ptr<Account> account, Charge connection)
     : socket_(std::move(socket)),
       strand_(boost::asio::make_strand(
           static_cast<boost::asio::io_context&>(socket_.get_executor().context()))),
@@ -40,6 +40,9 @@ Session::Session(Socket socket, std::shared_ptr<const SessionConfig> config, uin
       parser_(config_->maxPayloadBytes),
       id_(id),
       admin_(admin),
+      account_(std::move(account)),
+      application_(account_->application()),
+      connectionCharge_(std::move(connection)),
       frameTimer_(strand_) {
   ++counters_.sessions;
 }
@@ -383,6 +386,9 @@ bool Session::handleHello(const Frame& frame) {
   reply.info.capabilities = device_.getCapabilities();
   reply.info.extensions = device_.getSupportedExtensions();
   reply.info.cacheFiles = device_.getNumberOfCacheFilesNeeded();
+  if (const CompilationCaching caching = device_.getCompilationCaching(); !caching.available) {
+    reply.info.cachingOff = "nnhald: " + caching.reason;
+  }
   OutMessage out;
   encode(reply, out);
   send(MessageType::kHelloReply, frame.header.callId, out);
@@ -504,6 +510,7 @@ void Session::close(const std::string& reason) {
   buffers_.clear();      // a departed client's buffers go with it
   models_.clear();
   pools_.clear();
+  connectionCharge_.reset();
   if (onClosed_) {
     auto done = std::move(onClosed_);
     onClosed_ = nullptr;

@@ -52,7 +52,9 @@
 #include <string>
 #include <unordered_map>
 
+#include "hal/application.h"
 #include "ipc/daemon/client_limits.h"
+#include "ipc/daemon/quota.h"
 #include "ipc/daemon/server_counters.h"
 #include "ipc/frame.h"
 #include "ipc/messages.h"
@@ -85,10 +87,13 @@ struct SessionConfig {
   hal::DeviceControl* driver = nullptr;
   std::shared_ptr<ServerCounters> counters;
   ClientLimits limits;
+  /// The quotas per connection, per application and of the daemon (ipc/daemon/quota.h).
+  std::shared_ptr<Ledger> ledger;
   uint32_t maxPayloadBytes = kDefaultMaxPayloadBytes;
   /// Runs model intake (adopting model pools, copying their constants, validating, the
-  /// supported-operations check) off the io threads. Owned by the server.
-  std::function<void(std::move_only_function<void()>)> runIntake;
+  /// supported-operations check) off the io threads, on the application's lane
+  /// (hal/lanes.h). Owned by the server.
+  std::function<void(hal::ApplicationId, std::move_only_function<void()>)> runIntake;
   FaultInjection faults;
   /// Where each received frame's handling is recorded as an "ipc" span; null = none.
   std::shared_ptr<TraceRecorder> trace{};
@@ -99,7 +104,11 @@ class Session : public std::enable_shared_from_this<Session> {
   using Socket = boost::asio::local::stream_protocol::socket;
 
   /// `admin`: a connection of the admin socket, whose GetStats reports the whole daemon.
-  Session(Socket socket, std::shared_ptr<const SessionConfig> config, uint64_t id, bool admin);
+  /// `account`: the client's application (its uid, hal/application.h), as which its
+  /// preparations and executions run and to which its quotas are charged; `connection`: this
+  /// connection's charge, given back when it closes.
+  Session(Socket socket, std::shared_ptr<const SessionConfig> config, uint64_t id, bool admin,
+          std::shared_ptr<Account> account, Charge connection);
   ~Session();
 
   /// Starts reading (posts to the strand).
@@ -141,22 +150,25 @@ class Session : public std::enable_shared_from_this<Session> {
   bool handleSupportedOperations(Frame& frame);
   bool handlePrepareModel(Frame& frame);
   bool handlePrepareFromCache(Frame& frame);
+  /// What a preparation in progress holds (session_detail.h).
+  struct PreparationCharges;
+  using Charges = std::shared_ptr<PreparationCharges>;
   /// Calls `start` (a Device preparation given its callback) and, unless `launchedSent`,
   /// replies Launched with the status it returned; then PrepareReply with the outcome.
-  /// `constantBytes` are released if the preparation fails.
+  /// `charges` are given back if the preparation fails.
   /// `lowPower`: prepared for ExecutionPreference::LOW_POWER (its bursts do not poll).
-  void launchPreparation(uint64_t callId, uint64_t constantBytes, bool launchedSent, bool lowPower,
+  void launchPreparation(uint64_t callId, Charges charges, bool launchedSent, bool lowPower,
                          const std::function<ErrorStatus(PrepareCallback)>& start);
   /// Registers a prepared model under a new handle (or carries the error) and replies.
-  void replyPrepared(uint64_t callId, uint64_t constantBytes, bool lowPower,
+  void replyPrepared(uint64_t callId, Charges charges, bool lowPower,
                      Result<std::shared_ptr<PreparedModel>> result);
   void sendLaunched(uint64_t callId, const WireStatus& status);
-  /// Why a new preparation would exceed the prepared-model or queue quota, or none.
-  Result<void> admitPreparation() const;
-  /// Why `constantBytes` more would exceed the constant-bytes quota, or none.
-  Result<void> admitConstants(uint64_t constantBytes) const;
-  /// Runs `intake` on the intake threads, then `then` on the strand (within the calling
-  /// job's running slot).
+  /// Admits one more preparation within the prepared-model and request quotas: its
+  /// prepared-model charge (the request is counted in inFlight_), or the error to reply.
+  Result<Charges> admitPreparation();
+  /// Runs `intake` on the application's intake lane (hal/lanes.h: a thread of its
+  /// own, so that a stalled file or a large copy delays only this application), then `then`
+  /// on the strand (within the calling job's running slot).
   template <typename Intake, typename Then>
   void offIoThread(Intake intake, Then then);
   void releaseModel(uint64_t handle);
@@ -198,6 +210,12 @@ class Session : public std::enable_shared_from_this<Session> {
   // --- the queue of work that runs on the driver's threads (session_execute.cpp)
   /// Whether one more request may wait in the queue; otherwise the error to reply.
   Result<void> admitWork() const;
+  /// admitWork, then charges one more request running or waiting to the application and
+  /// the daemon; counted in inFlight_ until requestDone().
+  Result<void> admitRequest();
+  void requestDone();
+  /// Charges `amount` of `resource` to this connection, its application and the daemon.
+  Result<Charge> charge(Resource resource, uint64_t amount = 1);
   /// Runs `job` now if fewer than maxRunning jobs run, else queues it. The job must call
   /// jobDone() on the strand when its work ended.
   void schedule(Job job);
@@ -224,6 +242,14 @@ class Session : public std::enable_shared_from_this<Session> {
   FrameParser parser_;
   const uint64_t id_;
   const bool admin_;
+  /// The client's application: its quotas, and as which its work runs.
+  const std::shared_ptr<Account> account_;
+  const hal::ApplicationId application_;
+  /// What this connection holds (the per-connection quotas of the ledger).
+  std::shared_ptr<Usage> usage_ = std::make_shared<Usage>();
+  Charge connectionCharge_;
+  /// The requests running or waiting (inFlight_), charged to the application and the daemon.
+  Charge requestsCharge_;
   bool helloDone_ = false;
   bool closed_ = false;
   bool draining_ = false;
@@ -250,13 +276,12 @@ class Session : public std::enable_shared_from_this<Session> {
   // Objects of this client.
   uint64_t nextHandle_ = 1;
   std::unordered_map<uint64_t, std::shared_ptr<TrackedModel>> models_;
-  uint32_t preparing_ = 0;      ///< preparations accepted and not finished
-  uint64_t constantBytes_ = 0;  ///< of the models held and being prepared
   std::unordered_map<uint64_t, std::shared_ptr<TrackedPool>> pools_;
   /// Fenced executions by handle: their callback and the fence the driver returned.
   struct Fenced {
     std::shared_ptr<FencedExecutionCallback> callback;
     SyncFence fence;
+    Charge charge;  ///< the fenced-executions quota
   };
   uint64_t nextFenced_ = 1;
   std::unordered_map<uint64_t, Fenced> fenced_;

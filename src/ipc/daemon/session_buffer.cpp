@@ -28,19 +28,15 @@ bool Session::handleAllocate(const Frame& frame) {
     }
     models.push_back(found->second->model);
   }
-  if (buffers_.size() >= limits_.maxBuffers) {
-    return reply(
-        {toWireStatus(quotaExceeded("a client holds at most " + std::to_string(limits_.maxBuffers) +
-                                    " driver-managed buffers (release some first)")
-                          .error())});
-  }
+  auto charged = charge(Resource::kBuffers);
+  if (!charged) return reply({toWireStatus(charged.error())});
   // The role checks are cheap (no copy of data): they run here, on the strand.
   auto allocated =
       device_.allocate(BufferDesc{std::move(m->dimensions)}, models, m->inputRoles, m->outputRoles);
   if (!allocated) return reply({toWireStatus(allocated.error())});
   const uint64_t handle = nextBuffer_++;
-  buffers_[handle] =
-      std::make_shared<TrackedBuffer>(allocated->buffer, allocated->token, config_->counters);
+  buffers_[handle] = std::make_shared<TrackedBuffer>(allocated->buffer, allocated->token,
+                                                     config_->counters, std::move(*charged));
   bufferTokens_[allocated->token] = handle;
   return reply({{}, handle, allocated->token});
 }
@@ -69,13 +65,12 @@ bool Session::handleBufferCopy(Frame& frame, bool copyFrom) {
            copyFrom ? "copyFrom: src is not a valid memory" : "copyTo: dst is not a valid memory"});
     return true;
   }
-  if (auto admitted = admitWork(); !admitted) {
+  if (auto admitted = admitRequest(); !admitted) {
     reply(toWireStatus(admitted.error()));
     return true;
   }
-  // Copies may be large and read client files: they run off the io threads, in the client's
-  // share of the driver's work.
-  ++inFlight_;
+  // Copies may be large and read client files: they run off the io threads, on the
+  // application's lane.
   schedule([this, buffer = found->second, copyFrom, reply, m = std::make_shared<BufferCopy>(*m),
             fds = std::make_shared<std::vector<UniqueFd>>(std::move(frame.fds))]() mutable {
     offIoThread(
@@ -87,7 +82,7 @@ bool Session::handleBufferCopy(Frame& frame, bool copyFrom) {
                           : buffer->buffer->copyTo(memory);
         },
         [this, reply](Result<void> copied) {
-          --inFlight_;
+          requestDone();
           reply(copied ? WireStatus{} : toWireStatus(copied.error()));
           jobDone();
           finishIfDrained();

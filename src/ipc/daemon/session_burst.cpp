@@ -46,11 +46,8 @@ bool Session::handleConfigureBurst(const Frame& frame) {
               "prepared model " + std::to_string(m->handle) + " is unknown to this connection",
               {}});
   }
-  if (bursts_.size() >= limits_.maxBursts) {
-    return reply(
-        quotaExceeded("a client holds at most " + std::to_string(limits_.maxBursts) + " bursts")
-            .error());
-  }
+  auto charged = charge(Resource::kBursts);
+  if (!charged) return reply(charged.error());
   const uint32_t requestLength = m->requestLength != 0 ? m->requestLength : kDefaultFmqLength;
   const uint32_t resultLength = m->resultLength != 0 ? m->resultLength : kDefaultFmqLength;
   auto requests = Fmq::create({sizeof(FmqRequestDatum), requestLength});
@@ -68,6 +65,16 @@ bool Session::handleConfigureBurst(const Frame& frame) {
                                               : std::chrono::nanoseconds(limits_.burstPollWindow);
   config.maxSlots = limits_.maxBurstMemories;
   config.counters = config_->counters;
+  config.charge = std::move(*charged);
+  config.maxStagedBytes = limits_.maxStagedBytes;
+  // Slots and running executions count for the application and the daemon (a burst's own
+  // bound is maxSlots; its executions are one at a time).
+  config.chargeSlot = [ledger = config_->ledger, account = account_] {
+    return ledger->charge(nullptr, account, Resource::kPools);
+  };
+  config.chargeExecution = [ledger = config_->ledger, account = account_] {
+    return ledger->charge(nullptr, account, Resource::kRequests);
+  };
   config.getMemories = [weak = weak_from_this(), handle](const std::vector<int32_t>& slots,
                                                          const std::function<bool()>& keepWaiting) {
     return askMemories(weak, handle, slots, keepWaiting);
@@ -104,8 +111,10 @@ void Session::releaseBurst(uint64_t burst) {
 void Session::disposeBurst(std::shared_ptr<BurstListener> listener) {
   if (listener == nullptr) return;
   listener->stop();
-  // Joining waits for an execution in progress: never on an io thread.
-  config_->runIntake([listener = std::move(listener)]() mutable { listener.reset(); });
+  // Joining waits for an execution in progress: never on an io thread; on the application's
+  // lane, so that a slow one delays no one else.
+  config_->runIntake(application_,
+                     [listener = std::move(listener)]() mutable { listener.reset(); });
 }
 
 bool Session::handleBurstFreeMemory(const Frame& frame) {

@@ -10,6 +10,7 @@
 #include <boost/asio/executor_work_guard.hpp>
 
 #include "hal/driver_control.h"
+#include "hal/file_pool_staging.h"
 #include "ipc/daemon/internal/session_detail.h"
 
 namespace nnhal::ipc {
@@ -46,6 +47,22 @@ Result<void> Session::admitWork() const {
   return {};
 }
 
+Result<void> Session::admitRequest() {
+  NNHAL_TRY(admitWork());
+  NNHAL_TRY(config_->ledger->extend(requestsCharge_, nullptr, account_, Resource::kRequests));
+  ++inFlight_;
+  return {};
+}
+
+void Session::requestDone() {
+  --inFlight_;
+  requestsCharge_.giveBack(1);
+}
+
+Result<Charge> Session::charge(Resource resource, uint64_t amount) {
+  return config_->ledger->charge(usage_, account_, resource, amount);
+}
+
 void Session::schedule(Job job) {
   if (running_ < limits_.maxRunning) {
     ++running_;
@@ -74,14 +91,13 @@ Result<Request> Session::requestFrom(WireRequest wire, const std::vector<UniqueF
     const WirePool& pool = wire.pools[i];
     switch (pool.source) {
       case WirePool::Source::kFd: {
-        if (pools_.size() >= limits_.maxPools && !pools_.contains(pool.id)) {
-          return quotaExceeded("a client keeps at most " + std::to_string(limits_.maxPools) +
-                               " request pools (release some Memory objects first)");
-        }
+        pools_.erase(pool.id);  // a new memory under a known id replaces the old one
+        NNHAL_ASSIGN_OR_RETURN(Charge charged, charge(Resource::kPools));
         // A pool that cannot be used is remembered too: the client names it by id from now on
         // and must keep getting the same error.
         auto memory = mapClientPool(pool, fds, "request.pools[" + std::to_string(i) + "]");
-        pools_[pool.id] = std::make_shared<TrackedPool>(memory, config_->counters);
+        pools_[pool.id] =
+            std::make_shared<TrackedPool>(memory, config_->counters, std::move(charged));
         if (!memory) return std::unexpected(memory.error());
         request.pools.emplace_back(*memory);
         break;
@@ -175,8 +191,11 @@ bool Session::handleExecute(Frame& frame, bool async, bool moreWaiting) {
     if (auto valid = embedded->validate(*request, options); !valid) return refuse(valid.error());
   }
 
-  if (!async && !moreWaiting && running_ == 0 && waiting_.empty() && embedded != nullptr &&
-      embedded->runsQuickly()) {
+  // Client files (mmap_fd pools the driver reads with pread/pwrite) are read and written on
+  // the application's lane, never by an io thread or a driver slot (hal/file_pool_staging.h).
+  const bool filePools = hal::hasFilePools(*request);
+  if (!async && !filePools && !moreWaiting && running_ == 0 && waiting_.empty() &&
+      embedded != nullptr && embedded->runsQuickly()) {
     // The fast path: short by construction (ipc/daemon/session.h), so it may run on this thread.
     ++counters_.callsInFlight;
     auto result = embedded->executeValidated(*request, options);  // validated above
@@ -184,43 +203,77 @@ bool Session::handleExecute(Frame& frame, bool async, bool moreWaiting) {
     reply(result);
     return true;
   }
-  if (auto admitted = admitWork(); !admitted) return refuse(admitted.error());
+  if (auto admitted = admitRequest(); !admitted) return refuse(admitted.error());
 
-  ++inFlight_;
   if (async) launched({});
   auto deliver = [this, reply, tracked](Result<ExecutionResult> result) {
-    --inFlight_;
+    requestDone();
     --counters_.callsInFlight;
     if (closed_) return;
     reply(result);
     finishIfDrained();
   };
-  schedule([this, self = shared_from_this(), tracked, embedded, deliver,
-            request = std::move(*request), options]() mutable {
-    ++counters_.callsInFlight;  // counted from its start: queued work of a departed client
-                                // is dropped without running
+  using Staging = std::shared_ptr<hal::FilePoolStaging>;
+  // Runs the (staged) request on the driver; once it ended, writes its outputs back to the
+  // client's files on the lane, then replies.
+  auto run = [this, tracked, embedded, deliver, options](Request staged, Staging staging) mutable {
     auto state = std::make_shared<LaunchState<ExecutionResult>>();
+    auto finish = [self = shared_from_this(), deliver,
+                   staging](Result<ExecutionResult> result) mutable {
+      if (!staging || staging->empty() || !result) {
+        deliver(std::move(result));
+        self->jobDone();
+        return;
+      }
+      self->offIoThread(
+          [staging]() -> Result<void> { return staging->writeBack(); },
+          [self, deliver, result = std::move(result)](Result<void> written) mutable {
+            deliver(written ? std::move(result)
+                            : Result<ExecutionResult>(std::unexpected(std::move(written).error())));
+            self->jobDone();
+          });
+    };
     ExecutionCallback callback =
-        [self, state, deliver,
+        [self = shared_from_this(), state, finish,
          work = boost::asio::make_work_guard(strand_)](Result<ExecutionResult> result) mutable {
           if (state->keepIfEarly(result)) return;
           // The work guard keeps the io_context running until the reply is written.
-          self->onStrand([self, deliver = std::move(deliver), result = std::move(result),
-                          work = std::move(work)]() mutable {
-            deliver(std::move(result));
-            self->jobDone();
-          });
+          self->onStrand([finish = std::move(finish), result = std::move(result),
+                          work = std::move(work)]() mutable { finish(std::move(result)); });
         };
     const ErrorStatus status =
         embedded != nullptr
-            ? embedded->executeCancellable(std::move(request), options, std::move(callback),
+            ? embedded->executeCancellable(std::move(staged), options, std::move(callback),
                                            cancelled_)
-            : tracked->model->execute(std::move(request), options, std::move(callback));
+            : tracked->model->execute(std::move(staged), options, std::move(callback));
     auto early = state->markReturned();
     if (status != ErrorStatus::NONE || early) {
       deliver(early ? std::move(*early) : fail(status, "the execution could not start"));
       jobDone();
     }
+  };
+  schedule([this, run, deliver, filePools, request = std::move(*request)]() mutable {
+    ++counters_.callsInFlight;  // counted from its start: queued work of a departed client
+                                // is dropped without running
+    if (!filePools) {
+      run(std::move(request), nullptr);
+      return;
+    }
+    auto staged = std::make_shared<Request>(std::move(request));
+    offIoThread(
+        [staged, limit = limits_.maxStagedBytes]() -> Result<Staging> {
+          NNHAL_ASSIGN_OR_RETURN(hal::FilePoolStaging staging,
+                                 hal::FilePoolStaging::stage(*staged, limit));
+          return std::make_shared<hal::FilePoolStaging>(std::move(staging));
+        },
+        [this, run, deliver, staged](Result<Staging> staging) mutable {
+          if (!staging) {
+            deliver(std::unexpected(std::move(staging).error()));
+            jobDone();
+            return;
+          }
+          run(std::move(*staged), std::move(*staging));
+        });
   });
   return true;
 }
@@ -271,12 +324,8 @@ bool Session::handleExecuteFenced(Frame& frame) {
                         "unknown prepared model handle " + std::to_string(m->execute.handle),
                         {}});
   }
-  if (fenced_.size() >= limits_.maxFencedExecutions) {
-    return refuse(quotaExceeded("a client holds at most " +
-                                std::to_string(limits_.maxFencedExecutions) +
-                                " fenced executions (release their callbacks first)")
-                      .error());
-  }
+  auto fencedCharge = charge(Resource::kFencedExecutions);
+  if (!fencedCharge) return refuse(fencedCharge.error());
   std::shared_ptr<TrackedModel> tracked = found->second;
   auto request = requestFrom(std::move(m->execute.request), frame.fds);
   if (!request) return refuse(request.error());
@@ -328,7 +377,7 @@ bool Session::handleExecuteFenced(Frame& frame) {
   if (!launched) return refuse(launched.error());
   FencedReply reply;
   reply.handle = nextFenced_++;
-  fenced_[reply.handle] = Fenced{launched->callback, launched->syncFence};
+  fenced_[reply.handle] = Fenced{launched->callback, launched->syncFence, std::move(*fencedCharge)};
   OutMessage out;
   if (launched->syncFence.valid()) {
     reply.hasFence = true;

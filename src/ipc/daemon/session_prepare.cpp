@@ -6,6 +6,7 @@
 
 #include "hal/driver_control.h"
 #include "hal/pool_io.h"
+#include "hal/validation.h"
 #include "ipc/daemon/internal/session_detail.h"
 
 namespace nnhal::ipc {
@@ -56,7 +57,8 @@ Result<Memory> mapClientPool(const WirePool& pool, const std::vector<UniqueFd>& 
 }
 
 Result<uint64_t> attachModelPools(Model& model, const std::vector<WirePool>& pools,
-                                  const std::vector<UniqueFd>& fds, uint64_t maxConstantBytes) {
+                                  const std::vector<UniqueFd>& fds, uint64_t maxConstantBytes,
+                                  const std::function<Result<void>(const Model&)>& check) {
   std::vector<Memory> memories;
   memories.reserve(pools.size());
   for (size_t i = 0; i < pools.size(); ++i) {
@@ -74,6 +76,9 @@ Result<uint64_t> attachModelPools(Model& model, const std::vector<WirePool>& poo
     memories.push_back(std::move(memory));
   }
   model.pools = std::move(memories);
+  // A model the driver refuses costs no copy (the checks see the client's pools; they run
+  // again on the copy, which is what the driver compiles).
+  if (check) NNHAL_TRY(check(model));
   // The client can rewrite or shrink its pools at any time: the driver compiles and runs
   // with its own copy of the constants they hold, except in pools sealed against writes.
   if (model.operandValues.size() > maxConstantBytes) {
@@ -88,23 +93,12 @@ Result<uint64_t> attachModelPools(Model& model, const std::vector<WirePool>& poo
   return poolConstants + model.operandValues.size();
 }
 
-Result<void> Session::admitPreparation() const {
-  if (models_.size() + preparing_ >= limits_.maxPreparedModels) {
-    return quotaExceeded("a client holds at most " + std::to_string(limits_.maxPreparedModels) +
-                         " prepared models (release some first)");
-  }
-  return admitWork();
-}
-
-Result<void> Session::admitConstants(uint64_t constantBytes) const {
-  if (constantBytes > limits_.maxConstantBytes ||
-      constantBytes_ > limits_.maxConstantBytes - constantBytes) {
-    return quotaExceeded("the constants of a client's models total at most " +
-                         std::to_string(limits_.maxConstantBytes) + " bytes; this model has " +
-                         std::to_string(constantBytes) + " and the client holds " +
-                         std::to_string(constantBytes_));
-  }
-  return {};
+Result<Session::Charges> Session::admitPreparation() {
+  NNHAL_TRY(admitWork());
+  auto charges = std::make_shared<PreparationCharges>();
+  NNHAL_ASSIGN_OR_RETURN(charges->model, charge(Resource::kPreparedModels));
+  NNHAL_TRY(admitRequest());
+  return charges;
 }
 
 void Session::releaseModel(uint64_t handle) {
@@ -113,7 +107,6 @@ void Session::releaseModel(uint64_t handle) {
     spdlog::debug("session {}: release of unknown prepared model {}", id_, handle);
     return;
   }
-  constantBytes_ -= found->second->constantBytes;
   models_.erase(found);
 }
 
@@ -130,26 +123,22 @@ bool Session::handleSupportedOperations(Frame& frame) {
     encode(r, out);
     send(MessageType::kSupportedOperationsReply, callId, out);
   };
-  if (auto admitted = admitWork(); !admitted) {
+  if (auto admitted = admitRequest(); !admitted) {
     reply({toWireStatus(admitted.error()), {}});
     return true;
   }
-  ++inFlight_;
   auto fds = std::make_shared<std::vector<UniqueFd>>(std::move(frame.fds));
   schedule([this, fds, reply, wire = std::make_shared<WireModel>(std::move(*m))]() mutable {
+    // The copy is bounded by what the client may still hold, though it is dropped after.
+    const uint64_t room =
+        config_->ledger->remaining(usage_.get(), account_.get(), Resource::kConstantBytes);
     offIoThread(
-        [this, fds, wire]() -> Result<std::vector<std::string>> {
-          NNHAL_ASSIGN_OR_RETURN(
-              const uint64_t constants,
-              attachModelPools(wire->model, wire->pools, *fds, limits_.maxConstantBytes));
-          if (constants > limits_.maxConstantBytes) {
-            return quotaExceeded("a model's constants total at most " +
-                                 std::to_string(limits_.maxConstantBytes) + " bytes");
-          }
+        [this, fds, wire, room]() -> Result<std::vector<std::string>> {
+          NNHAL_TRY(attachModelPools(wire->model, wire->pools, *fds, room));
           return device_.explainSupportedOperations(wire->model);
         },
         [this, reply](Result<std::vector<std::string>> reasons) {
-          --inFlight_;
+          requestDone();
           SupportedOperationsReply r;
           if (reasons) {
             r.reasons = std::move(*reasons);
@@ -164,21 +153,19 @@ bool Session::handleSupportedOperations(Frame& frame) {
   return true;
 }
 
-void Session::replyPrepared(uint64_t callId, uint64_t constantBytes, bool lowPower,
+void Session::replyPrepared(uint64_t callId, Charges charges, bool lowPower,
                             Result<std::shared_ptr<PreparedModel>> result) {
-  --inFlight_;
+  requestDone();
   --counters_.callsInFlight;
-  --preparing_;
   if (closed_) return;
   PrepareReply reply;
   if (result) {
     reply.handle = nextHandle_++;
     auto tracked =
-        std::make_shared<TrackedModel>(std::move(*result), config_->counters, constantBytes);
+        std::make_shared<TrackedModel>(std::move(*result), config_->counters, std::move(*charges));
     tracked->lowPower = lowPower;
     models_[reply.handle] = std::move(tracked);
   } else {
-    constantBytes_ -= constantBytes;
     reply.status = toWireStatus(result.error());
   }
   OutMessage out;
@@ -187,19 +174,18 @@ void Session::replyPrepared(uint64_t callId, uint64_t constantBytes, bool lowPow
   finishIfDrained();
 }
 
-void Session::launchPreparation(uint64_t callId, uint64_t constantBytes, bool launchedSent,
-                                bool lowPower,
+void Session::launchPreparation(uint64_t callId, Charges charges, bool launchedSent, bool lowPower,
                                 const std::function<ErrorStatus(PrepareCallback)>& start) {
   using PreparedResult = Result<std::shared_ptr<PreparedModel>>;
   ++counters_.callsInFlight;  // from its start: queued work of a departed client never runs
   auto state = std::make_shared<LaunchState<std::shared_ptr<PreparedModel>>>();
   const ErrorStatus status =
-      start([self = shared_from_this(), state, callId, constantBytes, lowPower,
+      start([self = shared_from_this(), state, callId, charges, lowPower,
              work = boost::asio::make_work_guard(strand_)](PreparedResult result) mutable {
         if (state->keepIfEarly(result)) return;
-        self->onStrand([self, callId, constantBytes, lowPower, result = std::move(result),
+        self->onStrand([self, callId, charges, lowPower, result = std::move(result),
                         work = std::move(work)]() mutable {
-          self->replyPrepared(callId, constantBytes, lowPower, std::move(result));
+          self->replyPrepared(callId, std::move(charges), lowPower, std::move(result));
           self->jobDone();
         });
       });
@@ -207,13 +193,11 @@ void Session::launchPreparation(uint64_t callId, uint64_t constantBytes, bool la
   if (status != ErrorStatus::NONE) {
     const Error error = early && !*early ? early->error() : Error{status, "", {}};
     if (launchedSent) {
-      replyPrepared(callId, constantBytes, lowPower, std::unexpected(error));
+      replyPrepared(callId, std::move(charges), lowPower, std::unexpected(error));
     } else {
       sendLaunched(callId, toWireStatus(error));
-      --inFlight_;
+      requestDone();
       --counters_.callsInFlight;
-      --preparing_;
-      constantBytes_ -= constantBytes;
       finishIfDrained();
     }
     jobDone();
@@ -221,7 +205,7 @@ void Session::launchPreparation(uint64_t callId, uint64_t constantBytes, bool la
   }
   if (!launchedSent) sendLaunched(callId, {});
   if (early) {
-    replyPrepared(callId, constantBytes, lowPower, std::move(*early));
+    replyPrepared(callId, std::move(charges), lowPower, std::move(*early));
     jobDone();
   }
 }
@@ -234,12 +218,12 @@ bool Session::handlePrepareModel(Frame& frame) {
     close(m.error().message);
     return false;
   }
-  if (auto admitted = admitPreparation(); !admitted) {
+  auto admitted = admitPreparation();
+  if (!admitted) {
     sendLaunched(callId, toWireStatus(admitted.error()));
     return true;
   }
-  ++inFlight_;
-  ++preparing_;
+  Charges charges = std::move(*admitted);
   auto fds = std::make_shared<std::vector<UniqueFd>>(std::move(frame.fds));
   auto message = std::make_shared<PrepareModel>(std::move(*m));
   PrepareOptions options;
@@ -247,29 +231,33 @@ bool Session::handlePrepareModel(Frame& frame) {
   options.priority = static_cast<Priority>(message->priority);
   options.deadline = message->deadline;
   if (message->cache) options.cache = cacheFiles(*message->cache, *fds);
-  // The model's pools, its constants and the driver's own argument checks are read off the
-  // io threads; then Launched carries the driver's status, and the compilation starts.
-  schedule([this, callId, fds, message, options = std::move(options)]() mutable {
+  // The model's pools, its constants and the driver's own argument checks are read on the
+  // application's lane; then Launched carries the driver's status, and the compilation starts.
+  schedule([this, callId, fds, message, charges, options = std::move(options)]() mutable {
+    const uint64_t room =
+        config_->ledger->remaining(usage_.get(), account_.get(), Resource::kConstantBytes);
     offIoThread(
-        [this, fds, message, options]() -> Result<uint64_t> {
-          NNHAL_ASSIGN_OR_RETURN(const uint64_t constants,
-                                 attachModelPools(message->model.model, message->model.pools, *fds,
-                                                  limits_.maxConstantBytes));
+        [this, fds, message, options, room]() -> Result<uint64_t> {
+          // The structure first (sizes, indexes, locations: no constant is read), so that a
+          // malformed model costs no copy; then every check on the copy, which is what the
+          // driver compiles.
+          NNHAL_ASSIGN_OR_RETURN(
+              const uint64_t constants,
+              attachModelPools(message->model.model, message->model.pools, *fds, room,
+                               [](const Model& model) { return hal::validateModel(model); }));
           if (config_->driver != nullptr) {
             NNHAL_TRY(config_->driver->checkPreparation(message->model.model, options));
           }
           return constants;
         },
-        [this, callId, fds, message, options](Result<uint64_t> constants) mutable {
+        [this, callId, fds, message, charges, options](Result<uint64_t> constants) mutable {
           if (closed_) {  // the client left while its model was read: nothing to compile
-            --inFlight_;
-            --preparing_;
+            requestDone();
             jobDone();
             return;
           }
           auto refuse = [&](const Error& error, bool asOutcome) {
-            --inFlight_;
-            --preparing_;
+            requestDone();
             if (asOutcome) {
               // Like a pool the driver cannot use: the preparation itself fails.
               sendLaunched(callId, {});
@@ -288,24 +276,24 @@ bool Session::handlePrepareModel(Frame& frame) {
             refuse(constants.error(), constants.error().status == ErrorStatus::GENERAL_FAILURE);
             return;
           }
-          if (auto admitted = admitConstants(*constants); !admitted) {
-            refuse(admitted.error(), false);
+          auto charged = charge(Resource::kConstantBytes, *constants);
+          if (!charged) {
+            refuse(charged.error(), false);
             return;
           }
-          constantBytes_ += *constants;
+          charges->constants = std::move(*charged);
           const bool launchedSent = config_->driver != nullptr;
           if (launchedSent) sendLaunched(callId, {});
           const bool lowPower = options.preference == ExecutionPreference::LOW_POWER;
-          launchPreparation(callId, *constants, launchedSent, lowPower,
-                            [&](PrepareCallback callback) {
-                              // Checked off the io thread already: not validated again here.
-                              if (config_->driver != nullptr) {
-                                return config_->driver->prepareChecked(
-                                    std::move(message->model.model), options, std::move(callback));
-                              }
-                              return device_.prepareModel(std::move(message->model.model), options,
-                                                          std::move(callback));
-                            });
+          launchPreparation(callId, charges, launchedSent, lowPower, [&](PrepareCallback callback) {
+            // Checked off the io thread already: not validated again here.
+            if (config_->driver != nullptr) {
+              return config_->driver->prepareChecked(std::move(message->model.model), options,
+                                                     application_, std::move(callback));
+            }
+            return device_.prepareModel(std::move(message->model.model), options,
+                                        std::move(callback));
+          });
         });
   });
   return true;
@@ -328,17 +316,20 @@ bool Session::handlePrepareFromCache(Frame& frame) {
       return true;
     }
   }
-  if (auto admitted = admitPreparation(); !admitted) {
+  auto admitted = admitPreparation();
+  if (!admitted) {
     sendLaunched(callId, toWireStatus(admitted.error()));
     return true;
   }
-  ++inFlight_;
-  ++preparing_;
   const bool launchedSent = config_->driver != nullptr;
   if (launchedSent) sendLaunched(callId, {});
   schedule([this, self = shared_from_this(), callId, fds, launchedSent, files = std::move(files),
-            deadline = m->deadline]() mutable {
-    launchPreparation(callId, 0, launchedSent, false, [&](PrepareCallback callback) {
+            charges = std::move(*admitted), deadline = m->deadline]() mutable {
+    launchPreparation(callId, charges, launchedSent, false, [&](PrepareCallback callback) {
+      if (config_->driver != nullptr) {
+        return config_->driver->prepareFromCache(files, deadline, application_,
+                                                 std::move(callback));
+      }
       return device_.prepareModelFromCache(files, deadline, std::move(callback));
     });
   });

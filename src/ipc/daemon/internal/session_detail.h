@@ -35,10 +35,18 @@ struct LaunchState {
   }
 };
 
+/// What a preparation in progress holds: its prepared-model quota and, once its constants
+/// were copied, their bytes; kept by its TrackedModel when it succeeds.
+struct Session::PreparationCharges {
+  Charge model;
+  Charge constants;
+};
+
 /// A prepared model held by a session or an execution; counted while alive.
 struct Session::TrackedModel {
-  TrackedModel(std::shared_ptr<PreparedModel> m, std::shared_ptr<ServerCounters> c, uint64_t bytes)
-      : model(std::move(m)), counters(std::move(c)), constantBytes(bytes) {
+  TrackedModel(std::shared_ptr<PreparedModel> m, std::shared_ptr<ServerCounters> c,
+               PreparationCharges held)
+      : model(std::move(m)), counters(std::move(c)), charges(std::move(held)) {
     ++counters->preparedModels;
   }
   ~TrackedModel() {
@@ -47,14 +55,15 @@ struct Session::TrackedModel {
   }
   std::shared_ptr<PreparedModel> model;
   std::shared_ptr<ServerCounters> counters;
-  uint64_t constantBytes = 0;  ///< counted against ClientLimits::maxConstantBytes
+  PreparationCharges charges;  ///< given back with the model
   bool lowPower = false;       ///< prepared for LOW_POWER: its bursts do not poll
 };
 
 /// A driver-managed buffer held by a session; counted while alive.
 struct Session::TrackedBuffer {
-  TrackedBuffer(std::shared_ptr<Buffer> b, uint32_t t, std::shared_ptr<ServerCounters> c)
-      : buffer(std::move(b)), token(t), counters(std::move(c)) {
+  TrackedBuffer(std::shared_ptr<Buffer> b, uint32_t t, std::shared_ptr<ServerCounters> c,
+                Charge held)
+      : buffer(std::move(b)), token(t), counters(std::move(c)), charge(std::move(held)) {
     ++counters->buffers;
   }
   ~TrackedBuffer() {
@@ -64,12 +73,16 @@ struct Session::TrackedBuffer {
   std::shared_ptr<Buffer> buffer;
   uint32_t token = 0;
   std::shared_ptr<ServerCounters> counters;
+  Charge charge;  ///< the buffers quota
 };
 
 /// A request pool of a session: its mapping, or why it cannot be used; counted while alive.
 struct Session::TrackedPool {
-  TrackedPool(Result<Memory> m, std::shared_ptr<ServerCounters> c)
-      : memory(std::move(m)), bytes(memory ? memory->size() : 0), counters(std::move(c)) {
+  TrackedPool(Result<Memory> m, std::shared_ptr<ServerCounters> c, Charge held)
+      : memory(std::move(m)),
+        bytes(memory ? memory->size() : 0),
+        counters(std::move(c)),
+        charge(std::move(held)) {
     ++counters->pools;
     counters->poolBytes += bytes;
   }
@@ -81,6 +94,7 @@ struct Session::TrackedPool {
   Result<Memory> memory;
   uint64_t bytes;
   std::shared_ptr<ServerCounters> counters;
+  Charge charge;  ///< the pools quota
 };
 
 template <typename Handler>
@@ -90,24 +104,25 @@ void Session::onStrand(Handler&& handler) {
 
 template <typename Intake, typename Then>
 void Session::offIoThread(Intake intake, Then then) {
-  config_->runIntake([self = shared_from_this(), intake = std::move(intake), then = std::move(then),
-                      work = boost::asio::make_work_guard(strand_)]() mutable {
-    auto outcome = [&] {
-      // Allocation failures and library exceptions end this request only.
-      using Outcome = decltype(intake());
-      try {
-        return intake();
-      } catch (const std::bad_alloc&) {
-        return Outcome(
-            fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "the daemon ran out of memory"));
-      } catch (const std::exception& e) {
-        return Outcome(
-            fail(ErrorStatus::GENERAL_FAILURE, std::string("the request failed: ") + e.what()));
-      }
-    }();
-    self->onStrand([self, then = std::move(then), outcome = std::move(outcome),
-                    work = std::move(work)]() mutable { then(std::move(outcome)); });
-  });
+  config_->runIntake(
+      application_, [self = shared_from_this(), intake = std::move(intake), then = std::move(then),
+                     work = boost::asio::make_work_guard(strand_)]() mutable {
+        auto outcome = [&] {
+          // Allocation failures and library exceptions end this request only.
+          using Outcome = decltype(intake());
+          try {
+            return intake();
+          } catch (const std::bad_alloc&) {
+            return Outcome(
+                fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "the daemon ran out of memory"));
+          } catch (const std::exception& e) {
+            return Outcome(
+                fail(ErrorStatus::GENERAL_FAILURE, std::string("the request failed: ") + e.what()));
+          }
+        }();
+        self->onStrand([self, then = std::move(then), outcome = std::move(outcome),
+                        work = std::move(work)]() mutable { then(std::move(outcome)); });
+      });
 }
 
 /// Adopts a pool a client sent (hal::adoptClientPool) after checking its kind and metadata.
@@ -117,11 +132,15 @@ Result<Memory> mapClientPool(const WirePool& pool, const std::vector<UniqueFd>& 
 
 /// Gives `model` its pools, replaced by private copies of the constants they hold
 /// (hal::copyModelPoolsPrivately). Returns the model's constant bytes (operandValues and the
-/// copies). Errors: GENERAL_FAILURE for an unknown kind or a pool that cannot be used safely
-/// or read (hal/pool_io.h); RESOURCE_EXHAUSTED_TRANSIENT, before anything is copied, for a
-/// model with more than `maxConstantBytes` of constants.
+/// copies). `check` runs once the pools are attached and before anything is copied (checks
+/// that read no constant value, such as hal::validateModel: a model they refuse costs no
+/// copy). Errors: GENERAL_FAILURE for an unknown kind or a pool
+/// that cannot be used safely or read (hal/pool_io.h); RESOURCE_EXHAUSTED_TRANSIENT, before
+/// anything is copied, for a model with more than `maxConstantBytes` of constants; the
+/// check's error.
 Result<uint64_t> attachModelPools(Model& model, const std::vector<WirePool>& pools,
-                                  const std::vector<UniqueFd>& fds, uint64_t maxConstantBytes);
+                                  const std::vector<UniqueFd>& fds, uint64_t maxConstantBytes,
+                                  const std::function<Result<void>(const Model&)>& check = {});
 
 /// The status to reply when a quota is exceeded.
 inline std::unexpected<Error> quotaExceeded(const std::string& what) {

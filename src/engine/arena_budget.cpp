@@ -1,0 +1,100 @@
+#include "engine/arena_budget.h"
+
+#include <algorithm>
+#include <string>
+
+#include "engine/executor.h"
+
+namespace nnhal::engine {
+
+void ArenaBudget::enroll(ArenaPool* pool) {
+  std::lock_guard lock(mutex_);
+  pools_.push_back(pool);
+}
+
+void ArenaBudget::leave(ArenaPool* pool) {
+  std::lock_guard lock(mutex_);
+  std::erase(pools_, pool);
+}
+
+void ArenaBudget::give(hal::ApplicationId application, uint64_t bytes) {
+  std::lock_guard lock(mutex_);
+  held_ -= std::min(held_, bytes);
+  auto found = byApplication_.find(application);
+  if (found == byApplication_.end()) return;
+  found->second -= std::min(found->second, bytes);
+  if (found->second == 0) byApplication_.erase(found);
+}
+
+uint64_t ArenaBudget::reclaim(uint64_t needed) {
+  std::lock_guard lock(mutex_);
+  // The free arenas of the applications holding the most go first.
+  std::vector<ArenaPool*> order = pools_;
+  std::stable_sort(order.begin(), order.end(), [&](ArenaPool* a, ArenaPool* b) {
+    return byApplication_[a->application()] > byApplication_[b->application()];
+  });
+  uint64_t freed = 0;
+  const auto everything = std::chrono::steady_clock::time_point::max();
+  for (ArenaPool* pool : order) {
+    if (freed >= needed) break;
+    const uint64_t bytes = pool->trim(everything);
+    freed += bytes;
+    held_ -= std::min(held_, bytes);
+    uint64_t& mine = byApplication_[pool->application()];
+    mine -= std::min(mine, bytes);
+  }
+  std::erase_if(byApplication_, [](const auto& entry) { return entry.second == 0; });
+  return freed;
+}
+
+Result<void> ArenaBudget::charge(ArenaPool& /*pool*/, hal::ApplicationId application,
+                                 uint64_t bytes) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    {
+      std::lock_guard lock(mutex_);
+      if (limit_ == 0 || (bytes <= limit_ && held_ <= limit_ - bytes)) {
+        held_ += bytes;
+        byApplication_[application] += bytes;
+        return {};
+      }
+      if (attempt == 1) break;
+    }
+    // Free the arenas nobody uses now, then try once more.
+    reclaim(bytes);
+  }
+  return fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT,
+              "the driver's execution memory (" + std::to_string(limit_) +
+                  " bytes of arenas for every prepared model) is in use; an arena of " +
+                  std::to_string(bytes) + " bytes does not fit now, try again later");
+}
+
+uint64_t ArenaBudget::trimIdle(bool everything) {
+  if (!everything && idleRelease_.count() == 0) return 0;
+  const auto before = everything ? std::chrono::steady_clock::time_point::max()
+                                 : std::chrono::steady_clock::now() - idleRelease_;
+  std::lock_guard lock(mutex_);
+  uint64_t freed = 0;
+  for (ArenaPool* pool : pools_) {
+    const uint64_t bytes = pool->trim(before);
+    if (bytes == 0) continue;
+    freed += bytes;
+    held_ -= std::min(held_, bytes);
+    uint64_t& mine = byApplication_[pool->application()];
+    mine -= std::min(mine, bytes);
+  }
+  std::erase_if(byApplication_, [](const auto& entry) { return entry.second == 0; });
+  return freed;
+}
+
+uint64_t ArenaBudget::held() const {
+  std::lock_guard lock(mutex_);
+  return held_;
+}
+
+uint64_t ArenaBudget::held(hal::ApplicationId application) const {
+  std::lock_guard lock(mutex_);
+  auto found = byApplication_.find(application);
+  return found == byApplication_.end() ? 0 : found->second;
+}
+
+}  // namespace nnhal::engine

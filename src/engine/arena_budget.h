@@ -1,0 +1,69 @@
+// engine/arena_budget.h — the memory every execution arena of a device may hold together.
+//
+// Each prepared model (and each burst) keeps the arenas its executions used, so that later
+// executions allocate nothing (engine/executor.h, ArenaPool). Unbounded, a client that
+// prepares many large models and runs each once would keep gigabytes while idle. An
+// ArenaBudget bounds the arenas of all pools of a device:
+//  - an arena is charged when allocated and given back when freed, to the device and to the
+//    application of its pool (hal/application.h), which `held` reports;
+//  - a pool's free arenas that have not been used for `idleRelease` are freed by trimIdle()
+//    (the driver's runtime calls it periodically: the idle watchdog);
+//  - when an allocation would exceed `limit`, the free arenas of every pool are freed first,
+//    those of the application holding the most first; if that is not enough, the allocation
+//    fails (RESOURCE_EXHAUSTED_TRANSIENT), and arenas in use are never taken.
+//
+// Thread safety: every method may be called from any thread. A pool registers itself while
+// it lives; the budget must outlive its pools.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "hal/application.h"
+#include "nnhal/status.h"
+
+namespace nnhal::engine {
+
+class ArenaPool;
+
+class ArenaBudget {
+ public:
+  /// `limit` bytes of arenas in all (0 = no limit); free arenas unused for `idleRelease` are
+  /// freed by trimIdle (0 = never).
+  ArenaBudget(uint64_t limit, std::chrono::milliseconds idleRelease)
+      : limit_(limit), idleRelease_(idleRelease) {}
+  ArenaBudget(const ArenaBudget&) = delete;
+  ArenaBudget& operator=(const ArenaBudget&) = delete;
+
+  /// Charges `bytes` of a new arena of `pool` (of `application`), freeing idle arenas of any
+  /// pool when the limit would be passed. Errors: RESOURCE_EXHAUSTED_TRANSIENT.
+  Result<void> charge(ArenaPool& pool, hal::ApplicationId application, uint64_t bytes);
+  void give(hal::ApplicationId application, uint64_t bytes);
+  /// Frees the free arenas not used for idleRelease (all of them with `everything`).
+  /// Returns the bytes freed.
+  uint64_t trimIdle(bool everything = false);
+
+  uint64_t held() const;
+  uint64_t held(hal::ApplicationId application) const;
+  std::chrono::milliseconds idleRelease() const { return idleRelease_; }
+
+ private:
+  friend class ArenaPool;
+  void enroll(ArenaPool* pool);
+  void leave(ArenaPool* pool);
+  /// Frees free arenas, of the heaviest applications first, until `needed` bytes were freed
+  /// or none is left (mutex_ not held). Returns the bytes freed.
+  uint64_t reclaim(uint64_t needed);
+
+  const uint64_t limit_;
+  const std::chrono::milliseconds idleRelease_;
+  mutable std::mutex mutex_;
+  uint64_t held_ = 0;
+  std::unordered_map<hal::ApplicationId, uint64_t> byApplication_;
+  std::vector<ArenaPool*> pools_;
+};
+
+}  // namespace nnhal::engine

@@ -1,0 +1,234 @@
+// nnhald serves applications, not connections (hal/application.h, docs/QOS.md): every process
+// and connection of one uid is one application. Its quotas hold for all its connections
+// together (more connections give it nothing more), the daemon's for everyone together, and
+// errors name only what the caller reached. Burst memory slots count as pools and burst
+// executions as requests. Another application (a child process under another uid, when the
+// test runs as root) keeps its own quotas and its share of the driver: its priority-HIGH work
+// does not hold back this application's MEDIUM work.
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "ipc_test_util.h"
+#include "nnhal/burst.h"
+
+namespace nnhal::ipc::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+/// Runs `body` in a child process as another application; its exit code (or -1 when the test
+/// does not run as root, -2 when the child died).
+template <typename Body>
+int asAnotherApplication(Body body) {
+  if (::geteuid() != 0) return -1;
+  const pid_t child = ::fork();
+  if (child == 0) {
+    if (!becomeAnotherApplication()) ::_exit(100);
+    ::_exit(body());
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -2;
+}
+
+std::shared_ptr<Device> connectOrFail(const Daemon& daemon) {
+  auto device = connect(daemon.socket());
+  EXPECT_TRUE(device) << device.error().message;
+  return device ? *device : nullptr;
+}
+
+TEST(ApplicationQuota, PreparedModelsAreCountedForAllConnectionsOfAnApplication) {
+  Daemon daemon({"--socket-mode", "0666", "--application-limit", "prepared-models=3"});
+  ASSERT_TRUE(daemon.running());
+  auto first = connectOrFail(daemon);
+  auto second = connectOrFail(daemon);
+  ASSERT_TRUE(first && second);
+  std::vector<std::shared_ptr<PreparedModel>> held;
+  for (auto* device : {&first, &first, &second}) {
+    auto prepared = (*device)->prepareModel(addModel());
+    ASSERT_TRUE(prepared) << prepared.error().message;
+    held.push_back(*prepared);
+  }
+  // A third connection of the same uid gets nothing more.
+  auto third = connectOrFail(daemon);
+  ASSERT_TRUE(third);
+  auto refused = third->prepareModel(addModel());
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().status, ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT);
+  EXPECT_NE(refused.error().message.find("an application"), std::string::npos)
+      << refused.error().message;
+  EXPECT_NE(refused.error().message.find("at most 3 prepared models"), std::string::npos)
+      << refused.error().message;
+  // Another application has its own quota.
+  const int other = asAnotherApplication([&] {
+    auto device = connect(daemon.socket());
+    if (!device) return 2;
+    for (int i = 0; i < 3; ++i) {
+      if (!(*device)->prepareModel(addModel())) return 3;
+    }
+    return 0;
+  });
+  if (other != -1) {
+    EXPECT_EQ(other, 0);
+  }
+  // Releasing one gives the application room again.
+  held.pop_back();
+  std::this_thread::sleep_for(50ms);  // the release travels without a reply
+  EXPECT_TRUE(third->prepareModel(addModel()));
+}
+
+TEST(ApplicationQuota, ConnectionsAreCountedPerApplication) {
+  Daemon daemon({"--socket-mode", "0666", "--application-limit", "connections=3"});
+  ASSERT_TRUE(daemon.running());
+  std::vector<std::shared_ptr<Device>> devices;
+  for (int i = 0; i < 3; ++i) {
+    auto device = connect(daemon.socket());
+    ASSERT_TRUE(device) << device.error().message;
+    devices.push_back(*device);
+  }
+  auto fourth = connect(daemon.socket());
+  EXPECT_FALSE(fourth) << "a fourth connection of one uid was served";
+  // Another uid still connects and is served.
+  const int other = asAnotherApplication([&] {
+    auto device = connect(daemon.socket());
+    if (!device) return 2;
+    return (*device)->prepareModel(addModel()) ? 0 : 3;
+  });
+  if (other != -1) {
+    EXPECT_EQ(other, 0);
+  }
+  devices.pop_back();
+  std::this_thread::sleep_for(100ms);
+  EXPECT_TRUE(connect(daemon.socket()));
+}
+
+TEST(ApplicationQuota, TheDaemonsLimitNamesNoOneElsesHoldings) {
+  Daemon daemon({"--daemon-limit", "prepared-models=2"});
+  ASSERT_TRUE(daemon.running());
+  auto device = connectOrFail(daemon);
+  ASSERT_TRUE(device);
+  auto a = device->prepareModel(addModel());
+  auto b = device->prepareModel(addModel());
+  ASSERT_TRUE(a && b);
+  auto refused = device->prepareModel(addModel());
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().status, ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT);
+  EXPECT_NE(refused.error().message.find("the daemon keeps at most 2 prepared models"),
+            std::string::npos)
+      << refused.error().message;
+}
+
+// Burst memory slots are client memories the daemon keeps mapped: they count as pools of the
+// application, beyond one burst's own bound; burst executions count as its requests.
+TEST(ApplicationQuota, BurstSlotsCountAsPoolsOfTheApplication) {
+  Daemon daemon({"--application-limit", "pools=4"});
+  ASSERT_TRUE(daemon.running());
+  auto device = connectOrFail(daemon);
+  ASSERT_TRUE(device);
+  auto prepared = device->prepareModel(addModel());
+  ASSERT_TRUE(prepared);
+  auto burst = (*prepared)->configureExecutionBurst();
+  ASSERT_TRUE(burst) << burst.error().message;
+  std::vector<AddRequest> requests;
+  for (int i = 0; i < 5; ++i) requests.push_back(addRequest(16, static_cast<float>(i)));
+  for (int i = 0; i < 4; ++i) {
+    auto ran = (*burst)->execute(requests[i].request, MeasureTiming::NO);
+    ASSERT_TRUE(ran) << ran.error().message;
+  }
+  auto refused = (*burst)->execute(requests[4].request, MeasureTiming::NO);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().status, ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT);
+  // A second burst of the same application finds no room either.
+  auto second = (*prepared)->configureExecutionBurst();
+  ASSERT_TRUE(second);
+  auto alsoRefused = (*second)->execute(requests[4].request, MeasureTiming::NO);
+  ASSERT_FALSE(alsoRefused);
+  // Freeing a slot makes room.
+  (*burst)->freeMemory(requests[0].pool);
+  std::this_thread::sleep_for(50ms);
+  auto ran = (*burst)->execute(requests[4].request, MeasureTiming::NO);
+  EXPECT_TRUE(ran) << ran.error().message;
+}
+
+/// Median of `samples`.
+std::chrono::microseconds median(std::vector<std::chrono::microseconds> samples) {
+  std::sort(samples.begin(), samples.end());
+  return samples[samples.size() / 2];
+}
+
+/// Median time of `count` synchronous executions of a slow model on `device`.
+std::chrono::microseconds victimMedian(Device& device, int count) {
+  constexpr uint32_t kBytes = 128 * 256 * 4;  // [128, 256] float32
+  auto prepared = device.prepareModel(slowModel(4, 128, 256));
+  EXPECT_TRUE(prepared);
+  if (!prepared) return {};
+  Memory pool = *Memory::create(2 * kBytes);
+  Request request;
+  request.pools = {pool};
+  request.inputs = {{false, {0, 0, kBytes}, {}}};
+  request.outputs = {{false, {0, kBytes, kBytes}, {}}};
+  std::vector<std::chrono::microseconds> times;
+  for (int i = 0; i < count; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_TRUE((*prepared)->executeSynchronously(request));
+    times.push_back(std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::steady_clock::now() - start));
+  }
+  return median(times);
+}
+
+// The HAL scopes priority to one application: an aggressor at HIGH keeping every slot busy
+// from several connections does not hold a MEDIUM victim of another application back; the
+// victim's median latency stays within 2x (+ a slice) of what it is alone.
+TEST(ApplicationFairness, AnotherApplicationsHighPriorityWorkDoesNotStarveAMediumVictim) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to run the aggressor as another uid";
+  Daemon daemon({"--socket-mode", "0666", "--driver-threads", "2"});
+  ASSERT_TRUE(daemon.running());
+  auto victim = connectOrFail(daemon);
+  ASSERT_TRUE(victim);
+  const auto alone = victimMedian(*victim, 15);
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t aggressor = ::fork();
+  if (aggressor == 0) {
+    ::close(ready[0]);
+    if (!becomeAnotherApplication()) ::_exit(100);
+    std::vector<std::thread> threads;
+    std::atomic<int> started{0};
+    for (int c = 0; c < 3; ++c) {
+      threads.emplace_back([&] {
+        auto device = connect(daemon.socket());
+        if (!device) ::_exit(2);
+        PrepareOptions options;
+        options.priority = Priority::HIGH;
+        auto prepared = (*device)->prepareModel(slowModel(32, 128, 512), options);
+        if (!prepared) ::_exit(3);
+        Memory pool = *Memory::create(2 * 128 * 512 * 4);
+        Request request;
+        request.pools = {pool};
+        request.inputs = {{false, {0, 0, 128 * 512 * 4}, {}}};
+        request.outputs = {{false, {0, 128 * 512 * 4, 128 * 512 * 4}, {}}};
+        if (++started == 3) (void)!::write(ready[1], "x", 1);
+        for (;;) (void)(*prepared)->executeSynchronously(request);
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  ::close(ready[0]);
+  std::this_thread::sleep_for(200ms);  // the aggressor keeps both slots busy
+  const auto contended = victimMedian(*victim, 15);
+  ::kill(aggressor, SIGKILL);
+  ::waitpid(aggressor, nullptr, 0);
+  std::printf("[ fairness ] victim median alone %lld us, beside a HIGH aggressor %lld us\n",
+              static_cast<long long>(alone.count()), static_cast<long long>(contended.count()));
+  EXPECT_LT(contended, 2 * alone + 3ms);
+}
+
+}  // namespace
+}  // namespace nnhal::ipc::testing
