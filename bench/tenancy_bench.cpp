@@ -2,8 +2,11 @@
 // defaults (one driver slot per core, kernels on every core):
 //  - BM_Throughput/clients:N — N client processes, each executing MobileNet v2 1.0 224 quant
 //    synchronously in a loop for a few seconds. Reports executions_per_s, p50_ms and p99_ms of
-//    all calls, and scaling (executions/s over the one-client run of the same benchmark
-//    process; the target on 2 cores: at least 1.8 for 2 clients; on 16 cores: 12 for 16).
+//    all calls, scaling (executions/s over the one-client run of the same benchmark process,
+//    where that client's executions use every core) and per_core_scaling (over one client of a
+//    daemon with one kernel thread, measured in the same run: what N single-core streams would
+//    give is N). A client whose execution runs s times faster on k cores than on one bounds
+//    scaling by k / s: the two ratios tell intra-operation parallelism from throughput.
 //  - BM_SingleClient/kernel_threads:K — one client alone, against a daemon with K kernel
 //    threads (0 = all cores): median_ms, and speedup over K = 1 (the target on 16 cores: 4).
 //  - BM_Fairness/attack:A — a victim application executing MobileNet v2 while an aggressor
@@ -20,6 +23,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -38,8 +42,14 @@ using namespace nnhal;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-const std::string kModels = std::string(NNHAL_SHARED_DIR) + "/models/";
+/// ../shared/models, or $NNHAL_SHARED_DIR/models (to run the benchmark on another machine).
+const std::string kModels = [] {
+  const char* shared = std::getenv("NNHAL_SHARED_DIR");
+  return std::string(shared != nullptr ? shared : NNHAL_SHARED_DIR) + "/models/";
+}();
 constexpr auto kRunFor = std::chrono::seconds(4);
+/// Time given to every client to prepare its model before the measured window.
+constexpr auto kPrepareFor = std::chrono::seconds(3);
 constexpr uid_t kAggressorUid = 65534;
 
 unsigned cores() { return std::max(1u, std::thread::hardware_concurrency()); }
@@ -74,10 +84,10 @@ Request requestFor(const MobileNet& net) {
 /// Call latencies in microseconds (what a child process sends back through its pipe).
 using Latencies = std::vector<uint32_t>;
 
-/// Executes MobileNet v2 on `connections` connections (one thread each) until `until`;
-/// returns every call's latency.
-Latencies executeUntil(const std::string& socket, Clock::time_point until, Priority priority,
-                       int connections) {
+/// Prepares MobileNet v2 on `connections` connections (one thread each), then executes it
+/// from `start` until `until`; returns every call's latency.
+Latencies executeUntil(const std::string& socket, Clock::time_point start, Clock::time_point until,
+                       Priority priority, int connections) {
   std::vector<Latencies> perThread(static_cast<size_t>(connections));
   std::vector<std::thread> threads;
   for (int c = 0; c < connections; ++c) {
@@ -90,6 +100,7 @@ Latencies executeUntil(const std::string& socket, Clock::time_point until, Prior
       auto prepared = (*device)->prepareModel(net->model, options);
       if (!prepared) return;
       const Request request = requestFor(*net);
+      std::this_thread::sleep_until(start);
       while (Clock::now() < until) {
         const auto start = Clock::now();
         if (!(*prepared)->executeSynchronously(request)) return;
@@ -108,8 +119,8 @@ Latencies executeUntil(const std::string& socket, Clock::time_point until, Prior
 /// sending its latencies back.
 class Client {
  public:
-  Client(const std::string& socket, Clock::time_point until, Priority priority, int connections,
-         bool otherUid) {
+  Client(const std::string& socket, Clock::time_point start, Clock::time_point until,
+         Priority priority, int connections, bool otherUid) {
     int fds[2];
     if (::pipe(fds) != 0) return;
     pid_ = ::fork();
@@ -121,7 +132,7 @@ class Client {
           ::_exit(2);
         }
       }
-      const Latencies latencies = executeUntil(socket, until, priority, connections);
+      const Latencies latencies = executeUntil(socket, start, until, priority, connections);
       const uint64_t count = latencies.size();
       (void)!::write(fds[1], &count, sizeof(count));
       size_t offset = 0;
@@ -179,6 +190,18 @@ nnhal::bench::Daemon& defaultDaemon() {
   return instance;
 }
 
+/// Executions per second of one client of a daemon with one kernel thread (measured once).
+double oneThreadRate() {
+  static const double rate = [] {
+    nnhal::bench::Daemon daemon("tenancy-k1-rate", {"--kernel-threads", "1"});
+    const auto start = Clock::now() + kPrepareFor;
+    Client client(daemon.socket(), start, start + kRunFor, Priority::MEDIUM, 1, false);
+    return static_cast<double>(client.finish().size()) /
+           std::chrono::duration<double>(kRunFor).count();
+  }();
+  return rate;
+}
+
 void BM_Throughput(benchmark::State& state) {
   static double oneClient = 0;
   if (mobileNet() == nullptr) {
@@ -187,25 +210,28 @@ void BM_Throughput(benchmark::State& state) {
   }
   const int clients = static_cast<int>(state.range(0));
   for (auto _ : state) {
-    const auto until = Clock::now() + kRunFor;
-    const auto start = Clock::now();
+    // Every client prepares first; all execute in the same window.
+    const auto start = Clock::now() + kPrepareFor;
+    const auto until = start + kRunFor;
     std::vector<std::unique_ptr<Client>> children;
     for (int c = 0; c < clients; ++c) {
-      children.push_back(
-          std::make_unique<Client>(defaultDaemon().socket(), until, Priority::MEDIUM, 1, false));
+      children.push_back(std::make_unique<Client>(defaultDaemon().socket(), start, until,
+                                                  Priority::MEDIUM, 1, false));
     }
     Latencies all;
     for (auto& child : children) {
       const Latencies l = child->finish();
       all.insert(all.end(), l.begin(), l.end());
     }
-    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    const double seconds = std::chrono::duration<double>(kRunFor).count();
     const double rate = static_cast<double>(all.size()) / seconds;
     if (clients == 1) oneClient = rate;
     state.counters["executions_per_s"] = rate;
     state.counters["p50_ms"] = quantileMs(all, 0.5);
     state.counters["p99_ms"] = quantileMs(all, 0.99);
     state.counters["scaling"] = oneClient > 0 ? rate / oneClient : 0;
+    const double perCore = oneThreadRate();
+    state.counters["per_core_scaling"] = perCore > 0 ? rate / perCore : 0;
     state.counters["cores"] = cores();
   }
 }
@@ -226,7 +252,8 @@ void BM_SingleClient(benchmark::State& state) {
   nnhal::bench::Daemon daemon("tenancy-k" + std::to_string(threads),
                               {"--kernel-threads", std::to_string(threads)});
   for (auto _ : state) {
-    Client client(daemon.socket(), Clock::now() + kRunFor, Priority::MEDIUM, 1, false);
+    const auto start = Clock::now() + kPrepareFor;
+    Client client(daemon.socket(), start, start + kRunFor, Priority::MEDIUM, 1, false);
     const double median = quantileMs(client.finish(), 0.5);
     if (threads == 1) oneThread = median;
     state.counters["median_ms"] = median;
@@ -243,19 +270,16 @@ void BM_Fairness(benchmark::State& state) {
   }
   const int attack = static_cast<int>(state.range(0));
   for (auto _ : state) {
-    const auto until = Clock::now() + kRunFor;
+    // The aggressor runs from before the victim starts until after it ends.
+    const auto start = Clock::now() + kPrepareFor;
+    const auto until = start + kRunFor;
     std::vector<std::unique_ptr<Client>> aggressors;
-    if (attack == 1) {
-      aggressors.push_back(std::make_unique<Client>(defaultDaemon().socket(), until + 500ms,
-                                                    Priority::HIGH, 2, true));
-    } else if (attack == 2) {
-      for (int p = 0; p < 4; ++p) {
-        aggressors.push_back(std::make_unique<Client>(defaultDaemon().socket(), until + 500ms,
-                                                      Priority::HIGH, 2, true));
-      }
+    const int processes = attack == 1 ? 1 : attack == 2 ? 4 : 0;
+    for (int p = 0; p < processes; ++p) {
+      aggressors.push_back(std::make_unique<Client>(defaultDaemon().socket(), start - 500ms,
+                                                    until + 500ms, Priority::HIGH, 2, true));
     }
-    if (attack != 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    Client victim(defaultDaemon().socket(), until, Priority::MEDIUM, 1, false);
+    Client victim(defaultDaemon().socket(), start, until, Priority::MEDIUM, 1, false);
     const Latencies latencies = victim.finish();
     for (auto& aggressor : aggressors) aggressor->finish();
     const double median = quantileMs(latencies, 0.5);

@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "nnhal/device.h"
 #include "nnhal/status.h"
@@ -73,6 +74,25 @@ struct DaemonStats {
   uint64_t residentBytes = 0;
   /// Time since the daemon started; 0 outside the admin socket.
   std::chrono::milliseconds uptime{0};
+
+  /// What one application (the clients of one uid, all their processes and connections)
+  /// holds and has used. The admin socket lists every application known to the daemon; a
+  /// client socket only the caller's own.
+  struct Application {
+    uint32_t uid = 0;
+    uint32_t weight = 1;  ///< its share of the driver relative to the others
+    uint64_t connections = 0;
+    uint64_t preparedModels = 0;
+    uint64_t constantBytes = 0;
+    uint64_t pools = 0;     ///< request pools and burst memory slots
+    uint64_t requests = 0;  ///< running or waiting
+    uint64_t bursts = 0;
+    uint64_t buffers = 0;
+    uint64_t arenaBytes = 0;  ///< execution arenas of its prepared models and bursts
+    /// Time its preparations and executions held driver slots since the daemon started.
+    std::chrono::microseconds driverTime{0};
+  };
+  std::vector<Application> applications;
 };
 
 /// Asks the daemon behind `device` (a Device from connect()) for its counters. Errors:

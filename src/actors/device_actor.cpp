@@ -445,6 +445,18 @@ ErrorStatus DeviceActor::prepareFromCache(const CacheFiles& files, OptionalTimeP
   return ErrorStatus::NONE;
 }
 
+hal::DeviceControl::ApplicationReport DeviceActor::applicationReport(
+    hal::ApplicationId application) const {
+  ApplicationReport report;
+  report.arenaBytes = runtime_->arenaBudget().held(application);
+  for (const ApplicationStats& s : runtime_->scheduler().applications()) {
+    if (s.application != application) continue;
+    report.weight = s.weight;
+    report.serviceNs = s.serviceNs;
+  }
+  return report;
+}
+
 Result<AllocatedBuffer> DeviceActor::allocate(
     const BufferDesc& desc, const std::vector<std::shared_ptr<PreparedModel>>& preparedModels,
     const std::vector<BufferRole>& inputRoles, const std::vector<BufferRole>& outputRoles) {

@@ -75,6 +75,7 @@ class DeviceActor final : public Device, public hal::DeviceControl {
   void setApplicationWeight(hal::ApplicationId application, uint32_t weight) override {
     runtime_->scheduler().setWeight(application, weight);
   }
+  ApplicationReport applicationReport(hal::ApplicationId application) const override;
 
  private:
   /// The duplicated descriptors to save to, or null (with the reason logged at debug level)

@@ -86,6 +86,8 @@ struct ApplicationQueue {
     return false;
   }
   bool busy() const { return queued > 0 || running > 0; }
+  /// Executions holding slots (runsSharingKernels reads it without the lock).
+  std::atomic<uint32_t> runningExecutions{0};
 };
 
 struct Scheduler::Grants {
@@ -134,7 +136,10 @@ void Lease::release() {
 
 unsigned Lease::runsSharingKernels() const {
   if (scheduler_ == nullptr) return 1;
-  return std::max(1u, scheduler_->runningExecutions_.load(std::memory_order_relaxed));
+  const uint32_t applications =
+      std::max(1u, scheduler_->applicationsExecuting_.load(std::memory_order_relaxed));
+  const uint32_t mine = std::max(1u, app_->runningExecutions.load(std::memory_order_relaxed));
+  return applications * mine;
 }
 
 void Lease::yield() {
@@ -228,6 +233,18 @@ int Scheduler::pickLevelLocked(const ApplicationQueue& app) const {
   return -1;
 }
 
+void Scheduler::executionStartedLocked(ApplicationQueue& app) {
+  if (app.runningExecutions.fetch_add(1, std::memory_order_relaxed) == 0) {
+    applicationsExecuting_.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void Scheduler::executionEndedLocked(ApplicationQueue& app) {
+  if (app.runningExecutions.fetch_sub(1, std::memory_order_relaxed) == 1) {
+    applicationsExecuting_.fetch_sub(1, std::memory_order_relaxed);
+  }
+}
+
 void Scheduler::startLocked(ApplicationQueue& app, size_t level, int64_t now, Grants& grants) {
   Entry entry = std::move(app.queues[level].front());
   app.queues[level].pop_front();
@@ -243,7 +260,7 @@ void Scheduler::startLocked(ApplicationQueue& app, size_t level, int64_t now, Gr
   if (isPreparation(level)) {
     ++runningPreparations_;
   } else {
-    runningExecutions_.fetch_add(1, std::memory_order_relaxed);
+    executionStartedLocked(app);
   }
   if (entry.waiter) {
     if (entry.paused && entry.pooled) --pausedPooled_;
@@ -354,7 +371,7 @@ Lease Scheduler::enter(hal::ApplicationId application, Priority priority, Work w
       if (isPreparation(q)) {
         ++runningPreparations_;
       } else {
-        runningExecutions_.fetch_add(1, std::memory_order_relaxed);
+        executionStartedLocked(app);
       }
       lease.runStartNs_ = now;
       return lease;
@@ -394,7 +411,7 @@ void Scheduler::leave(Lease& lease) {
     if (isPreparation(q)) {
       --runningPreparations_;
     } else {
-      runningExecutions_.fetch_sub(1, std::memory_order_relaxed);
+      executionEndedLocked(app);
     }
     dispatchLocked(grants, now);
   }
@@ -443,7 +460,7 @@ void Scheduler::pause(Lease& lease, bool forFairShare) {
     if (isPreparation(q)) {
       --runningPreparations_;
     } else {
-      runningExecutions_.fetch_sub(1, std::memory_order_relaxed);
+      executionEndedLocked(app);
     }
     if (lease.pooled_) ++pausedPooled_;
     dispatchLocked(grants, now);

@@ -93,7 +93,10 @@ class Lease final : public engine::YieldPoint {
   /// kStarvationBound), or while its application is over its fair share and another one
   /// waits for a slot.
   void yield() override;
-  /// The executions holding slots now (at least 1): they share the kernel threads.
+  /// How many ways the kernel threads are split for this run now: the applications with
+  /// executions holding slots share them equally, and an application's share is split
+  /// equally between its executions (applications x this application's executions; at
+  /// least 1).
   unsigned runsSharingKernels() const override;
   bool valid() const { return scheduler_ != nullptr; }
 
@@ -195,6 +198,9 @@ class Scheduler : public std::enable_shared_from_this<Scheduler> {
   void launch(Grants& grants);
   /// Charges `app` for a run that held a slot since `runStart` (mutex_ held).
   void chargeLocked(ApplicationQueue& app, int64_t runStart, int64_t now);
+  /// Counts an execution of `app` starting or ending to hold a slot (mutex_ held).
+  void executionStartedLocked(ApplicationQueue& app);
+  void executionEndedLocked(ApplicationQueue& app);
   void leave(Lease& lease);
   void pause(Lease& lease, bool forFairShare);
   /// True when another application with work that can start is behind `app` by more than
@@ -217,8 +223,9 @@ class Scheduler : public std::enable_shared_from_this<Scheduler> {
   uint64_t picks_ = 0;
   /// Entries queued (paused ones included); yield() reads it without the lock.
   std::atomic<uint64_t> queuedCount_{0};
-  /// Executions holding slots (runsSharingKernels reads it without the lock).
-  std::atomic<uint32_t> runningExecutions_{0};
+  /// Applications with executions holding slots (runsSharingKernels reads it without the
+  /// lock).
+  std::atomic<uint32_t> applicationsExecuting_{0};
 };
 
 }  // namespace nnhal::actors

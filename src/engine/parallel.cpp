@@ -6,30 +6,61 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
 namespace nnhal::engine {
 
-/// One arena per width: 2, 4, 8, ... below the total, and the total (arenas start their
-/// threads lazily, on first use).
+/// Arenas by width: 2, 4, 8, ... below the total, and the total. A call takes an arena of its
+/// own for its duration (one arena is never shared by concurrent calls: its one slot for the
+/// calling thread would make them wait for each other); they are made on demand, at most one
+/// per concurrent call, and start their threads lazily. oneTBB's workers are shared by every
+/// arena, so all arenas together never run more threads than the process may.
 struct Parallel::Arenas {
   explicit Arenas(unsigned threads) {
-    for (unsigned width = 2; width < threads; width *= 2) {
-      widths.push_back(width);
-      arenas.push_back(std::make_unique<tbb::task_arena>(static_cast<int>(width)));
-    }
+    for (unsigned width = 2; width < threads; width *= 2) widths.push_back(width);
     widths.push_back(threads);
-    arenas.push_back(std::make_unique<tbb::task_arena>(static_cast<int>(threads)));
+    free.resize(widths.size());
   }
-  /// The arena of the largest width not above `width`.
-  tbb::task_arena& atMost(unsigned width) {
+  /// The largest width not above `width`.
+  size_t indexFor(unsigned width) const {
     size_t k = 0;
     while (k + 1 < widths.size() && widths[k + 1] <= width) ++k;
-    return *arenas[k];
+    return k;
+  }
+  std::unique_ptr<tbb::task_arena> take(size_t k) {
+    {
+      std::lock_guard lock(mutex);
+      if (!free[k].empty()) {
+        auto arena = std::move(free[k].back());
+        free[k].pop_back();
+        return arena;
+      }
+    }
+    return std::make_unique<tbb::task_arena>(static_cast<int>(widths[k]));
+  }
+  void put(size_t k, std::unique_ptr<tbb::task_arena> arena) {
+    std::lock_guard lock(mutex);
+    free[k].push_back(std::move(arena));
+  }
+  /// Runs `body` in an arena of at most `width` threads of its own.
+  template <typename Body>
+  void execute(unsigned width, Body&& body) {
+    const size_t k = indexFor(width);
+    std::unique_ptr<tbb::task_arena> arena = take(k);
+    struct GiveBack {
+      Arenas& arenas;
+      size_t k;
+      std::unique_ptr<tbb::task_arena>& arena;
+      ~GiveBack() { arenas.put(k, std::move(arena)); }
+    } giveBack{*this, k, arena};
+    arena->execute(std::forward<Body>(body));
   }
   std::vector<unsigned> widths;
-  std::vector<std::unique_ptr<tbb::task_arena>> arenas;
+  std::mutex mutex;
+  std::vector<std::vector<std::unique_ptr<tbb::task_arena>>> free;
 };
 
 Parallel::Parallel(unsigned threads)
@@ -52,7 +83,7 @@ void Parallel::forRange(size_t n, size_t grain, const std::function<void(size_t,
     fn(0, n);
     return;
   }
-  arenas_->atMost(width).execute([&] {
+  arenas_->execute(width, [&] {
     tbb::parallel_for(tbb::blocked_range<size_t>(0, n, grain),
                       [&](const tbb::blocked_range<size_t>& r) { fn(r.begin(), r.end()); });
   });
@@ -68,7 +99,7 @@ void Parallel::forChunks(size_t n, size_t chunk, const std::function<void(size_t
     return;
   }
   const size_t count = (n + chunk - 1) / chunk;
-  arenas_->atMost(width).execute([&] {
+  arenas_->execute(width, [&] {
     tbb::parallel_for(
         tbb::blocked_range<size_t>(0, count, 1),
         [&](const tbb::blocked_range<size_t>& r) {

@@ -6,11 +6,13 @@
 // function runs inline on the calling thread (no thread hop).
 //
 // Parallelism adapts to the load: a call may ask for fewer threads (`width`), and runs in an
-// arena of at most that many (widths 2, 4, 8, ... below the total, and the total; width 1 runs
-// inline). The executor gives each step of an execution its share: the threads divided by
-// the executions running at that moment (YieldPoint::runsSharingKernels), so one execution
-// alone uses them all (latency) and many in flight each use a few, without per-layer
-// barriers across every core (throughput), and all of them together never more than the
+// arena of its own of at most that many (widths 2, 4, 8, ... below the total, and the total;
+// width 1 runs inline). The executor gives each step of an execution its share
+// (YieldPoint::runsSharingKernels): the threads are split equally between the applications
+// executing at that moment, and an application's part between its executions. So one
+// execution alone uses them all (latency), many in flight each use a few, without per-layer
+// barriers across every core (throughput), an application with many executions takes no more
+// threads than one with a single execution, and all of them together never more than the
 // total.
 //
 // An execution with a deadline or a cancel flag sees Parallel through a StoppableParallel:

@@ -42,6 +42,13 @@ class DeviceControl {
                                        ApplicationId application, PrepareCallback callback) = 0;
   /// The share of the device `application` gets relative to the others (1 = the default).
   virtual void setApplicationWeight(ApplicationId application, uint32_t weight) = 0;
+  /// What the device holds and did for `application`.
+  struct ApplicationReport {
+    uint32_t weight = 1;
+    uint64_t arenaBytes = 0;  ///< its execution arenas (engine/arena_budget.h)
+    uint64_t serviceNs = 0;   ///< time its work held slots (actors/scheduler.h)
+  };
+  virtual ApplicationReport applicationReport(ApplicationId application) const = 0;
 };
 
 /// Runs a fenced execution whose fences all signalled, then calls `finished`. Destroying it

@@ -547,6 +547,15 @@ void encode(const StatsReply& m, OutMessage& out) {
   w.putU64(m.poolBytes);
   w.putU64(m.residentBytes);
   w.putU64(m.uptimeMs);
+  w.putU32(static_cast<uint32_t>(m.applications.size()));
+  for (const ApplicationUsage& a : m.applications) {
+    w.putU32(a.uid);
+    w.putU32(a.weight);
+    for (uint64_t v : {a.connections, a.preparedModels, a.constantBytes, a.pools, a.requests,
+                       a.bursts, a.buffers, a.arenaBytes, a.driverTimeUs}) {
+      w.putU64(v);
+    }
+  }
 }
 
 StatsReply decodeStatsReply(ByteReader& in) {
@@ -563,6 +572,15 @@ StatsReply decodeStatsReply(ByteReader& in) {
   m.poolBytes = in.getU64();
   m.residentBytes = in.getU64();
   m.uptimeMs = in.getU64();
+  m.applications.resize(in.readCount(kMaxWireCount, 80));
+  for (ApplicationUsage& a : m.applications) {
+    a.uid = in.getU32();
+    a.weight = in.getU32();
+    for (uint64_t* v : {&a.connections, &a.preparedModels, &a.constantBytes, &a.pools, &a.requests,
+                        &a.bursts, &a.buffers, &a.arenaBytes, &a.driverTimeUs}) {
+      *v = in.getU64();
+    }
+  }
   return m;
 }
 

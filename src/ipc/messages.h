@@ -338,12 +338,30 @@ struct Stats {
 };
 
 /// kStatsReply: the counts, and what they cover, with the memory behind them.
+/// One application's usage (DaemonStats::Application); protocol 5.
+struct ApplicationUsage {
+  uint32_t uid = 0;
+  uint32_t weight = 1;
+  uint64_t connections = 0;
+  uint64_t preparedModels = 0;
+  uint64_t constantBytes = 0;
+  uint64_t pools = 0;
+  uint64_t requests = 0;
+  uint64_t bursts = 0;
+  uint64_t buffers = 0;
+  uint64_t arenaBytes = 0;
+  uint64_t driverTimeUs = 0;
+  bool operator==(const ApplicationUsage&) const = default;
+};
+
 struct StatsReply {
   Stats counts;
   bool wholeDaemon = false;    ///< admin socket: every client's objects
   uint64_t poolBytes = 0;      ///< bytes of the request pools counted
   uint64_t residentBytes = 0;  ///< the daemon's resident memory; 0 outside the admin socket
   uint64_t uptimeMs = 0;       ///< since the daemon started; 0 outside the admin socket
+  /// Every application (admin socket) or the caller's own.
+  std::vector<ApplicationUsage> applications;
 };
 
 // Encoders append the payload; decoders read it (check with decodeDone).

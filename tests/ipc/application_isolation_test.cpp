@@ -227,7 +227,11 @@ TEST(ApplicationFairness, AnotherApplicationsHighPriorityWorkDoesNotStarveAMediu
   ::waitpid(aggressor, nullptr, 0);
   std::printf("[ fairness ] victim median alone %lld us, beside a HIGH aggressor %lld us\n",
               static_cast<long long>(alone.count()), static_cast<long long>(contended.count()));
-  EXPECT_LT(contended, 2 * alone + 3ms);
+  if (kUnderSanitizer) {
+    EXPECT_LT(contended, 4 * alone + 20ms);
+  } else {
+    EXPECT_LT(contended, 2 * alone + 3ms);
+  }
 }
 
 }  // namespace

@@ -306,6 +306,14 @@ TEST(DaemonService, StatsPrintsTheDaemonsCounters) {
   EXPECT_EQ(json["mappedPools"], 1);
   EXPECT_EQ(json["mappedPoolBytes"], r.pool.size());
   EXPECT_GT(json["residentBytes"].get<uint64_t>(), 1u << 20);
+  // Per application (uid): the test's connection, its model, the time its work held a slot.
+  ASSERT_EQ(json["applications"].size(), 1u) << whole.output;
+  const auto& mine = json["applications"][0];
+  EXPECT_EQ(mine["uid"], ::getuid());
+  EXPECT_EQ(mine["connections"], 1);  // the admin socket's connection counts for no application
+  EXPECT_EQ(mine["preparedModels"], 1);
+  EXPECT_EQ(mine["weight"], 1);
+  EXPECT_GT(mine["driverTimeUs"].get<uint64_t>(), 0u);
 
   auto own = runNnhal("stats --connect " + daemon.socket().string(), "2>/dev/null");
   ASSERT_EQ(own.exitCode, 0) << own.output;

@@ -48,6 +48,14 @@ class TempDir {
   fs::path path_;
 };
 
+/// True in the AddressSanitizer and ThreadSanitizer builds, whose timings are several times
+/// slower and noisier: latency bounds are looser there.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool kUnderSanitizer = true;
+#else
+inline constexpr bool kUnderSanitizer = false;
+#endif
+
 /// The uid (and gid) another application's processes run as in the tests.
 inline constexpr uid_t kOtherApplicationUid = 65534;
 

@@ -232,8 +232,10 @@ TEST(WireCodec, SmallMessagesRoundTrip) {
             ops.reasons);
   ReleasePools pools{{1, 2, 3}};
   EXPECT_EQ(roundTrip(pools, MessageType::kReleasePools, decodeReleasePools).ids, pools.ids);
-  StatsReply stats{{1, 2, 3, 4, 5, 6, 7, 8}, true, 4096, 1 << 20, 1234};
+  StatsReply stats{{1, 2, 3, 4, 5, 6, 7, 8}, true, 4096, 1 << 20, 1234, {}};
+  stats.applications.push_back({1000, 3, 2, 4, 1 << 20, 5, 6, 7, 8, 1 << 22, 123456});
   const StatsReply statsBack = roundTrip(stats, MessageType::kStatsReply, decodeStatsReply);
+  EXPECT_EQ(statsBack.applications, stats.applications);
   EXPECT_EQ(statsBack.counts, stats.counts);
   EXPECT_TRUE(statsBack.wholeDaemon);
   EXPECT_EQ(statsBack.poolBytes, 4096u);

@@ -40,6 +40,21 @@ Result<void> runStats(const StatsArgs& args) {
     out["buffers"] = stats.buffers;
     out["residentBytes"] = stats.residentBytes;
     out["uptimeMs"] = stats.uptime.count();
+    nlohmann::ordered_json applications = nlohmann::ordered_json::array();
+    for (const DaemonStats::Application& a : stats.applications) {
+      applications.push_back({{"uid", a.uid},
+                              {"weight", a.weight},
+                              {"connections", a.connections},
+                              {"preparedModels", a.preparedModels},
+                              {"constantBytes", a.constantBytes},
+                              {"pools", a.pools},
+                              {"requests", a.requests},
+                              {"bursts", a.bursts},
+                              {"buffers", a.buffers},
+                              {"arenaBytes", a.arenaBytes},
+                              {"driverTimeUs", a.driverTime.count()}});
+    }
+    out["applications"] = applications;
     fmt::print("{}\n", out.dump(2));
     return {};
   }
@@ -59,6 +74,15 @@ Result<void> runStats(const StatsArgs& args) {
   if (stats.wholeDaemon) {
     fmt::print("resident memory: {}\n", mebibytes(stats.residentBytes));
     fmt::print("uptime: {}\n", duration(stats.uptime));
+  }
+  fmt::print("{}:\n", stats.wholeDaemon ? "applications (uid)" : "this application (uid)");
+  for (const DaemonStats::Application& a : stats.applications) {
+    fmt::print(
+        "  uid {}: weight {}, {} connections, {} prepared models ({} of constants), {} pools, "
+        "{} requests, {} bursts, {} buffers, arenas {}, driver time {:.1f} s\n",
+        a.uid, a.weight, a.connections, a.preparedModels, mebibytes(a.constantBytes), a.pools,
+        a.requests, a.bursts, a.buffers, mebibytes(a.arenaBytes),
+        static_cast<double>(a.driverTime.count()) / 1e6);
   }
   return {};
 }

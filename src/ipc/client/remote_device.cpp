@@ -431,6 +431,11 @@ Result<DaemonStats> getDaemonStats(const Device& device) {
   stats.buffers = reply.counts.buffers;
   stats.residentBytes = reply.residentBytes;
   stats.uptime = std::chrono::milliseconds(reply.uptimeMs);
+  for (const ipc::ApplicationUsage& a : reply.applications) {
+    stats.applications.push_back({a.uid, a.weight, a.connections, a.preparedModels, a.constantBytes,
+                                  a.pools, a.requests, a.bursts, a.buffers, a.arenaBytes,
+                                  std::chrono::microseconds(a.driverTimeUs)});
+  }
   return stats;
 }
 

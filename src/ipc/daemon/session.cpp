@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/post.hpp>
 #include <fstream>
@@ -335,12 +336,34 @@ bool Session::dispatch(Frame& frame, bool moreWaiting) {
   return false;
 }
 
+ApplicationUsage Session::usageOf(const Account& account) const {
+  const Usage& held = account.usage();
+  ApplicationUsage usage;
+  usage.uid = static_cast<uint32_t>(account.application());
+  usage.connections = held.held(Resource::kConnections);
+  usage.preparedModels = held.held(Resource::kPreparedModels);
+  usage.constantBytes = held.held(Resource::kConstantBytes);
+  usage.pools = held.held(Resource::kPools);
+  usage.requests = held.held(Resource::kRequests);
+  usage.bursts = held.held(Resource::kBursts);
+  usage.buffers = held.held(Resource::kBuffers);
+  if (config_->driver != nullptr) {
+    const auto report = config_->driver->applicationReport(account.application());
+    usage.weight = report.weight;
+    usage.arenaBytes = report.arenaBytes;
+    usage.driverTimeUs = report.serviceNs / 1000;
+  }
+  return usage;
+}
+
 StatsReply Session::ownStats() const {
-  // A client sees its own objects only: nothing of other clients leaks through statistics.
+  // A client sees its own objects and its own application only: nothing of other clients
+  // leaks through statistics.
   StatsReply reply;
   reply.counts = {1, models_.size(), pools_.size(), inFlight_, bursts_.size(), 0,
                   0, buffers_.size()};
   for (const auto& [id, pool] : pools_) reply.poolBytes += pool->bytes;
+  reply.applications.push_back(usageOf(*account_));
   return reply;
 }
 
@@ -353,6 +376,11 @@ StatsReply Session::daemonStats() const {
   reply.uptimeMs = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                              std::chrono::steady_clock::now() - counters_.started)
                                              .count());
+  for (const auto& [id, account] : config_->ledger->accounts()) {
+    reply.applications.push_back(usageOf(*account));
+  }
+  std::sort(reply.applications.begin(), reply.applications.end(),
+            [](const ApplicationUsage& a, const ApplicationUsage& b) { return a.uid < b.uid; });
   return reply;
 }
 

@@ -143,6 +143,8 @@ class Session : public std::enable_shared_from_this<Session> {
   bool handleHello(const Frame& frame);
   void armFrameTimer();
   StatsReply ownStats() const;
+  /// What `account`'s application holds (quotas) and the driver did for it.
+  ApplicationUsage usageOf(const Account& account) const;
   /// The whole daemon's counts (admin socket), with its resident memory and uptime.
   StatsReply daemonStats() const;
 
