@@ -24,6 +24,7 @@
 
 #include "../tests/common/fully_connected_chain.h"
 #include "bench_daemon.h"
+#include "bench_mobilenet.h"
 #include "nnhal/client.h"
 #include "nnhal/device.h"
 #include "nnhal/tflite_import.h"
@@ -33,8 +34,6 @@ namespace {
 using namespace nnhal;
 using Clock = std::chrono::steady_clock;
 
-const std::string kModels = std::string(NNHAL_SHARED_DIR) + "/models/";
-
 /// Two driver slots and all cores inside kernels, as a 2-core machine would run it.
 bench::Daemon& daemon() {
   static bench::Daemon instance("qos", {"--threads", "2", "--driver-threads", "2",
@@ -42,32 +41,9 @@ bench::Daemon& daemon() {
   return instance;
 }
 
-struct MobileNet {
-  Model model;
-  std::vector<char> input;
-};
-
-const MobileNet* mobileNet() {
-  static const auto loaded = []() -> std::optional<MobileNet> {
-    auto imported = importTfliteFile(kModels + "mobilenet_v2_1.0_224_quant.tflite");
-    if (!imported) return std::nullopt;
-    std::ifstream in(kModels + "inputs/mobilenet_v2_1.0_224_quant__grace_hopper.input.bin",
-                     std::ios::binary);
-    std::vector<char> input((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return MobileNet{std::move(imported->model), std::move(input)};
-  }();
-  return loaded ? &*loaded : nullptr;
-}
-
-Request mobileNetRequest(const MobileNet& net) {
-  Memory pool = *Memory::create(net.input.size() + 1001);
-  std::memcpy(pool.data(), net.input.data(), net.input.size());
-  Request request;
-  request.pools = {pool};
-  request.inputs = {{false, {0, 0, static_cast<uint32_t>(net.input.size())}, {}}};
-  request.outputs = {{false, {0, static_cast<uint32_t>(net.input.size()), 1001}, {}}};
-  return request;
-}
+using bench::MobileNet;
+using bench::mobileNet;
+using bench::mobileNetRequest;
 
 /// Four clients, each with its own connection and LOW MobileNet, keeping two executions in
 /// flight until destroyed.

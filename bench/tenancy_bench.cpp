@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "bench_daemon.h"
+#include "bench_mobilenet.h"
 #include "nnhal/client.h"
 #include "nnhal/device.h"
 #include "nnhal/tflite_import.h"
@@ -42,11 +43,6 @@ using namespace nnhal;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-/// ../shared/models, or $NNHAL_SHARED_DIR/models (to run the benchmark on another machine).
-const std::string kModels = [] {
-  const char* shared = std::getenv("NNHAL_SHARED_DIR");
-  return std::string(shared != nullptr ? shared : NNHAL_SHARED_DIR) + "/models/";
-}();
 constexpr auto kRunFor = std::chrono::seconds(4);
 /// Time given to every client to prepare its model before the measured window.
 constexpr auto kPrepareFor = std::chrono::seconds(3);
@@ -54,32 +50,9 @@ constexpr uid_t kAggressorUid = 65534;
 
 unsigned cores() { return std::max(1u, std::thread::hardware_concurrency()); }
 
-struct MobileNet {
-  Model model;
-  std::vector<char> input;
-};
-
-const MobileNet* mobileNet() {
-  static const auto loaded = []() -> std::optional<MobileNet> {
-    auto imported = importTfliteFile(kModels + "mobilenet_v2_1.0_224_quant.tflite");
-    if (!imported) return std::nullopt;
-    std::ifstream in(kModels + "inputs/mobilenet_v2_1.0_224_quant__grace_hopper.input.bin",
-                     std::ios::binary);
-    std::vector<char> input((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return MobileNet{std::move(imported->model), std::move(input)};
-  }();
-  return loaded ? &*loaded : nullptr;
-}
-
-Request requestFor(const MobileNet& net) {
-  Memory pool = *Memory::create(net.input.size() + 1001);
-  std::memcpy(pool.data(), net.input.data(), net.input.size());
-  Request request;
-  request.pools = {pool};
-  request.inputs = {{false, {0, 0, static_cast<uint32_t>(net.input.size())}, {}}};
-  request.outputs = {{false, {0, static_cast<uint32_t>(net.input.size()), 1001}, {}}};
-  return request;
-}
+using bench::MobileNet;
+using bench::mobileNet;
+using bench::mobileNetRequest;
 
 /// Call latencies in microseconds (what a child process sends back through its pipe).
 using Latencies = std::vector<uint32_t>;
@@ -99,7 +72,7 @@ Latencies executeUntil(const std::string& socket, Clock::time_point start, Clock
       options.priority = priority;
       auto prepared = (*device)->prepareModel(net->model, options);
       if (!prepared) return;
-      const Request request = requestFor(*net);
+      const Request request = mobileNetRequest(*net);
       std::this_thread::sleep_until(start);
       while (Clock::now() < until) {
         const auto start = Clock::now();

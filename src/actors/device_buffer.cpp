@@ -101,9 +101,11 @@ Result<AllocatedBuffer> BufferTable::create(hal::BufferShape shape) {
     std::lock_guard lock(mutex_);
     if (closed_) return fail(ErrorStatus::DEVICE_UNAVAILABLE, "the driver is shutting down");
     if (buffers_.size() >= maxBuffers_) {
+      // What the device keeps for everyone, never how many others hold.
       return fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT,
-                  fmt::format("{} driver-managed buffers are alive, the most this device keeps",
-                              buffers_.size()));
+                  fmt::format("the device keeps at most {} driver-managed buffers for all its "
+                              "clients; try again later",
+                              maxBuffers_));
     }
     while (next_ == 0 || buffers_.contains(next_)) ++next_;  // never 0, never a live token
     token = next_++;

@@ -233,14 +233,33 @@ int Scheduler::pickLevelLocked(const ApplicationQueue& app) const {
   return -1;
 }
 
-void Scheduler::executionStartedLocked(ApplicationQueue& app) {
-  if (app.runningExecutions.fetch_add(1, std::memory_order_relaxed) == 0) {
+void Scheduler::countQueuedLocked(ApplicationQueue& app) {
+  if (app.queued++ == 0) backlogged_.push_back(&app);
+  queuedCount_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void Scheduler::takeSlotLocked(ApplicationQueue& app, size_t level, int64_t now) {
+  ++running_;
+  ++app.running;
+  ++app.runningBy[level];
+  app.lastPicked = ++picks_;
+  app.runStartSumNs += now;
+  if (isPreparation(level)) {
+    ++runningPreparations_;
+  } else if (app.runningExecutions.fetch_add(1, std::memory_order_relaxed) == 0) {
     applicationsExecuting_.fetch_add(1, std::memory_order_relaxed);
   }
 }
 
-void Scheduler::executionEndedLocked(ApplicationQueue& app) {
-  if (app.runningExecutions.fetch_sub(1, std::memory_order_relaxed) == 1) {
+void Scheduler::releaseSlotLocked(ApplicationQueue& app, size_t level, int64_t runStart,
+                                  int64_t now) {
+  chargeLocked(app, runStart, now);
+  --running_;
+  --app.running;
+  --app.runningBy[level];
+  if (isPreparation(level)) {
+    --runningPreparations_;
+  } else if (app.runningExecutions.fetch_sub(1, std::memory_order_relaxed) == 1) {
     applicationsExecuting_.fetch_sub(1, std::memory_order_relaxed);
   }
 }
@@ -251,17 +270,8 @@ void Scheduler::startLocked(ApplicationQueue& app, size_t level, int64_t now, Gr
   --app.queued;
   queuedCount_.fetch_sub(1, std::memory_order_relaxed);
   if (app.queued == 0) std::erase(backlogged_, &app);
-  ++running_;
-  ++app.running;
-  ++app.runningBy[level];
+  takeSlotLocked(app, level, now);
   if (!entry.paused) ++app.starts;
-  app.lastPicked = ++picks_;
-  app.runStartSumNs += now;
-  if (isPreparation(level)) {
-    ++runningPreparations_;
-  } else {
-    executionStartedLocked(app);
-  }
   if (entry.waiter) {
     if (entry.paused && entry.pooled) --pausedPooled_;
     entry.waiter->grantedAtNs = now;
@@ -336,8 +346,7 @@ void Scheduler::submit(hal::ApplicationId application, Priority priority, Work w
     activateLocked(app, now);
     app.active[q].fetch_add(1, std::memory_order_relaxed);
     app.queues[q].push_back(Entry{app.starts, std::move(job), nullptr, false, false});
-    if (app.queued++ == 0) backlogged_.push_back(&app);
-    queuedCount_.fetch_add(1, std::memory_order_relaxed);
+    countQueuedLocked(app);
     dispatchLocked(grants, now);
   }
   launch(grants);
@@ -362,24 +371,14 @@ Lease Scheduler::enter(hal::ApplicationId application, Priority priority, Work w
     // of this application's level or above waits or runs: run inline, in a slot.
     if (running_ < slots_ && !app.queuedAtOrAbove(q) && !app.runningAbove(q) &&
         (!isPreparation(q) || runningPreparations_ < preparationSlots_)) {
-      ++running_;
-      ++app.running;
-      ++app.runningBy[q];
+      takeSlotLocked(app, q, now);
       ++app.starts;
-      app.lastPicked = ++picks_;
-      app.runStartSumNs += now;
-      if (isPreparation(q)) {
-        ++runningPreparations_;
-      } else {
-        executionStartedLocked(app);
-      }
       lease.runStartNs_ = now;
       return lease;
     }
     waiter = std::make_shared<Waiter>();
     app.queues[q].push_back(Entry{app.starts, nullptr, waiter, false, false});
-    if (app.queued++ == 0) backlogged_.push_back(&app);
-    queuedCount_.fetch_add(1, std::memory_order_relaxed);
+    countQueuedLocked(app);
     dispatchLocked(grants, now);
   }
   launch(grants);
@@ -403,16 +402,8 @@ void Scheduler::leave(Lease& lease) {
   {
     std::lock_guard lock(mutex_);
     const int64_t now = nowNs();
-    chargeLocked(app, lease.runStartNs_, now);
+    releaseSlotLocked(app, q, lease.runStartNs_, now);
     app.active[q].fetch_sub(1, std::memory_order_relaxed);
-    --app.runningBy[q];
-    --app.running;
-    --running_;
-    if (isPreparation(q)) {
-      --runningPreparations_;
-    } else {
-      executionEndedLocked(app);
-    }
     dispatchLocked(grants, now);
   }
   launch(grants);
@@ -448,20 +439,11 @@ void Scheduler::pause(Lease& lease, bool forFairShare) {
     if (lease.pooled_ && pausedPooled_ >= slots_) return;
     const int64_t now = nowNs();
     if (forFairShare && (running_ < slots_ || !overShareLocked(app, now))) return;
-    chargeLocked(app, lease.runStartNs_, now);
+    releaseSlotLocked(app, q, lease.runStartNs_, now);
     // Resumes ahead of its level's queue: it was running.
     app.queues[q].push_front(Entry{app.starts, nullptr, waiter, true, lease.pooled_});
-    if (app.queued++ == 0) backlogged_.push_back(&app);
-    queuedCount_.fetch_add(1, std::memory_order_relaxed);
+    countQueuedLocked(app);
     ++app.pauses;
-    --app.runningBy[q];
-    --app.running;
-    --running_;
-    if (isPreparation(q)) {
-      --runningPreparations_;
-    } else {
-      executionEndedLocked(app);
-    }
     if (lease.pooled_) ++pausedPooled_;
     dispatchLocked(grants, now);
   }

@@ -198,9 +198,12 @@ class Scheduler : public std::enable_shared_from_this<Scheduler> {
   void launch(Grants& grants);
   /// Charges `app` for a run that held a slot since `runStart` (mutex_ held).
   void chargeLocked(ApplicationQueue& app, int64_t runStart, int64_t now);
-  /// Counts an execution of `app` starting or ending to hold a slot (mutex_ held).
-  void executionStartedLocked(ApplicationQueue& app);
-  void executionEndedLocked(ApplicationQueue& app);
+  /// Counts an entry just queued in `app` (mutex_ held).
+  void countQueuedLocked(ApplicationQueue& app);
+  /// A run of `app` at `level` takes / gives back a slot (mutex_ held); giving back charges
+  /// the time it held it since `runStart`.
+  void takeSlotLocked(ApplicationQueue& app, size_t level, int64_t now);
+  void releaseSlotLocked(ApplicationQueue& app, size_t level, int64_t runStart, int64_t now);
   void leave(Lease& lease);
   void pause(Lease& lease, bool forFairShare);
   /// True when another application with work that can start is behind `app` by more than

@@ -34,17 +34,20 @@ uint64_t ArenaBudget::reclaim(uint64_t needed) {
     return byApplication_[a->application()] > byApplication_[b->application()];
   });
   uint64_t freed = 0;
-  const auto everything = std::chrono::steady_clock::time_point::max();
   for (ArenaPool* pool : order) {
     if (freed >= needed) break;
-    const uint64_t bytes = pool->trim(everything);
-    freed += bytes;
-    held_ -= std::min(held_, bytes);
-    uint64_t& mine = byApplication_[pool->application()];
-    mine -= std::min(mine, bytes);
+    freed += trimLocked(*pool, std::chrono::steady_clock::time_point::max());
   }
   std::erase_if(byApplication_, [](const auto& entry) { return entry.second == 0; });
   return freed;
+}
+
+uint64_t ArenaBudget::trimLocked(ArenaPool& pool, std::chrono::steady_clock::time_point before) {
+  const uint64_t bytes = pool.trim(before);
+  held_ -= std::min(held_, bytes);
+  uint64_t& mine = byApplication_[pool.application()];
+  mine -= std::min(mine, bytes);
+  return bytes;
 }
 
 Result<void> ArenaBudget::charge(ArenaPool& /*pool*/, hal::ApplicationId application,
@@ -74,14 +77,7 @@ uint64_t ArenaBudget::trimIdle(bool everything) {
                                  : std::chrono::steady_clock::now() - idleRelease_;
   std::lock_guard lock(mutex_);
   uint64_t freed = 0;
-  for (ArenaPool* pool : pools_) {
-    const uint64_t bytes = pool->trim(before);
-    if (bytes == 0) continue;
-    freed += bytes;
-    held_ -= std::min(held_, bytes);
-    uint64_t& mine = byApplication_[pool->application()];
-    mine -= std::min(mine, bytes);
-  }
+  for (ArenaPool* pool : pools_) freed += trimLocked(*pool, before);
   std::erase_if(byApplication_, [](const auto& entry) { return entry.second == 0; });
   return freed;
 }

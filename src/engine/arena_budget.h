@@ -57,6 +57,9 @@ class ArenaBudget {
   /// Frees free arenas, of the heaviest applications first, until `needed` bytes were freed
   /// or none is left (mutex_ not held). Returns the bytes freed.
   uint64_t reclaim(uint64_t needed);
+  /// Frees `pool`'s free arenas last used before `before` and accounts for them (mutex_
+  /// held). Returns the bytes freed.
+  uint64_t trimLocked(ArenaPool& pool, std::chrono::steady_clock::time_point before);
 
   const uint64_t limit_;
   const std::chrono::milliseconds idleRelease_;

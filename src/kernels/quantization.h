@@ -24,7 +24,11 @@ struct QuantizedMultiplier {
   int shift = 0;           ///< left shift if > 0, right shift if < 0
 };
 
-/// Splits a non-negative real multiplier into Q31 multiplier and shift.
+/// Splits a non-negative real multiplier into Q31 multiplier and shift, as TFLite's
+/// QuantizeMultiplier does: one below 2^-31 flushes to 0 (every product rounds to zero). One of
+/// 2^31 or more (an output scale far below its inputs', such as the 1e-35 scales converters
+/// write) becomes the largest representable, 2^31 - 2^0: any nonzero product then saturates
+/// an 8- or 16-bit output, as it does with the exact multiplier in TFLite.
 /// Returns false for negative, NaN or infinite input.
 inline bool quantizeMultiplier(double real, QuantizedMultiplier* out) {
   if (!(real >= 0.0) || std::isinf(real)) return false;
@@ -43,7 +47,10 @@ inline bool quantizeMultiplier(double real, QuantizedMultiplier* out) {
     *out = {0, 0};
     return true;
   }
-  if (shift > 30) return false;
+  if (shift > 30) {
+    *out = {std::numeric_limits<int32_t>::max(), 30};
+    return true;
+  }
   *out = {static_cast<int32_t>(qFixed), shift};
   return true;
 }

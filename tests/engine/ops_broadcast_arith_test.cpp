@@ -186,13 +186,25 @@ TEST(OpsBroadcastArithTest, RejectsBadQuantization) {
   OpBuilder outScale(OperationType::ADD);
   outScale.tensor(kQ8, {2}, 1.0f, 0).tensor(kQ8, {2}, 1.0f, 0).int32(0).output(kQ8, {}, -1.0f);
   expectRejected(outScale, prepareAdd, "ADD output 0 must have a positive finite scale");
-  OpBuilder mulScale(OperationType::MUL);
-  mulScale.tensor(kQ8, {2}, 0.5f, 0).tensor(kQ8, {2}, 0.5f, 0).int32(0).output(kQ8, {}, 0.25f);
-  expectRejected(mulScale, prepareMul,
-                 "MUL output 0 scale 0.25 must exceed the product of the input scales");
-  OpBuilder tiny(OperationType::ADD);
-  tiny.tensor(kQ8, {2}, 1.0f, 0).tensor(kQ8, {2}, 1.0f, 0).int32(0).output(kQ8, {}, 1e-20f);
-  expectRejected(tiny, prepareAdd, "unrepresentable multiplier");
+}
+
+// Output scales far below the inputs' (TFLite computes with them; types.hal wants a MUL's above
+// the product of its input scales): every nonzero result saturates, zero stays zero.
+TEST(OpsBroadcastArithTest, TinyOutputScalesSaturateAsInTflite) {
+  OpBuilder mul(OperationType::MUL);
+  mul.tensor(kQ8S, {4}, 0.5f, 0).tensor(kQ8S, {4}, 0.5f, 0).int32(0).output(kQ8S, {}, 3e-35f);
+  const std::vector<int8_t> a{-3, 0, 5, -100};
+  const std::vector<int8_t> b{-3, 7, 5, 2};
+  const auto product = run<int8_t>(prepare(mul, prepareMul), {a.data(), b.data(), nullptr});
+  ASSERT_TRUE(product) << product.error().message;
+  EXPECT_EQ(*product, (std::vector<int8_t>{127, 0, 127, -128}));
+  OpBuilder add(OperationType::ADD);
+  add.tensor(kQ8, {2}, 1.0f, 0).tensor(kQ8, {2}, 1.0f, 0).int32(0).output(kQ8, {}, 1e-20f, 0);
+  const std::vector<uint8_t> x{0, 1};
+  const std::vector<uint8_t> y{0, 2};
+  const auto sum = run<uint8_t>(prepare(add, prepareAdd), {x.data(), y.data(), nullptr});
+  ASSERT_TRUE(sum) << sum.error().message;
+  EXPECT_EQ(*sum, (std::vector<uint8_t>{0, 255}));
 }
 
 }  // namespace

@@ -597,17 +597,27 @@ TEST(TfliteImportTest, WidensAndNarrowsInt64) {
   EXPECT_THAT(partial.error().message, ::testing::HasSubstr("not a whole number"));
 }
 
-// Converters write scale 0 (or a denormal one) where calibration saw only zeros; the NNAPI
-// delegate gives such 8-bit tensors scale 1.
+// Converters write scale 0 where calibration saw only zeros; the NNAPI delegate gives such
+// 8-bit tensors scale 1 ("zero scale is not valid in NNAPI").
 TEST(TfliteImportTest, ZeroScaleBecomesOne) {
-  for (const float scale : {0.0f, 3e-35f}) {
+  auto imported = importTfliteModel(reluOver(
+      {.shape = {2, 2}, .type = ::tflite::TensorType_UINT8, .scales = {0.0f}, .zeroPoints = {3}}));
+  ASSERT_TRUE(imported.has_value()) << imported.error().message;
+  EXPECT_EQ(imported->inputs[0].scale, 1.0f);
+  EXPECT_EQ(imported->inputs[0].zeroPoint, 3);
+}
+
+// Any other scale is kept, however small: the delegate replaces only 0, and TFLite computes with
+// it (tests/actors/tflite_semantics_test.cpp runs such a model).
+TEST(TfliteImportTest, TinyScalesAreKept) {
+  for (const float scale : {3e-35f, 1e-40f}) {
     auto imported = importTfliteModel(reluOver({.shape = {2, 2},
-                                                .type = ::tflite::TensorType_UINT8,
+                                                .type = ::tflite::TensorType_INT8,
                                                 .scales = {scale},
-                                                .zeroPoints = {3}}));
+                                                .zeroPoints = {-2}}));
     ASSERT_TRUE(imported.has_value()) << imported.error().message;
-    EXPECT_EQ(imported->inputs[0].scale, 1.0f);
-    EXPECT_EQ(imported->inputs[0].zeroPoint, 3);
+    EXPECT_EQ(imported->inputs[0].scale, scale);
+    EXPECT_EQ(imported->inputs[0].zeroPoint, -2);
   }
 }
 

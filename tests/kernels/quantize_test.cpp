@@ -23,6 +23,26 @@ TEST(ActivationRangeTest, TinyScaleSaturates) {
   EXPECT_EQ(hi, 127);
 }
 
+// TFLite's QuantizeMultiplier: below 2^-31 a multiplier flushes to 0; one of 2^31 or more
+// (an output scale of 1e-35 under inputs of 0.5) is not refused: it becomes the largest
+// representable, and every nonzero product saturates an 8-bit output as the exact one would.
+TEST(QuantizeMultiplierTest, TinyFlushesToZeroAndHugeSaturates) {
+  QuantizedMultiplier m;
+  ASSERT_TRUE(quantizeMultiplier(1e-12, &m));
+  EXPECT_EQ(m.multiplier, 0);
+  EXPECT_EQ(multiplyByQuantizedMultiplier(1000000, m), 0);
+  ASSERT_TRUE(quantizeMultiplier(0.25 / 3e-35, &m));
+  EXPECT_EQ(m.multiplier, std::numeric_limits<int32_t>::max());
+  EXPECT_EQ(m.shift, 30);
+  for (const int32_t product : {1, 9, 25, 10000}) {
+    EXPECT_GT(multiplyByQuantizedMultiplier(product, m), 127) << product;
+    EXPECT_LT(multiplyByQuantizedMultiplier(-product, m), -128) << product;
+  }
+  EXPECT_EQ(multiplyByQuantizedMultiplier(0, m), 0);
+  EXPECT_FALSE(quantizeMultiplier(-1.0, &m));
+  EXPECT_FALSE(quantizeMultiplier(std::numeric_limits<double>::infinity(), &m));
+}
+
 TEST(QuantizeTest, Uint8RoundsHalfAwayAndSaturates) {
   const std::vector<float> in{0.0f, 0.25f, -0.25f, 1.0f, 100.0f, -100.0f, std::nanf("")};
   std::vector<uint8_t> out(in.size());

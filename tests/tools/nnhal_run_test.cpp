@@ -197,6 +197,33 @@ TEST(NnhalRunArgumentsTest, AreCheckedBeforeRunning) {
   EXPECT_EQ(run.exitCode, 2) << run.output;
 }
 
+// Like TFLite's benchmark_model, a model runs without any input argument: every input gets
+// seeded random values, said on stderr; the same seed gives the same outputs, another seed
+// others.
+TEST(NnhalRunArgumentsTest, WithoutInputsRunsOnSeededRandomValues) {
+  TempDir dir;
+  const std::string common =
+      "run --num_runs 1 --model " + (kModels / "mobilenet_v1_0.25_128_quant.tflite").string();
+  auto runWith = [&](const std::string& seed, const std::string& out) {
+    return runCli(common + seed + " --output " + (dir.path() / out).string());
+  };
+  const CommandResult first = runWith("", "a.bin");
+  ASSERT_EQ(first.exitCode, 0) << first.output;
+  EXPECT_NE(first.output.find("seeded random values (--seed 1)"), std::string::npos)
+      << first.output;
+  const CommandResult again = runWith(" --seed 1", "b.bin");
+  ASSERT_EQ(again.exitCode, 0) << again.output;
+  const CommandResult other = runWith(" --seed 7", "c.bin");
+  ASSERT_EQ(other.exitCode, 0) << other.output;
+  EXPECT_NE(other.output.find("(--seed 7)"), std::string::npos) << other.output;
+  const auto a = readFile(dir.path() / "a.bin");
+  const auto b = readFile(dir.path() / "b.bin");
+  const auto c = readFile(dir.path() / "c.bin");
+  ASSERT_TRUE(a && b && c);
+  EXPECT_EQ(*a, *b);
+  EXPECT_NE(*a, *c);
+}
+
 // Timing as TFLite's benchmark_model: the first run apart, then statistics of the timed runs.
 TEST(NnhalRunArgumentsTest, ReportsBenchmarkStyleTimes) {
   const CommandResult run =

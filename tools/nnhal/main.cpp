@@ -94,6 +94,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0u, 10000u));
   run->add_option("--threads", args.threads, "Kernel threads (0 = all cores)")
       ->capture_default_str();
+  run->add_option("--seed", args.seed,
+                  "Seed of the random values fed to every input when no --input or --image is "
+                  "given (floats in [-1, 1), 8-bit values over their range, int32 in [0, 100))")
+      ->capture_default_str();
   run->add_option("--mean", args.mean, "Float inputs: pixel mean subtracted")
       ->capture_default_str();
   run->add_option("--std", args.stddev, "Float inputs: divisor after the mean")
@@ -214,10 +218,6 @@ int main(int argc, char** argv) {
   } else if (*stats) {
     outcome = cli::runStats(statsArgs);
   } else if (*run) {
-    if (args.image.empty() && args.inputs.empty()) {
-      std::fprintf(stderr, "nnhal: error: run needs --image or --input\n");
-      return 2;
-    }
     outcome = cli::runModel(args);
   } else {
     outcome = cli::runInfo(infoArgs);

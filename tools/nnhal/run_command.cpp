@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -159,7 +160,49 @@ std::vector<uint8_t> zeroTensor(const TensorDescription& desc) {
   return bytes;
 }
 
-/// The bytes of every model input, from --input, --image and zeros.
+/// Seeded random values for an input no argument gives, as TFLite's benchmark_model feeds
+/// them: floats uniform in [-1, 1), 8-bit values over their whole range, int32 in [0, 100),
+/// booleans 0 or 1; other types zero.
+std::vector<uint8_t> randomTensor(const TensorDescription& desc, std::mt19937& random) {
+  std::vector<uint8_t> bytes = zeroTensor(desc);
+  const size_t count = bytes.size() / 4;  // of 4-byte elements (float32, int32)
+  switch (desc.type) {
+    case OperandType::TENSOR_FLOAT32: {
+      std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+      for (size_t i = 0; i < count; ++i) {
+        const float v = value(random);
+        std::memcpy(bytes.data() + 4 * i, &v, 4);
+      }
+      break;
+    }
+    case OperandType::TENSOR_QUANT8_ASYMM:
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+    case OperandType::TENSOR_QUANT8_SYMM: {
+      std::uniform_int_distribution<int> value(0, 255);
+      for (uint8_t& b : bytes) b = static_cast<uint8_t>(value(random));
+      break;
+    }
+    case OperandType::TENSOR_INT32: {
+      std::uniform_int_distribution<int32_t> value(0, 99);
+      for (size_t i = 0; i < count; ++i) {
+        const int32_t v = value(random);
+        std::memcpy(bytes.data() + 4 * i, &v, 4);
+      }
+      break;
+    }
+    case OperandType::TENSOR_BOOL8: {
+      std::uniform_int_distribution<int> value(0, 1);
+      for (uint8_t& b : bytes) b = static_cast<uint8_t>(value(random));
+      break;
+    }
+    default:
+      break;
+  }
+  return bytes;
+}
+
+/// The bytes of every model input, from --input, --image, zeros and (when no input is given
+/// at all) seeded random values.
 Result<std::vector<std::vector<uint8_t>>> inputTensors(const RunArgs& args,
                                                        const std::vector<TensorDescription>& in) {
   std::vector<std::optional<std::vector<uint8_t>>> given(in.size());
@@ -189,12 +232,20 @@ Result<std::vector<std::vector<uint8_t>>> inputTensors(const RunArgs& args,
     NNHAL_ASSIGN_OR_RETURN(given[k], tools::imageToTensor(image, in[k], {args.mean, args.stddev}));
   }
   std::vector<std::vector<uint8_t>> result;
+  const bool noneGiven = args.image.empty() && args.inputs.empty();
+  std::mt19937 random(args.seed);
   for (size_t k = 0; k < in.size(); ++k) {
     if (given[k]) {
       result.push_back(std::move(*given[k]));
       continue;
     }
-    if (in.size() == 1) return invalidArgument("run needs --image or --input");
+    if (noneGiven) {
+      // As TFLite's benchmark_model does: a model runs without any input argument.
+      spdlog::warn("input '{}' is not given (--input, --image): seeded random values (--seed {})",
+                   in[k].name, args.seed);
+      result.push_back(randomTensor(in[k], random));
+      continue;
+    }
     spdlog::warn("input '{}' is not given (--input NAME=FILE): it is zero", in[k].name);
     result.push_back(zeroTensor(in[k]));
   }

@@ -29,14 +29,16 @@ struct RunArgs {
   std::string trace;     ///< write the operations' times as Chrome trace JSON here
   std::string mask;      ///< segmentation: write the class map as a colour PNG here
   bool json = false;     ///< print the report as JSON
+  uint32_t seed = 1;     ///< of the random inputs fed when no input is given
 };
 
 /// The embedded driver, or the daemon's when `socket` is not empty.
 Result<std::shared_ptr<Device>> openDevice(const std::string& socket, const DeviceOptions& options);
 
-/// Runs the model. Inputs that neither --input nor --image gives are zero (the real value
-/// 0, i.e. the zero point of a quantized input), with a note on stderr; a model whose only
-/// input is not given is an error. Errors: INVALID_ARGUMENT for a bad argument (unknown
+/// Runs the model. Without any --input or --image, every input gets seeded random values
+/// (`seed`; as TFLite's benchmark_model does), with a note on stderr; otherwise inputs that
+/// neither gives are zero (the real value 0, i.e. the zero point of a quantized input), with
+/// a note on stderr. Errors: INVALID_ARGUMENT for a bad argument (unknown
 /// input or output name, wrong byte count, --mask without a segmentation output), and
 /// whatever the driver returns.
 Result<void> runModel(const RunArgs& args);

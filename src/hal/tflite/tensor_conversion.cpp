@@ -161,12 +161,12 @@ Result<std::span<const uint8_t>> bufferBytes(
   return std::span<const uint8_t>{};
 }
 
-/// Whether the tensor's one scale says it only ever held 0: a scale of 0, or one below
-/// 1e-30 (converters write such denormal scales where calibration saw only zeros; no real
-/// tensor's values are that small).
+/// Whether the tensor's one scale is 0, which NNAPI refuses: TFLite's NNAPI delegate replaces
+/// exactly that ("zero scale is not valid in NNAPI") and keeps every other scale, however small
+/// (converters write scales like 3e-35 where calibration saw only zeros; TFLite computes with
+/// them: products into such a tensor saturate, and its contribution to a sum flushes to 0).
 bool calibratedToZero(const ::tflite::Tensor& tensor) {
-  const float scale = tensor.quantization()->scale()->Get(0);
-  return scale >= 0.0f && scale < 1e-30f;
+  return tensor.quantization()->scale()->Get(0) == 0.0f;
 }
 
 /// Replaces an INT64 constant's data with its values as int32, refusing values outside the

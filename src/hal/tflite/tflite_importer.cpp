@@ -260,8 +260,14 @@ Result<void> Importer::addTensors() {
 
     Operand& operand = converted.operand;
     const bool isConstant = !converted.data.empty() && !isGraphInput_[t];
-    // A variable tensor without data is state starting at zero (TFLite resets it so).
+    // A variable tensor without data is state starting at zero, as TFLite's
+    // ResetVariableTensor leaves it: real 0, that is the zero point for int8 tensors (their
+    // bytes), 0 for every other type (uint8 included: TFLite fills it with 0, whatever its
+    // zero point).
     const bool isZeroState = converted.isVariable && converted.data.empty() && !isGraphInput_[t];
+    const uint8_t zeroStateByte = operand.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED
+                                      ? static_cast<uint8_t>(static_cast<int8_t>(operand.zeroPoint))
+                                      : 0;
     if (isZeroState && !hasFullySpecifiedShape(operand.type, operand.dimensions)) {
       return invalidArgument("TFLite tensor " + std::to_string(t) + " ('" + tensorNames_[t] +
                              "'): a variable tensor needs a fully specified shape");
@@ -280,7 +286,9 @@ Result<void> Importer::addTensors() {
     } else if (isConstant) {
       builder_.setConstantView(index, converted.data);
     }
-    if (isZeroState) builder_.setConstantOwned(index, std::vector<uint8_t>(*zeroBytes, 0));
+    if (isZeroState) {
+      builder_.setConstantOwned(index, std::vector<uint8_t>(*zeroBytes, zeroStateByte));
+    }
     tensorOperands_[t] = index;
     if (isConstant || isZeroState || isGraphInput_[t]) states_[t] = TensorState::kAvailable;
   }
