@@ -125,6 +125,26 @@ TEST(CachingOff, SoakAgainstADaemonWithoutCacheDirPasses) {
   EXPECT_GT(report["compilations"].get<uint64_t>(), 0u);
 }
 
+// nnhal-soak starting its own daemon gives it a cache directory of its own, or the one a
+// --daemon-arg names (one --cache-dir on nnhald's command line either way).
+TEST(CachingOff, SoakStartsItsDaemonWithOneCacheDirectory) {
+  TempDir dir;
+  const std::string soak = std::string(NNHAL_SOAK_PATH) + " --nnhald " + NNHALD_PATH +
+                           " --duration 3s --interval 1s --warm-up 1s --clients 1 --report ";
+  const Command own = run(soak + (dir.path() / "own").string());
+  EXPECT_EQ(own.exitCode, 0) << own.output;
+  EXPECT_NE(own.output.find("nnhal-soak: PASS"), std::string::npos) << own.output;
+  EXPECT_NE(own.output.find("compilation caching: used"), std::string::npos) << own.output;
+
+  const auto named = dir.path() / "named-cache";
+  std::filesystem::create_directories(named);
+  const Command chosen =
+      run(soak + (dir.path() / "chosen").string() + " --daemon-arg=--cache-dir=" + named.string());
+  EXPECT_EQ(chosen.exitCode, 0) << chosen.output;
+  EXPECT_NE(chosen.output.find("nnhal-soak: PASS"), std::string::npos) << chosen.output;
+  EXPECT_FALSE(std::filesystem::is_empty(named)) << "the named cache directory was not used";
+}
+
 // nnhal-stress's model-load clients use caching only where the daemon asks for cache files.
 TEST(CachingOff, StressModelLoadUsesCachingOnlyWhereTheDaemonReportsFiles) {
   TempDir dir;

@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
       CLI::AsNumberWithUnit::CASE_SENSITIVE);
   app.add_option("--connect", connectSocket,
                  "Soak the nnhald listening on this socket (default: start one, with a cache "
-                 "directory of its own)");
+                 "directory of its own unless a --daemon-arg names one)");
   app.add_option("--nnhald", nnhald, "The nnhald to start when --connect is not given")
       ->capture_default_str();
   app.add_option(
@@ -105,7 +105,6 @@ int main(int argc, char** argv) {
   std::error_code ec;
   const std::filesystem::path scratch =
       std::filesystem::temp_directory_path() / ("nnhal-soak-" + std::to_string(getpid()));
-  std::filesystem::create_directories(scratch / "daemon-cache", ec);
   std::filesystem::create_directories(scratch / "client-cache", ec);
   if (ec) {
     std::fprintf(stderr, "nnhal-soak: cannot create %s: %s\n", scratch.c_str(),
@@ -119,9 +118,8 @@ int main(int argc, char** argv) {
       std::filesystem::remove_all(path, ignored);
     }
   } cleanup{scratch};
-  std::vector<std::string> args = daemonArgs;
-  args.insert(args.begin(), {"--cache-dir", (scratch / "daemon-cache").string()});
-  auto daemon = connectSocket.empty() ? stress::DaemonUnderTest::start(nnhald, args)
+  // The daemon it starts has a cache directory of its own unless --daemon-arg names one.
+  auto daemon = connectSocket.empty() ? stress::DaemonUnderTest::start(nnhald, daemonArgs)
                                       : stress::DaemonUnderTest::attach(connectSocket);
   if (!daemon) {
     std::fprintf(stderr, "nnhal-soak: %s\n", daemon.error().message.c_str());

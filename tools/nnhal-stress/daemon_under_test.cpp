@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -58,13 +59,14 @@ Result<std::unique_ptr<DaemonUnderTest>> DaemonUnderTest::start(
   daemon->owned_ = true;
   // A compilation cache of its own (removed with the directory), so that the tests that
   // prepare models exercise caching too; `args` may name another one.
-  std::vector<std::string> argv = {binary.string(),
-                                   "--socket",
-                                   daemon->socket_.string(),
-                                   "--cache-dir",
-                                   (daemon->directory_ / "cache").string(),
-                                   "--log-level",
-                                   "error"};
+  std::vector<std::string> argv = {binary.string(), "--socket", daemon->socket_.string(),
+                                   "--log-level", "error"};
+  const bool namesCacheDir = std::ranges::any_of(args, [](const std::string& arg) {
+    return arg == "--cache-dir" || arg.starts_with("--cache-dir=");
+  });
+  if (!namesCacheDir) {
+    argv.insert(argv.end(), {"--cache-dir", (daemon->directory_ / "cache").string()});
+  }
   argv.insert(argv.end(), args.begin(), args.end());
   daemon->pid_ = ::fork();
   if (daemon->pid_ < 0) return fail(ErrorStatus::GENERAL_FAILURE, "fork failed");
