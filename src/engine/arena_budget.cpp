@@ -50,20 +50,64 @@ uint64_t ArenaBudget::trimLocked(ArenaPool& pool, std::chrono::steady_clock::tim
   return bytes;
 }
 
+uint64_t ArenaBudget::shareLocked() const {
+  if (limit_ == 0) return 0;
+  std::vector<hal::ApplicationId> applications;
+  for (const ArenaPool* pool : pools_) {
+    if (std::ranges::find(applications, pool->application()) == applications.end()) {
+      applications.push_back(pool->application());
+      if (applications.size() == kMostSharers) break;
+    }
+  }
+  return limit_ / std::max<size_t>(1, applications.size());
+}
+
+uint64_t ArenaBudget::trimApplication(hal::ApplicationId application) {
+  std::lock_guard lock(mutex_);
+  uint64_t freed = 0;
+  for (ArenaPool* pool : pools_) {
+    if (pool->application() == application) {
+      freed += trimLocked(*pool, std::chrono::steady_clock::time_point::max());
+    }
+  }
+  return freed;
+}
+
 Result<void> ArenaBudget::charge(ArenaPool& /*pool*/, hal::ApplicationId application,
                                  uint64_t bytes) {
+  uint64_t share = 0;
   for (int attempt = 0; attempt < 2; ++attempt) {
+    bool overShare = false;
     {
       std::lock_guard lock(mutex_);
-      if (limit_ == 0 || (bytes <= limit_ && held_ <= limit_ - bytes)) {
+      share = shareLocked();
+      auto found = byApplication_.find(application);
+      const uint64_t mine = found == byApplication_.end() ? 0 : found->second;
+      overShare = share != 0 && (bytes > share || mine > share - bytes);
+      const bool fits = limit_ == 0 || (bytes <= limit_ && held_ <= limit_ - bytes);
+      if (fits && !overShare) {
         held_ += bytes;
         byApplication_[application] += bytes;
         return {};
       }
       if (attempt == 1) break;
     }
-    // Free the arenas nobody uses now, then try once more.
-    reclaim(bytes);
+    // Free the arenas nobody uses now (the application's own when it is past its share),
+    // then try once more.
+    if (overShare) {
+      trimApplication(application);
+    } else {
+      reclaim(bytes);
+    }
+  }
+  if (share != 0 && share < limit_) {
+    return fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT,
+                "your application's executions use their share of the driver's execution "
+                "memory (" +
+                    std::to_string(share) + " of " + std::to_string(limit_) +
+                    " bytes of arenas, shared by the applications that prepared models); an "
+                    "arena of " +
+                    std::to_string(bytes) + " bytes does not fit now, try again later");
   }
   return fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT,
               "the driver's execution memory (" + std::to_string(limit_) +

@@ -10,7 +10,13 @@
 //    (the driver's runtime calls it periodically: the idle watchdog);
 //  - when an allocation would exceed `limit`, the free arenas of every pool are freed first,
 //    those of the application holding the most first; if that is not enough, the allocation
-//    fails (RESOURCE_EXHAUSTED_TRANSIENT), and arenas in use are never taken.
+//    fails (RESOURCE_EXHAUSTED_TRANSIENT), and arenas in use are never taken;
+//  - the budget is shared fairly: with pools of n applications, one application may hold at
+//    most limit / min(n, 4) (its share; all of it when it is alone). Past its share, its own
+//    free arenas are freed first; if that is not enough, its allocation fails
+//    (RESOURCE_EXHAUSTED_TRANSIENT, naming its share), so one application keeping many
+//    executions in flight cannot take the memory the others' executions need. A share that
+//    shrinks as applications arrive takes nothing in use: it bounds new allocations.
 //
 // Thread safety: every method may be called from any thread. A pool registers itself while
 // it lives; the budget must outlive its pools.
@@ -54,6 +60,12 @@ class ArenaBudget {
   friend class ArenaPool;
   void enroll(ArenaPool* pool);
   void leave(ArenaPool* pool);
+  /// The most arenas per application share at most this many ways.
+  static constexpr size_t kMostSharers = 4;
+  /// One application's share of limit_ now (0 = no limit) (mutex_ held).
+  uint64_t shareLocked() const;
+  /// Frees every free arena of `application`'s pools (mutex_ not held); returns the bytes.
+  uint64_t trimApplication(hal::ApplicationId application);
   /// Frees free arenas, of the heaviest applications first, until `needed` bytes were freed
   /// or none is left (mutex_ not held). Returns the bytes freed.
   uint64_t reclaim(uint64_t needed);

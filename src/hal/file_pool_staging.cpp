@@ -33,7 +33,7 @@ bool hasFilePools(const Request& request) {
   return false;
 }
 
-Result<FilePoolStaging> FilePoolStaging::stage(Request& request, uint64_t maxBytes) {
+Result<FilePoolStaging> FilePoolStaging::plan(Request& request, uint64_t maxBytes) {
   FilePoolStaging staging;
   for (size_t pool = 0; pool < request.pools.size(); ++pool) {
     const Memory* file = fileAt(request, pool);
@@ -54,10 +54,10 @@ Result<FilePoolStaging> FilePoolStaging::stage(Request& request, uint64_t maxByt
                   "request.pools[" + std::to_string(pool) + "]: the arguments in this file total " +
                       std::to_string(total) + " bytes, more than an execution may stage");
     }
-    std::shared_ptr<std::vector<uint8_t>> bytes;
-    try {
-      bytes = std::make_shared<std::vector<uint8_t>>(std::max<uint64_t>(total, 1));
-    } catch (const std::bad_alloc&) {
+    const size_t size = static_cast<size_t>(std::max<uint64_t>(total, 1));
+    // Not zeroed: every byte an argument names is read from the file before the run.
+    std::shared_ptr<uint8_t[]> bytes(new (std::nothrow) uint8_t[size]);
+    if (bytes == nullptr) {
       return fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT,
                   "no memory to stage request.pools[" + std::to_string(pool) + "]");
     }
@@ -65,23 +65,34 @@ Result<FilePoolStaging> FilePoolStaging::stage(Request& request, uint64_t maxByt
     for (auto [argument, output] : arguments) {
       at = alignUp(at);
       const DataLocation where = argument->location;
-      uint8_t* local = bytes->data() + at;
-      // Outputs too: what the execution does not write goes back unchanged.
-      NNHAL_TRY(readPool(original, where.offset, {local, where.length}));
-      if (output && where.length > 0) {
-        staging.outputs_.push_back(Output{original, where.offset, local, where.length});
-      }
+      uint8_t* local = bytes.get() + at;
+      // Outputs are read too: what the execution does not write goes back unchanged.
+      staging.ranges_.push_back(Range{original, where.offset, local, where.length});
+      if (output && where.length > 0) staging.outputs_.push_back(staging.ranges_.back());
       argument->location.offset = static_cast<uint32_t>(at);
       at += where.length;
     }
-    request.pools[pool] = writableBorrowedPool(bytes->data(), bytes->size(), bytes);
+    request.pools[pool] = writableBorrowedPool(bytes.get(), size, bytes);
     staging.holders_.push_back(std::move(bytes));
   }
   return staging;
 }
 
+Result<void> FilePoolStaging::readInputs() const {
+  for (const Range& range : ranges_) {
+    NNHAL_TRY(readPool(range.file, range.fileOffset, {range.local, range.length}));
+  }
+  return {};
+}
+
+Result<FilePoolStaging> FilePoolStaging::stage(Request& request, uint64_t maxBytes) {
+  NNHAL_ASSIGN_OR_RETURN(FilePoolStaging staging, plan(request, maxBytes));
+  NNHAL_TRY(staging.readInputs());
+  return staging;
+}
+
 Result<void> FilePoolStaging::writeBack() const {
-  for (const Output& output : outputs_) {
+  for (const Range& output : outputs_) {
     NNHAL_TRY(writePool(output.file, output.fileOffset, {output.local, output.length}));
   }
   return {};

@@ -34,22 +34,29 @@ class FilePoolStaging {
   /// Errors: GENERAL_FAILURE when a file cannot be read (it shrank); RESOURCE_EXHAUSTED_TRANSIENT
   /// beyond `maxBytes` or without memory.
   static Result<FilePoolStaging> stage(Request& request, uint64_t maxBytes = 0);
+  /// stage() in two steps, for a run that must not read its inputs yet (a fenced execution
+  /// whose fences have not signalled): plan() rewrites `request` to local pools whose bytes
+  /// are undefined until readInputs() filled them from the files. plan() does no I/O.
+  static Result<FilePoolStaging> plan(Request& request, uint64_t maxBytes = 0);
+  Result<void> readInputs() const;
 
   /// Whether anything was staged.
-  bool empty() const { return outputs_.empty() && holders_.empty(); }
+  bool empty() const { return ranges_.empty() && holders_.empty(); }
   /// Writes the outputs back to their files (after a successful execution). Errors:
   /// GENERAL_FAILURE when a file cannot be written.
   Result<void> writeBack() const;
 
  private:
-  struct Output {
+  /// An argument's bytes: where they lie in the client's file and in the local copy.
+  struct Range {
     Memory file;
     uint64_t fileOffset = 0;
-    const uint8_t* local = nullptr;
+    uint8_t* local = nullptr;
     uint32_t length = 0;
   };
-  std::vector<Output> outputs_;
-  std::vector<std::shared_ptr<std::vector<uint8_t>>> holders_;  ///< the local bytes
+  std::vector<Range> ranges_;   ///< every argument in a file (read before the run)
+  std::vector<Range> outputs_;  ///< the outputs among them (written back after it)
+  std::vector<std::shared_ptr<uint8_t[]>> holders_;  ///< the local bytes
 };
 
 }  // namespace nnhal::hal

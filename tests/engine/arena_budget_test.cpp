@@ -1,12 +1,13 @@
 // The memory every arena of a device may hold (engine/arena_budget.h): arenas are charged per
 // application, idle ones are freed by trimIdle after idleRelease, an allocation beyond the
-// limit first frees the arenas nobody uses (the heaviest application's first), and arenas in
-// use are never taken.
+// limit first frees the arenas nobody uses (the heaviest application's first), arenas in
+// use are never taken, and beside other applications each holds at most its share.
 #include "engine/arena_budget.h"
 
 #include <gtest/gtest.h>
 
 #include <thread>
+#include <vector>
 
 #include "engine/executor.h"
 
@@ -44,31 +45,94 @@ TEST(ArenaBudget, ChargesPerApplicationAndFreesIdleArenas) {
 }
 
 TEST(ArenaBudget, BeyondTheLimitIdleArenasGoFirstAndArenasInUseStay) {
-  ArenaBudget budget(3 * kArena, 0ms);
-  ArenaPool heavy(kArena, &budget, kA);
-  ArenaPool light(kArena, &budget, kB);
+  // Five applications: each may hold a quarter (2 arenas) of the 8.
+  ArenaBudget budget(8 * kArena, 0ms);
+  ArenaPool heavy(kArena, &budget, 1);
+  ArenaPool light(kArena, &budget, 2);
+  ArenaPool busy1(kArena, &budget, 3);
+  ArenaPool busy2(kArena, &budget, 4);
+  ArenaPool late(kArena, &budget, 5);
   {
     auto h1 = heavy.acquire();
     auto h2 = heavy.acquire();
-    ASSERT_TRUE(h1 && h2);
-  }  // both idle now, still held
-  auto l1 = light.acquire();
-  ASSERT_TRUE(l1);
-  EXPECT_EQ(budget.held(), 3 * kArena);
-  // Full: a new arena of the light application frees the heavy one's idle arenas.
+    auto l1 = light.acquire();
+    ASSERT_TRUE(h1 && h2 && l1);
+  }  // idle now, still held
+  auto b1 = busy1.acquire(), b2 = busy1.acquire(), b3 = busy2.acquire(), b4 = busy2.acquire();
+  ASSERT_TRUE(b1 && b2 && b3 && b4);
+  auto e1 = late.acquire();
+  ASSERT_TRUE(e1);
+  EXPECT_EQ(budget.held(), 8 * kArena);
+  // Full: a new arena frees idle arenas, the heaviest application's first.
+  auto e2 = late.acquire();
+  ASSERT_TRUE(e2) << e2.error().message;
+  EXPECT_EQ(heavy.freeArenas(), 0u);
+  EXPECT_EQ(budget.held(1), 0u);
+  EXPECT_EQ(light.freeArenas(), 1u) << "the lighter application keeps its idle arena";
+  // One arena fits; then everything left is in use or the light one's: its arena goes for
+  // the next, then nothing more fits.
+  auto h3 = heavy.acquire();
+  ASSERT_TRUE(h3) << h3.error().message;
+  EXPECT_EQ(light.freeArenas(), 1u);
+  auto h4 = heavy.acquire();
+  ASSERT_TRUE(h4) << h4.error().message;
+  EXPECT_EQ(light.freeArenas(), 0u);
+  auto refused = light.acquire();
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().status, ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT);
+  EXPECT_EQ(budget.held(), 8 * kArena);
+}
+
+// One application alone may use the whole budget; beside another, at most its share, so the
+// other's executions still get memory.
+TEST(ArenaBudget, EachApplicationHoldsAtMostItsShare) {
   {
-    auto l2 = light.acquire();
-    ASSERT_TRUE(l2) << l2.error().message;
-    EXPECT_EQ(heavy.freeArenas(), 0u);
-    EXPECT_EQ(budget.held(kA), 0u);
-    // Everything is in use or freed: the heavy application's new arena fits, the next not.
-    auto h3 = heavy.acquire();
-    ASSERT_TRUE(h3);
-    auto refused = heavy.acquire();
-    ASSERT_FALSE(refused);
-    EXPECT_EQ(refused.error().status, ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT);
-    EXPECT_EQ(budget.held(), 3 * kArena);
+    ArenaBudget budget(4 * kArena, 0ms);
+    ArenaPool alone(kArena, &budget, kA);
+    std::vector<ArenaPool::Lease> leases;
+    for (int i = 0; i < 4; ++i) {
+      auto lease = alone.acquire();
+      ASSERT_TRUE(lease) << lease.error().message;
+      leases.push_back(std::move(*lease));
+    }
+    EXPECT_FALSE(alone.acquire());
   }
+  ArenaBudget budget(4 * kArena, 0ms);
+  ArenaPool greedy(kArena, &budget, kA);
+  ArenaPool victim(kArena, &budget, kB);
+  auto g1 = greedy.acquire(), g2 = greedy.acquire();
+  ASSERT_TRUE(g1 && g2);
+  auto g3 = greedy.acquire();
+  ASSERT_FALSE(g3);
+  EXPECT_EQ(g3.error().status, ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT);
+  EXPECT_NE(g3.error().message.find("your application"), std::string::npos) << g3.error().message;
+  EXPECT_EQ(budget.held(kA), 2 * kArena);
+  auto v1 = victim.acquire(), v2 = victim.acquire();
+  EXPECT_TRUE(v1 && v2);
+  EXPECT_EQ(budget.held(kB), 2 * kArena);
+}
+
+// Past its share, an application's own idle arenas (of its other prepared models) are freed
+// for its new one; nobody else's are.
+TEST(ArenaBudget, PastItsShareAnApplicationFreesItsOwnIdleArenas) {
+  ArenaBudget budget(4 * kArena, 0ms);
+  ArenaPool first(kArena, &budget, kA);
+  ArenaPool second(kArena, &budget, kA);
+  ArenaPool other(kArena, &budget, kB);
+  {
+    auto o1 = other.acquire();
+    ASSERT_TRUE(o1);
+  }  // B's idle arena
+  {
+    auto f1 = first.acquire(), f2 = first.acquire();
+    ASSERT_TRUE(f1 && f2);
+  }  // A's two idle arenas: its whole share
+  auto s1 = second.acquire();
+  ASSERT_TRUE(s1) << s1.error().message;
+  EXPECT_EQ(first.freeArenas(), 0u);
+  EXPECT_EQ(other.freeArenas(), 1u);
+  EXPECT_EQ(budget.held(kA), kArena);
+  EXPECT_EQ(budget.held(kB), kArena);
 }
 
 TEST(ArenaBudget, APoolGivesItsArenasBackWhenDestroyed) {

@@ -80,6 +80,30 @@ TEST(FilePoolStaging, ReadsArgumentsIntoALocalPoolAndWritesOutputsBack) {
   EXPECT_NE(file.read(90000, 16)[0], 0xCD);
 }
 
+// plan() rewrites the request and reads nothing; readInputs() reads the files as they are
+// then (a fenced execution's inputs are ready only once its fences signalled).
+TEST(FilePoolStaging, APlanReadsItsFilesOnlyWhenAskedTo) {
+  FilePool file(4096);
+  Request request;
+  request.pools = {file.memory};
+  request.inputs = {{false, {0, 100, 8}, {}}};
+  request.outputs = {{false, {0, 200, 8}, {}}};
+  auto planned = FilePoolStaging::plan(request);
+  ASSERT_TRUE(planned) << planned.error().message;
+  EXPECT_FALSE(hasFilePools(request));
+  const std::vector<uint8_t> later(8, 0x5A);
+  ASSERT_TRUE(writePool(file.memory, 100, later));
+  ASSERT_TRUE(planned->readInputs());
+  const Memory& local = std::get<Memory>(request.pools[0]);
+  EXPECT_EQ(0, std::memcmp(local.data() + request.inputs[0].location.offset, later.data(), 8));
+  EXPECT_EQ(0, std::memcmp(local.data() + request.outputs[0].location.offset,
+                           file.read(200, 8).data(), 8));
+  ASSERT_EQ(::ftruncate(file.memory.fd(), 50), 0);
+  auto shrunk = planned->readInputs();
+  ASSERT_FALSE(shrunk);
+  EXPECT_EQ(shrunk.error().status, ErrorStatus::GENERAL_FAILURE);
+}
+
 TEST(FilePoolStaging, ARequestWithoutFilesIsLeftAsItIs) {
   Memory mapped = *Memory::create(64);
   Request request;

@@ -1,17 +1,23 @@
 // nnhald serves applications, not connections (hal/application.h, docs/QOS.md): every process
 // and connection of one uid is one application. Its quotas hold for all its connections
 // together (more connections give it nothing more), the daemon's for everyone together, and
-// errors name only what the caller reached. Burst memory slots count as pools and burst
-// executions as requests. Another application (a child process under another uid, when the
+// errors name only what the caller reached. Burst memory slots count as pools, burst
+// executions as requests, and the replies its connections do not read are bounded for all
+// of them together. Another application (a child process under another uid, when the
 // test runs as root) keeps its own quotas and its share of the driver: its priority-HIGH work
 // does not hold back this application's MEDIUM work.
+#include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include <algorithm>
 #include <thread>
 
+#include "ipc/frame.h"
+#include "ipc/messages.h"
 #include "ipc_test_util.h"
 #include "nnhal/burst.h"
+#include "raw_client.h"
 
 namespace nnhal::ipc::testing {
 namespace {
@@ -150,6 +156,43 @@ TEST(ApplicationQuota, BurstSlotsCountAsPoolsOfTheApplication) {
   std::this_thread::sleep_for(50ms);
   auto ran = (*burst)->execute(requests[4].request, MeasureTiming::NO);
   EXPECT_TRUE(ran) << ran.error().message;
+}
+
+// Replies its connections do not read count for the application, all connections together:
+// each connection stays under its own bound (its requests stop being read at a quarter of
+// it), but past the application's bound the connection whose reply does not fit is closed,
+// so more connections do not multiply what the daemon keeps for one application.
+TEST(ApplicationQuota, UnreadRepliesAreBoundedPerApplication) {
+  Daemon daemon(
+      {"--max-unread-reply-bytes", "1048576", "--application-limit", "reply-bytes=524288"});
+  ASSERT_TRUE(daemon.running());
+  std::vector<std::unique_ptr<RawClient>> readers;
+  for (int i = 0; i < 6; ++i) {
+    readers.push_back(std::make_unique<RawClient>(daemon.socket()));
+    readers.back()->hello();
+    ::fcntl(readers.back()->fd(), F_SETFL, O_NONBLOCK);
+  }
+  // GetStats: each reply is larger than its request; nobody reads.
+  std::vector<uint8_t> frame(kFrameHeaderBytes);
+  FrameHeader header;
+  header.type = static_cast<uint16_t>(MessageType::kGetStats);
+  encodeHeader(header, std::span<uint8_t, kFrameHeaderBytes>(frame.data(), kFrameHeaderBytes));
+  const auto until = std::chrono::steady_clock::now() + 3s;
+  while (std::chrono::steady_clock::now() < until) {
+    bool anySent = false;
+    for (auto& reader : readers) {
+      anySent |= ::send(reader->fd(), frame.data(), frame.size(), MSG_NOSIGNAL) > 0;
+    }
+    if (!anySent) std::this_thread::sleep_for(1ms);  // the daemon stopped reading us all
+  }
+  int closed = 0;
+  for (auto& reader : readers) closed += reader->closedByPeer(2s) ? 1 : 0;
+  EXPECT_GE(closed, 1) << "six connections queued more than the application's 512 KiB";
+  EXPECT_LT(closed, 6) << "connections within the application's bound were closed too";
+  // The daemon still serves (its quota given back by the closed connections).
+  auto device = connect(daemon.socket());
+  ASSERT_TRUE(device) << device.error().message;
+  EXPECT_TRUE((*device)->prepareModel(addModel()));
 }
 
 /// Median of `samples`.

@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <filesystem>
 #include <fstream>
 #include <future>
 #include <random>
@@ -437,6 +441,60 @@ TEST(Daemon, FencesOfADeadDaemonAreSignalledByTheClient) {
   auto later = (*prepared)->executeFenced(r.request, {}, {});
   ASSERT_FALSE(later);
   EXPECT_EQ(later.error().status, ErrorStatus::DEVICE_UNAVAILABLE);
+}
+
+// A fenced execution over a client's regular file (an mmap_fd pool the daemon reads and
+// writes with pread/pwrite on the application's lane): its inputs are read once its fences
+// signalled, its outputs are in the file when the returned fence signals, and a file that
+// cannot be read fails the execution (GENERAL_FAILURE from getExecutionInfo).
+TEST(Daemon, FencedExecutionsOverClientFilesReadAfterTheFencesAndWriteBeforeTheirOwn) {
+  Daemon daemon;
+  ASSERT_TRUE(daemon.running());
+  auto device = connectOrDie(daemon);
+  auto prepared = device->prepareModel(addModel());
+  ASSERT_TRUE(prepared);
+  const auto path =
+      std::filesystem::temp_directory_path() / ("nnhal-fenced-file-" + std::to_string(::getpid()));
+  { std::ofstream(path) << std::string(4096, '\0'); }
+  UniqueFd file(::open(path.c_str(), O_RDWR | O_CLOEXEC));
+  std::filesystem::remove(path);
+  auto pool = Memory::fromFd(file.get(), 4096, 0, MemoryKind::MMAP_FD);
+  ASSERT_TRUE(pool) << pool.error().message;
+  AddRequest r = addRequest(*pool);
+  for (int round = 0; round < 2; ++round) {
+    auto gate = SyncFence::create();
+    ASSERT_TRUE(gate);
+    auto launched = (*prepared)->executeFenced(r.request, {*gate}, {});
+    ASSERT_TRUE(launched) << launched.error().message;
+    // Written after the launch, before the fence: the execution must see it.
+    r.a()[0] = 100.0f + static_cast<float>(round);
+    std::this_thread::sleep_for(20ms);
+    EXPECT_EQ(launched->syncFence.state(), SyncFence::State::kActive);
+    ASSERT_TRUE(gate->signal());
+    ASSERT_TRUE(launched->syncFence.wait(5s));
+    EXPECT_EQ(r.out()[0], r.a()[0] + r.b()[0]) << "round " << round;
+    EXPECT_EQ(r.out()[3], r.a()[3] + r.b()[3]);
+    auto info = launched->callback->getExecutionInfo();
+    ASSERT_TRUE(info) << info.error().message;
+    EXPECT_EQ(info->status, ErrorStatus::NONE);
+  }
+  // The file shrinks while the execution waits for its fence: the read fails, the fence
+  // still signals, and the execution reports the failure.
+  auto gate = SyncFence::create();
+  ASSERT_TRUE(gate);
+  r.out()[0] = -1.0f;
+  auto launched = (*prepared)->executeFenced(r.request, {*gate}, {});
+  ASSERT_TRUE(launched) << launched.error().message;
+  ASSERT_EQ(::ftruncate(file.get(), 8), 0);
+  ASSERT_TRUE(gate->signal());
+  ASSERT_TRUE(launched->syncFence.wait(5s));
+  auto info = launched->callback->getExecutionInfo();
+  ASSERT_TRUE(info) << info.error().message;
+  EXPECT_EQ(info->status, ErrorStatus::GENERAL_FAILURE);
+  // The daemon still serves this client.
+  ASSERT_EQ(::ftruncate(file.get(), 4096), 0);
+  auto again = (*prepared)->executeSynchronously(addRequest().request);
+  EXPECT_TRUE(again) << again.error().message;
 }
 
 TEST(Daemon, FencedHandlesArePerClient) {

@@ -224,12 +224,14 @@ void addDaemonOptions(CLI::App& app, DaemonConfig& c) {
       "NAME=N: what one application may hold, all its processes and connections together "
       "(repeatable; names: connections, prepared-models, constant-bytes, pools (request pools "
       "and burst memory slots), requests (running or waiting), bursts, buffers, "
-      "fenced-executions; defaults 64, 256, 4 GiB, 1024, 512, 64, 1024, 64; 0 = no limit)");
+      "fenced-executions, reply-bytes (replies queued for connections that do not read "
+      "them); defaults 64, 256, 4 GiB, 1024, 512, 64, 1024, 64, 256 MiB; 0 = no limit)");
   shares->add_option(
       "--daemon-limit", c.daemonLimits,
       "NAME=N: what all applications together may hold (repeatable; the same names; defaults: "
       "connections --max-connections, prepared-models 4096, constant-bytes 16 GiB, pools from "
-      "the descriptor limit, requests 8192, bursts 512, buffers 4096, fenced-executions 1024)");
+      "the descriptor limit, requests 8192, bursts 512, buffers 4096, fenced-executions 1024, "
+      "reply-bytes 1 GiB)");
   shares->add_option("--application-weight", c.applicationWeights,
                      "UID=W: the share of the driver the application of that uid gets relative "
                      "to the others (repeatable; 1..1000, default 1)");
@@ -272,10 +274,14 @@ Result<void> applySharedLimit(ipc::SharedLimits& limits, const std::string& text
   if (name == "bursts") return narrow(limits.bursts);
   if (name == "buffers") return narrow(limits.buffers);
   if (name == "fenced-executions") return narrow(limits.fencedExecutions);
+  if (name == "reply-bytes") {
+    limits.replyBytes = value;
+    return {};
+  }
   return fail(ErrorStatus::INVALID_ARGUMENT,
               "'" + name +
                   "' is not a quota (connections, prepared-models, constant-bytes, pools, "
-                  "requests, bursts, buffers, fenced-executions)");
+                  "requests, bursts, buffers, fenced-executions, reply-bytes)");
 }
 
 Result<std::pair<uint32_t, uint32_t>> parseApplicationWeight(const std::string& text) {

@@ -70,7 +70,8 @@ Result<gid_t> resolveGroup(const std::string& text);
 std::vector<std::string> findConfigProblems(const DaemonConfig& config, bool inheritedSockets);
 
 /// Applies "NAME=N" to `limits` (names: connections, prepared-models, constant-bytes, pools,
-/// requests, bursts, buffers, fenced-executions). Errors: INVALID_ARGUMENT naming what is wrong.
+/// requests, bursts, buffers, fenced-executions, reply-bytes). Errors: INVALID_ARGUMENT naming what
+/// is wrong.
 Result<void> applySharedLimit(ipc::SharedLimits& limits, const std::string& text);
 /// "UID=W" -> {uid, weight}, W in 1..1000. Errors: INVALID_ARGUMENT.
 Result<std::pair<uint32_t, uint32_t>> parseApplicationWeight(const std::string& text);

@@ -31,6 +31,9 @@ struct SharedLimits {
   uint32_t bursts = 0;
   uint32_t buffers = 0;
   uint32_t fencedExecutions = 0;
+  /// Bytes of replies queued for connections that do not read them; past it, the
+  /// connection whose reply does not fit is closed.
+  uint64_t replyBytes = 0;
 };
 
 struct ClientLimits {
@@ -88,7 +91,8 @@ struct ClientLimits {
                               .requests = 512,
                               .bursts = 64,
                               .buffers = 1024,
-                              .fencedExecutions = 64};
+                              .fencedExecutions = 64,
+                              .replyBytes = uint64_t{256} << 20};
   /// The daemon's, all applications together (nnhald --daemon-limit). Connections 0 =
   /// maxConnections; pools 0 = from the daemon's descriptor limit (what is left beside the
   /// connections and the bursts' queues).
@@ -99,7 +103,8 @@ struct ClientLimits {
                       .requests = 8192,
                       .bursts = 512,
                       .buffers = 4096,
-                      .fencedExecutions = 1024};
+                      .fencedExecutions = 1024,
+                      .replyBytes = uint64_t{1} << 30};
 };
 
 }  // namespace nnhal::ipc

@@ -23,6 +23,8 @@ std::string_view nameOf(Resource resource) {
       return "driver-managed buffers";
     case Resource::kFencedExecutions:
       return "fenced executions";
+    case Resource::kReplyBytes:
+      return "bytes of replies not read";
     case Resource::kCount:
       break;
   }

@@ -41,6 +41,7 @@ enum class Resource : uint8_t {
   kBursts,            ///< bursts (each has a listener and two queues)
   kBuffers,           ///< driver-managed buffers (IDevice::allocate)
   kFencedExecutions,  ///< fenced executions started and not released
+  kReplyBytes,        ///< bytes of replies queued for clients that have not read them
   kCount,
 };
 

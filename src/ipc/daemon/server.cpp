@@ -32,17 +32,18 @@ ucred peerCredentials(int socket) {
 constexpr auto kAcceptPause = std::chrono::milliseconds(100);
 
 Limits limitsOf(const SharedLimits& s) {
-  return {s.connections, s.preparedModels, s.constantBytes, s.pools,
-          s.requests,    s.bursts,         s.buffers,       s.fencedExecutions};
+  return {s.connections, s.preparedModels, s.constantBytes,    s.pools,     s.requests,
+          s.bursts,      s.buffers,        s.fencedExecutions, s.replyBytes};
 }
 
 /// The quotas of the three holders. A connection's requests are bounded by its own queue
-/// (maxRunning + maxQueued) and its burst memories by maxBurstMemories per burst, so neither
-/// is charged per connection.
+/// (maxRunning + maxQueued), its burst memories by maxBurstMemories per burst and its unread
+/// replies by maxUnreadReplyBytes, so none is charged per connection.
 std::shared_ptr<Ledger> makeLedger(const ClientLimits& limits) {
   const Limits perConnection{
       0, limits.maxPreparedModels, limits.maxConstantBytes, limits.maxPools,
-      0, limits.maxBursts,         limits.maxBuffers,       limits.maxFencedExecutions};
+      0, limits.maxBursts,         limits.maxBuffers,       limits.maxFencedExecutions,
+      0};
   SharedLimits daemon = limits.daemon;
   if (daemon.connections == 0) daemon.connections = limits.maxConnections;
   if (daemon.pools == 0) {

@@ -447,11 +447,19 @@ void Session::send(MessageType type, uint64_t callId, OutMessage& message,
             frame.bytes.begin() + kFrameHeaderBytes);
   frame.fds = message.fds;
   frame.keep = std::move(keep);
-  queuedBytes_ += frame.bytes.size();
+  const size_t bytes = frame.bytes.size();
+  queuedBytes_ += bytes;
   writeQueue_.push_back(std::move(frame));
   if (queuedBytes_ > limits_.maxUnreadReplyBytes) {
     close("the client does not read its replies (" + std::to_string(queuedBytes_) +
           " bytes queued)");
+    return;
+  }
+  // Its application's and the daemon's unread replies: all its connections together.
+  if (auto charged =
+          config_->ledger->extend(replyCharge_, nullptr, account_, Resource::kReplyBytes, bytes);
+      !charged) {
+    close("the client does not read its replies: " + charged.error().message);
     return;
   }
   if (!writeWaiting_) flush();
@@ -477,6 +485,7 @@ void Session::flush() {
     front.sent += *sent;
     if (front.sent == front.bytes.size()) {
       queuedBytes_ -= front.bytes.size();
+      replyCharge_.giveBack(front.bytes.size());
       writeQueue_.pop_front();
     }
   }
@@ -525,12 +534,18 @@ void Session::close(const std::string& reason) {
   frameTimer_.cancel();
   writeQueue_.clear();
   queuedBytes_ = 0;
+  replyCharge_.reset();
   waiting_.clear();  // queued work of a departed client never runs
   for (auto& [id, descriptor] : fenceWaits_) {
     descriptor->cancel(ec);
     descriptor->close(ec);
   }
   fenceWaits_.clear();
+  // Fences over client files are the daemon's: signalled now, so that nothing (another
+  // process holding a duplicate) waits for them forever.
+  for (auto& [handle, fenced] : fenced_) {
+    if (fenced.bridge) (void)fenced.bridge->clientFence.signal();
+  }
   fenced_.clear();
   for (auto& [id, listener] : bursts_) disposeBurst(std::move(listener));
   bursts_.clear();

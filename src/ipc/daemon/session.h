@@ -49,10 +49,13 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
 #include "hal/application.h"
+#include "hal/driver_control.h"
+#include "hal/file_pool_staging.h"
 #include "ipc/daemon/client_limits.h"
 #include "ipc/daemon/quota.h"
 #include "ipc/daemon/server_counters.h"
@@ -261,6 +264,8 @@ class Session : public std::enable_shared_from_this<Session> {
   /// Requests accepted whose reply is not sent yet (preparations and executions).
   size_t inFlight_ = 0;
   size_t queuedBytes_ = 0;
+  /// queuedBytes_ charged to the application and the daemon (Resource::kReplyBytes).
+  Charge replyCharge_;
   std::deque<OutFrame> writeQueue_;
 
   // Frame pace: the timer closes the session when the frame started before it was armed
@@ -279,11 +284,22 @@ class Session : public std::enable_shared_from_this<Session> {
   uint64_t nextHandle_ = 1;
   std::unordered_map<uint64_t, std::shared_ptr<TrackedModel>> models_;
   std::unordered_map<uint64_t, std::shared_ptr<TrackedPool>> pools_;
-  /// Fenced executions by handle: their callback and the fence the driver returned.
+  /// A fenced execution over client files: its local copies, the fence the client waits for
+  /// (signalled after the write-back), and the error of reading or writing its files.
+  struct FileBridge {
+    hal::FilePoolStaging staging;
+    SyncFence clientFence;
+    std::optional<Error> failure;
+  };
+  /// Runs a fenced execution whose fences signalled (in its turn in the queue): reads its
+  /// files first when it has any, on the lane.
+  void startFenced(std::shared_ptr<FileBridge> bridge, hal::FencedStart start);
+  /// Fenced executions by handle: their callback and the fence the client got.
   struct Fenced {
     std::shared_ptr<FencedExecutionCallback> callback;
     SyncFence fence;
-    Charge charge;  ///< the fenced-executions quota
+    Charge charge;                         ///< the fenced-executions quota
+    std::shared_ptr<FileBridge> bridge{};  ///< over client files: the daemon's copies
   };
   uint64_t nextFenced_ = 1;
   std::unordered_map<uint64_t, Fenced> fenced_;

@@ -352,41 +352,94 @@ bool Session::handleExecuteFenced(Frame& frame) {
   // no more driver threads than the client's other requests. Their number is bounded too
   // (maxFencedExecutions).
   auto* embedded = dynamic_cast<hal::PreparedModelControl*>(tracked->model.get());
-  auto launched = embedded != nullptr
-                      ? embedded->executeFencedAdmitted(
-                            *request, waitFor, executeOptions(m->execute), timeoutAfterFence,
-                            [weak = weak_from_this()](hal::FencedStart start) {
-                              auto self = weak.lock();
-                              if (self == nullptr) return;  // the client is gone: `start` ends it
-                              self->onStrand([self, start = std::move(start)]() mutable {
-                                if (self->closed_) return;
-                                self->schedule([self, start = std::move(start)]() mutable {
-                                  ++self->counters_.callsInFlight;
-                                  start([self] {
-                                    self->onStrand([self] {
-                                      --self->counters_.callsInFlight;
-                                      self->jobDone();
-                                    });
-                                  });
-                                });
-                              });
-                            },
-                            cancelled_)
-                      : tracked->model->executeFenced(*request, waitFor, executeOptions(m->execute),
-                                                      timeoutAfterFence);
+  const ExecuteOptions options = executeOptions(m->execute);
+  // Client files (mmap_fd pools): the driver runs on local copies. They are planned now (no
+  // I/O), filled once the fences signalled and written back before the client's fence
+  // signals, on the application's lane (hal/file_pool_staging.h): the driver's fence then
+  // stays the daemon's, and the client gets one the daemon signals after the write-back.
+  std::shared_ptr<FileBridge> bridge;
+  if (embedded != nullptr && hal::hasFilePools(*request)) {
+    // Checked on the client's request, before its locations are rewritten.
+    if (auto valid = embedded->validate(*request, options); !valid) return refuse(valid.error());
+    auto planned = hal::FilePoolStaging::plan(*request, limits_.maxStagedBytes);
+    if (!planned) return refuse(planned.error());
+    auto clientFence = SyncFence::create();
+    if (!clientFence) return refuse(clientFence.error());
+    bridge = std::make_shared<FileBridge>(
+        FileBridge{std::move(*planned), std::move(*clientFence), std::nullopt});
+  }
+  auto launched =
+      embedded != nullptr
+          ? embedded->executeFencedAdmitted(
+                *request, waitFor, options, timeoutAfterFence,
+                [weak = weak_from_this(), bridge](hal::FencedStart start) {
+                  auto self = weak.lock();
+                  if (self == nullptr) return;  // the client is gone: `start` ends it
+                  self->onStrand([self, bridge, start = std::move(start)]() mutable {
+                    if (self->closed_) return;
+                    self->schedule([self, bridge, start = std::move(start)]() mutable {
+                      self->startFenced(bridge, std::move(start));
+                    });
+                  });
+                },
+                cancelled_)
+          : tracked->model->executeFenced(*request, waitFor, options, timeoutAfterFence);
   if (!launched) return refuse(launched.error());
+  const SyncFence clientFence = bridge ? bridge->clientFence : launched->syncFence;
+  if (bridge) {
+    whenSignalled(launched->syncFence, [this, bridge, callback = launched->callback] {
+      auto info = callback->getExecutionInfo();  // the driver's fence signalled: at once
+      if (bridge->failure || !info || info->status != ErrorStatus::NONE) {
+        (void)bridge->clientFence.signal();
+        return;
+      }
+      offIoThread([bridge]() -> Result<void> { return bridge->staging.writeBack(); },
+                  [bridge](Result<void> written) {
+                    if (!written) bridge->failure = std::move(written).error();
+                    (void)bridge->clientFence.signal();
+                  });
+    });
+  }
   FencedReply reply;
   reply.handle = nextFenced_++;
-  fenced_[reply.handle] = Fenced{launched->callback, launched->syncFence, std::move(*fencedCharge)};
+  fenced_[reply.handle] = Fenced{launched->callback, clientFence, std::move(*fencedCharge), bridge};
   OutMessage out;
-  if (launched->syncFence.valid()) {
+  if (clientFence.valid()) {
     reply.hasFence = true;
-    reply.fenceFdIndex = out.addFd(launched->syncFence.fd());
+    reply.fenceFdIndex = out.addFd(clientFence.fd());
   }
   encode(reply, out);
   // The fence's descriptor stays open until the frame is written.
-  send(MessageType::kFencedReply, callId, out, std::make_shared<SyncFence>(launched->syncFence));
+  send(MessageType::kFencedReply, callId, out, std::make_shared<SyncFence>(clientFence));
   return true;
+}
+
+void Session::startFenced(std::shared_ptr<FileBridge> bridge, hal::FencedStart start) {
+  ++counters_.callsInFlight;
+  auto run = [self = shared_from_this()](hal::FencedStart start) {
+    start([self] {
+      self->onStrand([self] {
+        --self->counters_.callsInFlight;
+        self->jobDone();
+      });
+    });
+  };
+  if (!bridge) {
+    run(std::move(start));
+    return;
+  }
+  // The fences signalled: the client's inputs are ready in its files.
+  offIoThread([bridge]() -> Result<void> { return bridge->staging.readInputs(); },
+              [this, bridge, run, start = std::move(start)](Result<void> read) mutable {
+                if (!read) {
+                  bridge->failure = std::move(read).error();
+                  { hal::FencedStart dropped = std::move(start); }  // ends it, fence signalled
+                  --counters_.callsInFlight;
+                  jobDone();
+                  return;
+                }
+                run(std::move(start));
+              });
 }
 
 bool Session::handleGetFencedInfo(const Frame& frame) {
@@ -417,9 +470,17 @@ bool Session::handleGetFencedInfo(const Frame& frame) {
   }
   // getExecutionInfo blocks until the fence signals: ask only once it has (the driver
   // completes the callback before it signals the fence).
-  whenSignalled(found->second.fence, [reply, callback = found->second.callback] {
-    reply(callback->getExecutionInfo());
-  });
+  whenSignalled(found->second.fence,
+                [reply, callback = found->second.callback, bridge = found->second.bridge] {
+                  auto info = callback->getExecutionInfo();
+                  if (info && bridge && bridge->failure) {
+                    // Its files could not be read or written: the execution failed for the client.
+                    spdlog::debug("fenced execution: {}", bridge->failure->message);
+                    info->status = bridge->failure->status;
+                    info->timingLaunched = info->timingFenced = Timing{};
+                  }
+                  reply(info);
+                });
   return true;
 }
 
