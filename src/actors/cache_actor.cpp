@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
+#include <optional>
 
 #include "cache/cache_format.h"
 
@@ -65,26 +66,33 @@ void CacheActor::withRetry(hal::ApplicationId owner, std::function<bool()> attem
           std::function<void()> t)
         : actor(actor),
           owner(owner),
-          timer(actor.runtime_->executor()),
           attempt(std::move(a)),
           timedOut(std::move(t)),
           deadline(std::chrono::steady_clock::now() + kLockTimeout) {}
     /// On the lane.
     void run() {
+      // The timer lives only while it waits: `attempt` may end the work (leave the gate),
+      // after which the runtime whose io service the timer uses may be destroyed at once.
+      timer.reset();
       if (!attempt()) return;
       if (std::chrono::steady_clock::now() >= deadline) {
         timedOut();
         return;
       }
-      timer.expires_after(pause);
+      timer.emplace(actor.runtime_->executor());
+      timer->expires_after(pause);
       pause = std::min(pause * 2, std::chrono::microseconds(20000));
-      timer.async_wait([self = shared_from_this()](boost::system::error_code) {
-        self->actor.lanes_.post(self->owner, [self] { self->run(); });
+      timer->async_wait([self = shared_from_this()](boost::system::error_code) mutable {
+        // The lane job takes the only reference: the Retry (and the reply it holds) is never
+        // released on a runtime thread.
+        hal::Lanes& lanes = self->actor.lanes_;
+        const hal::ApplicationId owner = self->owner;
+        lanes.post(owner, [self = std::move(self)] { self->run(); });
       });
     }
     CacheActor& actor;
     hal::ApplicationId owner;
-    boost::asio::steady_timer timer;
+    std::optional<boost::asio::steady_timer> timer;
     std::function<bool()> attempt;
     std::function<void()> timedOut;
     std::chrono::steady_clock::time_point deadline;

@@ -2,7 +2,10 @@
 //  - a tensor of a tiny scale (3e-35, calibrated to zeros) keeps it: a product into it
 //    saturates, and its contribution to a sum flushes to 0, as in TFLite;
 //  - an int8 variable (state) tensor starts at its zero point, as TFLite's
-//    ResetVariableTensor leaves it (real 0), not at raw 0.
+//    ResetVariableTensor leaves it (real 0), not at raw 0;
+//  - hybrid operators (float input, int8 weights: TFLite's dynamic-range quantization) run
+//    on the dequantized weights, as the NNAPI delegate maps them;
+//  - FULLY_CONNECTED with keep_num_dims keeps the input's leading dimensions.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -11,6 +14,9 @@
 #include "hal/tflite_test_model.h"
 #include "nnhal/device.h"
 #include "nnhal/tflite_import.h"
+
+// TensorSpec's designated initializers name only the fields a tensor needs.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
 namespace nnhal {
 namespace {
@@ -105,6 +111,125 @@ TEST(TfliteSemantics, AnInt8VariableTensorStartsAtItsZeroPoint) {
   const auto results = run(m.finish({x}, {out}), {{-3, 0, 5, 100}}, 1);
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0], (std::vector<int8_t>{-3, 0, 5, 100}));
+}
+
+/// Runs `file` (float32 input and output) on `input`; the output of `outputCount` floats.
+std::vector<float> runFloat(const std::vector<uint8_t>& file, const std::vector<float>& input,
+                            size_t outputCount) {
+  auto imported = importTfliteModel(file);
+  EXPECT_TRUE(imported) << imported.error().message;
+  if (!imported) return {};
+  auto device = createDevice();
+  EXPECT_TRUE(device);
+  auto prepared = (*device)->prepareModel(std::move(imported->model));
+  EXPECT_TRUE(prepared) << prepared.error().message;
+  if (!prepared) return {};
+  const uint32_t inBytes = static_cast<uint32_t>(4 * input.size());
+  const uint32_t outBytes = static_cast<uint32_t>(4 * outputCount);
+  Memory pool = *Memory::create(inBytes + outBytes);
+  std::memcpy(pool.data(), input.data(), inBytes);
+  Request request;
+  request.pools = {pool};
+  request.inputs = {{false, {0, 0, inBytes}, {}}};
+  request.outputs = {{false, {0, inBytes, outBytes}, {}}};
+  auto ran = (*prepared)->executeSynchronously(request);
+  EXPECT_TRUE(ran) << ran.error().message;
+  std::vector<float> out(outputCount);
+  std::memcpy(out.data(), pool.data() + inBytes, outBytes);
+  return out;
+}
+
+// A hybrid FULLY_CONNECTED: float input [2, 3], int8 weights [4, 3] of scale 0.5, float
+// bias; the result is the float product with the dequantized weights.
+TEST(TfliteSemantics, HybridFullyConnectedRunsOnDequantizedWeights) {
+  TfliteModelMaker m;
+  const int32_t in = m.addTensor({.shape = {2, 3}, .name = "in"});
+  const std::vector<int8_t> q = {2, -4, 6, 0, 1, -1, 10, 20, 30, -8, 0, 8};
+  const int32_t weights = m.addConstant<int8_t>({.shape = {4, 3},
+                                                 .type = ::tflite::TensorType_INT8,
+                                                 .name = "weights",
+                                                 .scales = {0.5f},
+                                                 .zeroPoints = {0}},
+                                                q);
+  const int32_t bias =
+      m.addConstant<float>({.shape = {4}, .name = "bias"}, {0.25f, -1.0f, 0.0f, 2.0f});
+  const int32_t out = m.addTensor({.shape = {2, 4}, .name = "out"});
+  m.addOperator(m.addOperatorCode(::tflite::BuiltinOperator_FULLY_CONNECTED), {in, weights, bias},
+                {out});
+  const std::vector<float> x = {1.0f, 2.0f, 3.0f, -1.5f, 0.5f, 4.0f};
+  const auto got = runFloat(m.finish({in}, {out}), x, 8);
+  ASSERT_EQ(got.size(), 8u);
+  const std::vector<float> b = {0.25f, -1.0f, 0.0f, 2.0f};
+  for (int row = 0; row < 2; ++row) {
+    for (int unit = 0; unit < 4; ++unit) {
+      float expected = b[unit];
+      for (int k = 0; k < 3; ++k) expected += x[row * 3 + k] * 0.5f * q[unit * 3 + k];
+      EXPECT_FLOAT_EQ(got[row * 4 + unit], expected) << row << "," << unit;
+    }
+  }
+}
+
+// A hybrid CONV_2D with per-channel int8 weights (two output channels of scales 0.5 and
+// 0.25), 1x1 kernel over a [1, 2, 2, 2] float input, no bias.
+TEST(TfliteSemantics, HybridConvolutionWithPerChannelWeights) {
+  TfliteModelMaker m;
+  const int32_t in = m.addTensor({.shape = {1, 2, 2, 2}, .name = "in"});
+  const std::vector<int8_t> q = {2, 4, -8, 12};  // [2 out, 1, 1, 2 in]
+  const int32_t filter = m.addConstant<int8_t>({.shape = {2, 1, 1, 2},
+                                                .type = ::tflite::TensorType_INT8,
+                                                .name = "filter",
+                                                .scales = {0.5f, 0.25f},
+                                                .zeroPoints = {0, 0},
+                                                .quantizedDimension = 0},
+                                               q);
+  const int32_t out = m.addTensor({.shape = {1, 2, 2, 2}, .name = "out"});
+  m.addOperator(m.addOperatorCode(::tflite::BuiltinOperator_CONV_2D), {in, filter}, {out},
+                ::tflite::BuiltinOptions_Conv2DOptions,
+                ::tflite::CreateConv2DOptions(m.fbb(), ::tflite::Padding_VALID, 1, 1).Union());
+  const std::vector<float> x = {1, 2, 3, 4, -1, 0.5f, 8, -2};
+  const auto got = runFloat(m.finish({in}, {out}), x, 8);
+  ASSERT_EQ(got.size(), 8u);
+  const float w[2][2] = {{1.0f, 2.0f}, {-2.0f, 3.0f}};
+  for (int pixel = 0; pixel < 4; ++pixel) {
+    for (int c = 0; c < 2; ++c) {
+      const float expected = x[pixel * 2] * w[c][0] + x[pixel * 2 + 1] * w[c][1];
+      EXPECT_FLOAT_EQ(got[pixel * 2 + c], expected) << pixel << "," << c;
+    }
+  }
+}
+
+// keep_num_dims: input [2, 2, 3] -> output [2, 2, 4], each row a product with the weights.
+TEST(TfliteSemantics, FullyConnectedKeepNumDimsKeepsTheLeadingDimensions) {
+  TfliteModelMaker m;
+  const int32_t in = m.addTensor({.shape = {2, 2, 3}, .name = "in"});
+  std::vector<float> wv(12);
+  for (int i = 0; i < 12; ++i) wv[i] = static_cast<float>(i % 5) - 2.0f;
+  const int32_t weights = m.addConstant<float>({.shape = {4, 3}, .name = "weights"}, wv);
+  const int32_t out = m.addTensor({.shape = {2, 2, 4}, .name = "out"});
+  m.addOperator(
+      m.addOperatorCode(::tflite::BuiltinOperator_FULLY_CONNECTED), {in, weights}, {out},
+      ::tflite::BuiltinOptions_FullyConnectedOptions,
+      ::tflite::CreateFullyConnectedOptions(m.fbb(), ::tflite::ActivationFunctionType_NONE,
+                                            ::tflite::FullyConnectedOptionsWeightsFormat_DEFAULT,
+                                            /*keep_num_dims=*/true)
+          .Union());
+  std::vector<float> x(12);
+  for (int i = 0; i < 12; ++i) x[i] = 0.5f * static_cast<float>(i) - 3.0f;
+  const auto file = m.finish({in}, {out});
+  auto imported = importTfliteModel(file);
+  ASSERT_TRUE(imported) << imported.error().message;
+  const Model& model = imported->model;
+  const Operand& output = model.main.operands[model.main.outputIndexes[0]];
+  EXPECT_EQ(output.dimensions, (std::vector<uint32_t>{2, 2, 4}));
+  const auto got = runFloat(file, x, 16);
+  ASSERT_EQ(got.size(), 16u);
+  for (int row = 0; row < 4; ++row) {
+    for (int unit = 0; unit < 4; ++unit) {
+      float expected = 0;
+      for (int k = 0; k < 3; ++k) expected += x[row * 3 + k] * wv[unit * 3 + k];
+      EXPECT_FLOAT_EQ(got[row * 4 + unit], expected) << row << "," << unit;
+    }
+  }
 }
 
 }  // namespace

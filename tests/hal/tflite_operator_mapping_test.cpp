@@ -270,12 +270,14 @@ TEST(TfliteOperatorMappingTest, FullyConnectedAndSoftmax) {
   expectValid(model);
 }
 
-TEST(TfliteOperatorMappingTest, RejectsFullyConnectedKeepNumDims) {
+// keep_num_dims = true: FULLY_CONNECTED into [batch, units], then RESHAPE to the input's
+// leading dimensions and units (as the NNAPI delegate emits it).
+TEST(TfliteOperatorMappingTest, FullyConnectedKeepNumDimsBecomesFullyConnectedAndReshape) {
   TfliteModelMaker m;
-  const int32_t in = m.addTensor({.shape = {2, 3}, .name = "in"});
+  const int32_t in = m.addTensor({.shape = {2, 5, 3}, .name = "in"});
   const int32_t weights =
       m.addConstant<float>({.shape = {4, 3}, .name = "weights"}, std::vector<float>(12, 1));
-  const int32_t out = m.addTensor({.shape = {2, 4}, .name = "out"});
+  const int32_t out = m.addTensor({.shape = {2, 5, 4}, .name = "out"});
   m.addOperator(
       m.addOperatorCode(::tflite::BuiltinOperator_FULLY_CONNECTED), {in, weights}, {out},
       ::tflite::BuiltinOptions_FullyConnectedOptions,
@@ -283,7 +285,49 @@ TEST(TfliteOperatorMappingTest, RejectsFullyConnectedKeepNumDims) {
                                             ::tflite::FullyConnectedOptionsWeightsFormat_DEFAULT,
                                             /*keep_num_dims=*/true)
           .Union());
-  expectInvalid(importTfliteModel(m.finish({in}, {out})), "keep_num_dims");
+  auto imported = importTfliteModel(m.finish({in}, {out}));
+  ASSERT_TRUE(imported) << imported.error().message;
+  const Model& model = imported->model;
+  ASSERT_EQ(model.main.operations.size(), 2u);
+  const Operation& fc = model.main.operations[0];
+  const Operation& reshape = model.main.operations[1];
+  EXPECT_EQ(fc.type, OperationType::FULLY_CONNECTED);
+  EXPECT_EQ(reshape.type, OperationType::RESHAPE);
+  EXPECT_THAT(model.main.operands[fc.outputs[0]].dimensions, ElementsAre(10, 4));
+  EXPECT_EQ(reshape.inputs[0], fc.outputs[0]);
+  EXPECT_EQ(int32Vector(model, reshape.inputs[1]), (std::vector<int32_t>{2, 5, 4}));
+  expectConsistent(model);
+  expectValid(model);
+}
+
+// A hybrid operator (float input, int8 weights): a DEQUANTIZE of the weights into a float
+// temporary comes first, as the NNAPI delegate's AddDequantizeOperatorsWhereNeeded does.
+TEST(TfliteOperatorMappingTest, HybridFullyConnectedDequantizesItsWeights) {
+  TfliteModelMaker m;
+  const int32_t in = m.addTensor({.shape = {1, 3}, .name = "in"});
+  const int32_t weights = m.addConstant<int8_t>({.shape = {2, 3},
+                                                 .type = ::tflite::TensorType_INT8,
+                                                 .name = "weights",
+                                                 .scales = {0.1f},
+                                                 .zeroPoints = {0}},
+                                                std::vector<int8_t>(6, 3));
+  const int32_t out = m.addTensor({.shape = {1, 2}, .name = "out"});
+  m.addOperator(m.addOperatorCode(::tflite::BuiltinOperator_FULLY_CONNECTED), {in, weights}, {out});
+  auto imported = importTfliteModel(m.finish({in}, {out}));
+  ASSERT_TRUE(imported) << imported.error().message;
+  const Model& model = imported->model;
+  ASSERT_EQ(model.main.operations.size(), 2u);
+  const Operation& dequantize = model.main.operations[0];
+  const Operation& fc = model.main.operations[1];
+  EXPECT_EQ(dequantize.type, OperationType::DEQUANTIZE);
+  EXPECT_EQ(fc.type, OperationType::FULLY_CONNECTED);
+  EXPECT_EQ(fc.inputs[1], dequantize.outputs[0]);
+  const Operand& real = model.main.operands[fc.inputs[1]];
+  EXPECT_EQ(real.type, OperandType::TENSOR_FLOAT32);
+  EXPECT_THAT(real.dimensions, ElementsAre(2, 3));
+  EXPECT_EQ(model.main.operands[fc.inputs[2]].type, OperandType::TENSOR_FLOAT32);
+  expectConsistent(model);
+  expectValid(model);
 }
 
 TEST(TfliteOperatorMappingTest, Float16SoftmaxBetaIsFloat16) {

@@ -253,7 +253,10 @@ TEST(ApplicationFairness, AnotherApplicationsHighPriorityWorkDoesNotStarveAMediu
         request.pools = {pool};
         request.inputs = {{false, {0, 0, 128 * 512 * 4}, {}}};
         request.outputs = {{false, {0, 128 * 512 * 4, 128 * 512 * 4}, {}}};
+        // All three prepare before any executes: the application's own executions would
+        // otherwise hold its later preparations back (its priorities, its share).
         if (++started == 3) (void)!::write(ready[1], "x", 1);
+        while (started.load() < 3) std::this_thread::sleep_for(1ms);
         for (;;) (void)(*prepared)->executeSynchronously(request);
       });
     }

@@ -41,6 +41,26 @@ nlohmann::json runJson(const std::string& args) {
   return nlohmann::json::parse(run.output, nullptr, false);
 }
 
+// Every model in shared/models runs as a user first tries it: `nnhal run MODEL`, no inputs
+// (seeded random values), one execution; each output is reported. The hybrid anomaly
+// detector (float activations, int8 weights) among them.
+TEST(RealModels, EveryModelRunsOnRandomInputs) {
+  int models = 0;
+  for (const auto& entry : fs::directory_iterator(kModels)) {
+    if (entry.path().extension() != ".tflite") continue;
+    ++models;
+    SCOPED_TRACE(entry.path().filename().string());
+    const CommandResult run =
+        runCli("run " + entry.path().string() + " --json --num_runs 1 --warmup_runs 0");
+    ASSERT_EQ(run.exitCode, 0) << run.output;
+    const auto j = nlohmann::json::parse(run.output, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << run.output;
+    ASSERT_TRUE(j.contains("outputs")) << run.output;
+    EXPECT_FALSE(j["outputs"].empty()) << run.output;
+  }
+  EXPECT_GE(models, 12);
+}
+
 TEST(RealModels, DeepLabLabelsTheDog) {
   TempDir tmp;
   const fs::path mask = tmp / "mask.png";

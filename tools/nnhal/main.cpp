@@ -65,15 +65,18 @@ int main(int argc, char** argv) {
       "Prepare a TFLite model through the driver, execute it, and print what its outputs "
       "mean: top classes, detected boxes, segmentation classes, keypoints, or a summary of "
       "each output tensor");
-  run->add_option("--model", args.model, "TFLite model (.tflite)")
+  run->add_option("model,--model", args.model,
+                  "TFLite model (.tflite); also accepted as the first positional argument")
       ->required()
       ->check(CLI::ExistingFile);
   run->add_option("--image", args.image,
                   "Image (BMP/PNG/JPEG) for the model's first [1, H, W, 3] input, resized to it "
                   "with bilinear (triangle filter) sampling");
-  run->add_option("--input", args.inputs,
-                  "NAME=FILE: raw bytes of the input tensor NAME (repeat for several inputs; "
-                  "FILE alone for a model with one input). Inputs not given are zero")
+  run->add_option(
+         "--input", args.inputs,
+         "NAME=FILE: raw bytes of the input tensor NAME (repeat for several inputs; "
+         "FILE alone for a model with one input). Inputs not given get seeded random values "
+         "(--seed)")
       ->take_all();
   run->add_option("--output", args.outputs,
                   "NAME=FILE: write the raw bytes of output NAME (repeat; FILE alone for "

@@ -94,9 +94,11 @@ Result<void> mapConv2d(OperatorContext& c) {
   NNHAL_ASSIGN_OR_RETURN(const auto* options,
                          c.requiredOptions<::tflite::Conv2DOptions>("Conv2DOptions"));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t input, c.input(0));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t filter, c.input(1));
+  NNHAL_ASSIGN_OR_RETURN(const uint32_t quantizedFilter, c.input(1));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t output, c.output(0));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t bias, biasOperand(c, input, filter, 2, 0));
+  const uint32_t filter = dequantizedForFloatInput(c, input, quantizedFilter);  // hybrid
+  NNHAL_ASSIGN_OR_RETURN(const uint32_t quantizedBias, biasOperand(c, input, filter, 2, 0));
+  const uint32_t bias = dequantizedForFloatInput(c, input, quantizedBias);
   NNHAL_ASSIGN_OR_RETURN(const int32_t padding, c.paddingCode(options->padding()));
   NNHAL_ASSIGN_OR_RETURN(const int32_t activation,
                          c.fusedActivation(options->fused_activation_function()));
@@ -122,9 +124,11 @@ Result<void> mapDepthwiseConv2d(OperatorContext& c) {
   NNHAL_ASSIGN_OR_RETURN(const auto* options, c.requiredOptions<::tflite::DepthwiseConv2DOptions>(
                                                   "DepthwiseConv2DOptions"));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t input, c.input(0));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t filter, c.input(1));
+  NNHAL_ASSIGN_OR_RETURN(const uint32_t quantizedFilter, c.input(1));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t output, c.output(0));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t bias, biasOperand(c, input, filter, 2, 3));
+  const uint32_t filter = dequantizedForFloatInput(c, input, quantizedFilter);  // hybrid
+  NNHAL_ASSIGN_OR_RETURN(const uint32_t quantizedBias, biasOperand(c, input, filter, 2, 3));
+  const uint32_t bias = dequantizedForFloatInput(c, input, quantizedBias);
   NNHAL_ASSIGN_OR_RETURN(const int32_t padding, c.paddingCode(options->padding()));
   NNHAL_ASSIGN_OR_RETURN(const int32_t activation,
                          c.fusedActivation(options->fused_activation_function()));
@@ -152,13 +156,13 @@ Result<void> mapDepthwiseConv2d(OperatorContext& c) {
   return {};
 }
 
-/// Only the default weights format and keep_num_dims = false have an NNAPI equivalent.
+/// Only the default weights format has an NNAPI equivalent. keep_num_dims = true becomes
+/// FULLY_CONNECTED into a 2-D temporary [batch, units] and a RESHAPE to the input's leading
+/// dimensions and units, as the NNAPI delegate emits it. Hybrid (float input, quantized
+/// weights): the weights are dequantized first.
 Result<void> mapFullyConnected(OperatorContext& c) {
   NNHAL_TRY(c.expectCounts(2, 3, 1));
   const auto* options = c.options<::tflite::FullyConnectedOptions>();
-  if (options != nullptr && options->keep_num_dims()) {
-    return c.error("keep_num_dims = true is unsupported");
-  }
   if (options != nullptr &&
       options->weights_format() != ::tflite::FullyConnectedOptionsWeightsFormat_DEFAULT) {
     return c.error(std::string("weights_format ") +
@@ -166,14 +170,44 @@ Result<void> mapFullyConnected(OperatorContext& c) {
                    " is unsupported");
   }
   NNHAL_ASSIGN_OR_RETURN(const uint32_t input, c.input(0));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t weights, c.input(1));
+  NNHAL_ASSIGN_OR_RETURN(const uint32_t quantizedWeights, c.input(1));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t output, c.output(0));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t bias, biasOperand(c, input, weights, 2, 0));
+  const uint32_t weights = dequantizedForFloatInput(c, input, quantizedWeights);
+  NNHAL_ASSIGN_OR_RETURN(const uint32_t quantizedBias, biasOperand(c, input, weights, 2, 0));
+  const uint32_t bias = dequantizedForFloatInput(c, input, quantizedBias);
   NNHAL_ASSIGN_OR_RETURN(const int32_t activation,
                          c.fusedActivation(options ? options->fused_activation_function()
                                                    : ::tflite::ActivationFunctionType_NONE));
+  ModelBuilder& b = c.builder();
+  if (options == nullptr || !options->keep_num_dims()) {
+    c.addOperation(OperationType::FULLY_CONNECTED,
+                   {input, weights, bias, b.addInt32Scalar(activation)}, {output});
+    return {};
+  }
+  // keep_num_dims: the output keeps the input's leading dimensions, the last one = units.
+  const std::vector<uint32_t> inDims = c.operand(input).dimensions;
+  const std::vector<uint32_t> weightDims = c.operand(weights).dimensions;
+  if (inDims.empty() || weightDims.size() != 2 || weightDims[0] == 0) {
+    return c.error("keep_num_dims = true needs an input of known rank and 2-D weights");
+  }
+  const uint32_t units = weightDims[0];
+  std::vector<int32_t> shape;
+  uint64_t batch = 1;
+  int unknown = 0;
+  for (size_t d = 0; d + 1 < inDims.size(); ++d) {
+    if (inDims[d] == 0) ++unknown;
+    shape.push_back(inDims[d] == 0 ? -1 : static_cast<int32_t>(inDims[d]));
+    batch *= inDims[d];
+  }
+  if (unknown > 1) {
+    return c.error("keep_num_dims = true with more than one unknown leading dimension");
+  }
+  shape.push_back(static_cast<int32_t>(units));
+  const uint32_t flat =
+      addTemporaryLike(b, output, {unknown != 0 ? 0 : static_cast<uint32_t>(batch), units});
   c.addOperation(OperationType::FULLY_CONNECTED,
-                 {input, weights, bias, c.builder().addInt32Scalar(activation)}, {output});
+                 {input, weights, bias, b.addInt32Scalar(activation)}, {flat});
+  c.addOperation(OperationType::RESHAPE, {flat, b.addInt32Vector(shape)}, {output});
   return {};
 }
 

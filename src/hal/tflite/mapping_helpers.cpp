@@ -67,6 +67,24 @@ uint32_t addTemporaryLike(ModelBuilder& b, uint32_t like, std::vector<uint32_t> 
   return b.addOperand(std::move(operand));
 }
 
+uint32_t dequantizedForFloatInput(OperatorContext& c, uint32_t input, uint32_t operand) {
+  const OperandType inputType = c.operand(input).type;
+  const OperandType type = c.operand(operand).type;
+  const bool floatInput =
+      inputType == OperandType::TENSOR_FLOAT32 || inputType == OperandType::TENSOR_FLOAT16;
+  const bool quantized = isQuant8(type) || type == OperandType::TENSOR_QUANT8_SYMM ||
+                         type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
+  if (!floatInput || !quantized) return operand;
+  ModelBuilder& b = c.builder();
+  Operand real;
+  real.type = inputType;
+  real.dimensions = c.operand(operand).dimensions;
+  real.lifetime = OperandLifeTime::TEMPORARY_VARIABLE;
+  const uint32_t result = b.addOperand(std::move(real));
+  c.addOperation(OperationType::DEQUANTIZE, {operand}, {result});
+  return result;
+}
+
 Result<std::vector<int32_t>> constantInt32s(const OperatorContext& c, uint32_t operand,
                                             std::string_view what) {
   if (c.operand(operand).type != OperandType::TENSOR_INT32) {

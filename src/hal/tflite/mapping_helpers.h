@@ -49,6 +49,12 @@ Result<double> constantReal(const OperatorContext& c, uint32_t operand, std::str
 Result<uint32_t> biasOperand(OperatorContext& c, uint32_t input, uint32_t filter, size_t biasInput,
                              size_t channelDim);
 
+/// Hybrid operators (TFLite's dynamic-range quantization: a float input, int8 or uint8
+/// weights): `operand` itself unless it is 8-bit quantized beside a float `input`; then a new
+/// operand of the input's float type, computed from it by a DEQUANTIZE added before the
+/// operator, as TFLite's NNAPI delegate does (AddDequantizeOperatorsWhereNeeded).
+uint32_t dequantizedForFloatInput(OperatorContext& c, uint32_t input, uint32_t operand);
+
 /// The activation code of the recurrent operations (RNN, SVDF, LSTM and their sequence
 /// forms): TFLite's own numbering, which NNAPI shares there (0 none, 1 relu, 2 relu1,
 /// 3 relu6, 4 tanh). SIGN_BIT has no NNAPI equivalent.
