@@ -167,19 +167,28 @@ TEST(TokenMapTest, ProcessKilledWhileUpdatingLeavesAConsistentMap) {
   { openMap(dir); }
   std::mt19937 rng(11);
   for (int round = 0; round < 12; ++round) {
+    int firstPut[2];
+    ASSERT_EQ(::pipe(firstPut), 0);
     const pid_t child = fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
       // Child: update as fast as possible until killed. Every entry maps a token to the
-      // digest of that token, so the parent can check each entry it finds.
+      // digest of that token, so the parent can check each entry it finds. It says when its
+      // first put is on disk (a slow start, under a sanitizer, must not look like a lost map).
+      ::close(firstPut[0]);
       auto map = TokenMap::open(dir.path() / "state", "v1");
       if (!map) _exit(2);
       for (uint32_t i = 0;; ++i) {
         const Token k = token(static_cast<uint32_t>(round) * 100000 + i);
         if (!(*map)->put(k, digestOf(k))) _exit(3);
+        if (i == 0) (void)!::write(firstPut[1], "x", 1);
       }
     }
-    std::this_thread::sleep_for(std::chrono::microseconds(2000 + rng() % 40000));
+    ::close(firstPut[1]);
+    char byte = 0;
+    ASSERT_EQ(::read(firstPut[0], &byte, 1), 1);
+    ::close(firstPut[0]);
+    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 40000));
     ASSERT_EQ(kill(child, SIGKILL), 0);
     int status = 0;
     ASSERT_EQ(waitpid(child, &status, 0), child);
