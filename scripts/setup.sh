@@ -15,4 +15,8 @@ $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-reco
   libcrypto++-dev libflatbuffers-dev flatbuffers-compiler \
   nlohmann-json3-dev libcli11-dev libstb-dev \
   libxnnpack-dev libpthreadpool-dev \
-  gnuplot-nox graphviz libsystemd-dev libxml2-utils
+  gnuplot-nox graphviz libsystemd-dev libxml2-utils \
+  nodejs npm
+# TFLite's own runtime (LiteRT, from the npm registry, pinned by the lock file) for the
+# comparisons with TFLite: nnhal run --compare-tflite and the tools suite (docs/TESTING.md).
+npm ci --prefix "$(dirname "$0")/../tools/litert" --no-audit --no-fund --loglevel=error

@@ -75,8 +75,8 @@ int main(int argc, char** argv) {
   run->add_option(
          "--input", args.inputs,
          "NAME=FILE: raw bytes of the input tensor NAME (repeat for several inputs; "
-         "FILE alone for a model with one input). Inputs not given get seeded random values "
-         "(--seed)")
+         "FILE alone for a model with one input). Without any --input or --image, every input "
+         "gets seeded random values (--seed); otherwise inputs not given are zero")
       ->take_all();
   run->add_option("--output", args.outputs,
                   "NAME=FILE: write the raw bytes of output NAME (repeat; FILE alone for "
@@ -97,6 +97,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0u, 10000u));
   run->add_option("--threads", args.threads, "Kernel threads (0 = all cores)")
       ->capture_default_str();
+  run->add_flag("--compare-tflite", args.compareTflite,
+                "Also run the model with TFLite's own runtime (LiteRT under Node.js, installed by "
+                "scripts/setup.sh) on the same inputs, and print each output's difference");
   run->add_option("--seed", args.seed,
                   "Seed of the random values fed to every input when no --input or --image is "
                   "given (floats in [-1, 1), 8-bit values over their range, int32 in [0, 100))")

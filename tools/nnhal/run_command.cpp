@@ -1,6 +1,7 @@
 #include "tools/nnhal/run_command.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include "cache/file_io.h"
 #include "nnhal/client.h"
 #include "nnhal/tflite_import.h"
+#include "tools/common/litert_reference.h"
 #include "tools/common/output_report.h"
 #include "tools/common/profile_report.h"
 #include "tools/common/run_times.h"
@@ -296,6 +298,89 @@ Result<void> checkLabels(const std::vector<std::string>& labels, const std::stri
 
 }  // namespace
 
+namespace {
+
+/// LiteRT's outputs for the same inputs, and how each of nnhal's differs. Outputs are matched
+/// by name when LiteRT's names are the model's tensor names, else by position.
+Result<std::vector<tools::OutputDifference>> compareWithTflite(
+    const std::string& model, const std::vector<TensorDescription>& inputDescs,
+    const std::vector<std::vector<uint8_t>>& inputs,
+    const std::vector<tools::OutputTensor>& outputs) {
+  NNHAL_ASSIGN_OR_RETURN(const std::vector<tools::ReferenceTensor> reference,
+                         tools::runLitert(model, inputDescs, inputs));
+  if (reference.size() != outputs.size()) {
+    return fail(ErrorStatus::GENERAL_FAILURE,
+                "LiteRT computed " + std::to_string(reference.size()) + " outputs, nnhal " +
+                    std::to_string(outputs.size()));
+  }
+  const bool byName = std::ranges::all_of(outputs, [&](const tools::OutputTensor& o) {
+    return std::ranges::any_of(
+        reference, [&](const tools::ReferenceTensor& r) { return r.name == o.desc.name; });
+  });
+  std::vector<tools::OutputDifference> differences;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const tools::ReferenceTensor* match = &reference[k];
+    if (byName) {
+      match = &*std::ranges::find_if(reference, [&](const tools::ReferenceTensor& r) {
+        return r.name == outputs[k].desc.name;
+      });
+    }
+    auto d = tools::compareOutput(outputs[k], *match);
+    if (!d) {
+      tools::OutputDifference skipped;
+      skipped.name = outputs[k].desc.name;
+      skipped.notCompared = d.error().message;
+      differences.push_back(std::move(skipped));
+      continue;
+    }
+    differences.push_back(std::move(*d));
+  }
+  return differences;
+}
+
+nlohmann::json differencesJson(const std::vector<tools::OutputDifference>& differences) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const tools::OutputDifference& d : differences) {
+    if (!d.notCompared.empty()) {
+      list.push_back({{"name", d.name}, {"not_compared", d.notCompared}});
+      continue;
+    }
+    nlohmann::json j{
+        {"name", d.name},      {"elements", d.elements},        {"differing", d.differing},
+        {"max_abs", d.maxAbs}, {"max_relative", d.maxRelative}, {"max_steps", d.maxSteps}};
+    if (d.argmaxNnhal >= 0) {
+      j["argmax_nnhal"] = d.argmaxNnhal;
+      j["argmax_tflite"] = d.argmaxTflite;
+    }
+    list.push_back(std::move(j));
+  }
+  return list;
+}
+
+std::string formatDifferences(const std::vector<tools::OutputDifference>& differences) {
+  std::string text = "compared with TFLite (LiteRT, XNNPACK) on the same inputs:\n";
+  for (const tools::OutputDifference& d : differences) {
+    if (!d.notCompared.empty()) {
+      text += fmt::format("  '{}': not compared: {}\n", d.name, d.notCompared);
+      continue;
+    }
+    text += fmt::format(
+        "  '{}': {} of {} elements differ, max |diff| {:.6g} ({:.3g} of the "
+        "largest value)",
+        d.name, d.differing, d.elements, d.maxAbs, d.maxRelative);
+    if (d.maxSteps > 0) text += fmt::format(", {} quantization steps", d.maxSteps);
+    if (d.argmaxNnhal >= 0) {
+      text += d.argmaxNnhal == d.argmaxTflite
+                  ? fmt::format("; same argmax {}", d.argmaxNnhal)
+                  : fmt::format("; argmax {} vs TFLite's {}", d.argmaxNnhal, d.argmaxTflite);
+    }
+    text += "\n";
+  }
+  return text;
+}
+
+}  // namespace
+
 Result<void> runModel(const RunArgs& args) {
   if (args.profile && !args.connect.empty()) {
     return invalidArgument(
@@ -333,6 +418,7 @@ Result<void> runModel(const RunArgs& args) {
     NNHAL_TRY(checkLabels(labels, args.labels, imported.outputs));
   }
   const std::vector<TensorDescription> outputDescs = imported.outputs;
+  const std::vector<TensorDescription> inputDescs = imported.inputs;
   // Names the extension operations of the profile (the model is moved into the driver).
   const std::vector<ExtensionNameAndPrefix> extensions = imported.model.extensionNameToPrefix;
 
@@ -431,6 +517,10 @@ Result<void> runModel(const RunArgs& args) {
   }
   NNHAL_ASSIGN_OR_RETURN(const tools::OutputReport report,
                          tools::interpretOutputs(outputs, labels, args.top));
+  std::vector<tools::OutputDifference> differences;
+  if (args.compareTflite) {
+    NNHAL_ASSIGN_OR_RETURN(differences, compareWithTflite(args.model, inputDescs, inputs, outputs));
+  }
   if (!args.mask.empty()) {
     if (!report.segmentation) {
       return invalidArgument("--mask: the model's first output is not a segmentation map");
@@ -443,6 +533,7 @@ Result<void> runModel(const RunArgs& args) {
     j["preparation_ms"] = prepareMs;
     j["execution_ms"] = tools::runTimesJson(stats);
     if (!args.cacheDir.empty()) j["cache"] = cacheState;
+    if (args.compareTflite) j["tflite"] = differencesJson(differences);
     std::printf("%s\n", j.dump(2).c_str());
     return {};
   }
@@ -463,6 +554,7 @@ Result<void> runModel(const RunArgs& args) {
     std::fputs(tools::formatProfile(tools::summarizeProfiles(profiles), extensions).c_str(),
                stdout);
   }
+  if (args.compareTflite) std::fputs(formatDifferences(differences).c_str(), stdout);
   std::printf("preparation: %.2f ms\n", prepareMs);
   std::printf("%s\n", tools::formatRunTimes(stats).c_str());
   return {};

@@ -30,6 +30,9 @@ struct RunArgs {
   std::string mask;      ///< segmentation: write the class map as a colour PNG here
   bool json = false;     ///< print the report as JSON
   uint32_t seed = 1;     ///< of the random inputs fed when no input is given
+  /// Also run the model with TFLite's own runtime (LiteRT, tools/common/litert_reference.h)
+  /// on the same inputs and report how each output differs.
+  bool compareTflite = false;
 };
 
 /// The embedded driver, or the daemon's when `socket` is not empty.
