@@ -66,8 +66,15 @@ async function withAllTypes() {
     ].map(([dtype, array, element]) =>
         `,\n  {dtype: "${dtype}", typedArrayConstructor: ${array}, elementType: ElementType.${element}}`);
     const temporary = `${patched}.${process.pid}`;
-    fs.writeFileSync(temporary, source.replace(end, extra.join('') + end));
-    fs.renameSync(temporary, patched);
+    try {
+      fs.writeFileSync(temporary, source.replace(end, extra.join('') + end));
+      fs.renameSync(temporary, patched);
+    } catch (error) {
+      // A read-only installation: float32, int32 and uint8 models still run.
+      console.error(`run_litert: cannot write ${patched} (${error.message}): ` +
+                    'int8, int16 and int64 tensors are not available');
+      return '@litertjs/core';
+    }
   }
   return patched;
 }
