@@ -56,6 +56,15 @@ inline constexpr bool kUnderSanitizer = true;
 inline constexpr bool kUnderSanitizer = false;
 #endif
 
+/// True in the ThreadSanitizer build, whose runtime cannot follow a forked child of a
+/// threaded test that starts threads of its own ("dup thread with used id"): tests that run
+/// another application in such a child skip that part there.
+#if defined(__SANITIZE_THREAD__)
+inline constexpr bool kUnderThreadSanitizer = true;
+#else
+inline constexpr bool kUnderThreadSanitizer = false;
+#endif
+
 /// The uid (and gid) another application's processes run as in the tests.
 inline constexpr uid_t kOtherApplicationUid = 65534;
 
