@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "hal/tflite_test_model.h"
@@ -23,17 +24,24 @@ namespace {
 
 using testing::TfliteModelMaker;
 
+/// `file` imported and prepared on a new embedded device (null after a failed expectation).
+std::shared_ptr<PreparedModel> importAndPrepare(const std::vector<uint8_t>& file) {
+  auto imported = importTfliteModel(file);
+  EXPECT_TRUE(imported) << imported.error().message;
+  if (!imported) return nullptr;
+  auto device = createDevice();
+  EXPECT_TRUE(device);
+  if (!device) return nullptr;
+  auto prepared = (*device)->prepareModel(std::move(imported->model));
+  EXPECT_TRUE(prepared) << prepared.error().message;
+  return prepared ? *prepared : nullptr;
+}
+
 /// Runs `file` (int8 inputs and outputs of 4 elements each) on `inputs`; the outputs.
 std::vector<std::vector<int8_t>> run(const std::vector<uint8_t>& file,
                                      const std::vector<std::vector<int8_t>>& inputs,
                                      size_t outputs) {
-  auto imported = importTfliteModel(file);
-  EXPECT_TRUE(imported) << imported.error().message;
-  if (!imported) return {};
-  auto device = createDevice();
-  EXPECT_TRUE(device);
-  auto prepared = (*device)->prepareModel(std::move(imported->model));
-  EXPECT_TRUE(prepared) << prepared.error().message;
+  const std::shared_ptr<PreparedModel> prepared = importAndPrepare(file);
   if (!prepared) return {};
   Memory pool = *Memory::create(4 * (inputs.size() + outputs));
   Request request;
@@ -48,7 +56,7 @@ std::vector<std::vector<int8_t>> run(const std::vector<uint8_t>& file,
     request.outputs.push_back({false, {0, at, 4}, {}});
     at += 4;
   }
-  auto ran = (*prepared)->executeSynchronously(request);
+  auto ran = prepared->executeSynchronously(request);
   EXPECT_TRUE(ran) << ran.error().message;
   std::vector<std::vector<int8_t>> out(outputs, std::vector<int8_t>(4));
   for (size_t o = 0; o < outputs; ++o) {
@@ -116,13 +124,7 @@ TEST(TfliteSemantics, AnInt8VariableTensorStartsAtItsZeroPoint) {
 /// Runs `file` (float32 input and output) on `input`; the output of `outputCount` floats.
 std::vector<float> runFloat(const std::vector<uint8_t>& file, const std::vector<float>& input,
                             size_t outputCount) {
-  auto imported = importTfliteModel(file);
-  EXPECT_TRUE(imported) << imported.error().message;
-  if (!imported) return {};
-  auto device = createDevice();
-  EXPECT_TRUE(device);
-  auto prepared = (*device)->prepareModel(std::move(imported->model));
-  EXPECT_TRUE(prepared) << prepared.error().message;
+  const std::shared_ptr<PreparedModel> prepared = importAndPrepare(file);
   if (!prepared) return {};
   const uint32_t inBytes = static_cast<uint32_t>(4 * input.size());
   const uint32_t outBytes = static_cast<uint32_t>(4 * outputCount);
@@ -132,7 +134,7 @@ std::vector<float> runFloat(const std::vector<uint8_t>& file, const std::vector<
   request.pools = {pool};
   request.inputs = {{false, {0, 0, inBytes}, {}}};
   request.outputs = {{false, {0, inBytes, outBytes}, {}}};
-  auto ran = (*prepared)->executeSynchronously(request);
+  auto ran = prepared->executeSynchronously(request);
   EXPECT_TRUE(ran) << ran.error().message;
   std::vector<float> out(outputCount);
   std::memcpy(out.data(), pool.data() + inBytes, outBytes);
@@ -206,13 +208,7 @@ TEST(TfliteSemantics, FullyConnectedKeepNumDimsKeepsTheLeadingDimensions) {
   for (int i = 0; i < 12; ++i) wv[i] = static_cast<float>(i % 5) - 2.0f;
   const int32_t weights = m.addConstant<float>({.shape = {4, 3}, .name = "weights"}, wv);
   const int32_t out = m.addTensor({.shape = {2, 2, 4}, .name = "out"});
-  m.addOperator(
-      m.addOperatorCode(::tflite::BuiltinOperator_FULLY_CONNECTED), {in, weights}, {out},
-      ::tflite::BuiltinOptions_FullyConnectedOptions,
-      ::tflite::CreateFullyConnectedOptions(m.fbb(), ::tflite::ActivationFunctionType_NONE,
-                                            ::tflite::FullyConnectedOptionsWeightsFormat_DEFAULT,
-                                            /*keep_num_dims=*/true)
-          .Union());
+  m.addFullyConnectedKeepingDims({in, weights}, out);
   std::vector<float> x(12);
   for (int i = 0; i < 12; ++i) x[i] = 0.5f * static_cast<float>(i) - 3.0f;
   const auto file = m.finish({in}, {out});

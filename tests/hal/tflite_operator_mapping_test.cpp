@@ -278,13 +278,7 @@ TEST(TfliteOperatorMappingTest, FullyConnectedKeepNumDimsBecomesFullyConnectedAn
   const int32_t weights =
       m.addConstant<float>({.shape = {4, 3}, .name = "weights"}, std::vector<float>(12, 1));
   const int32_t out = m.addTensor({.shape = {2, 5, 4}, .name = "out"});
-  m.addOperator(
-      m.addOperatorCode(::tflite::BuiltinOperator_FULLY_CONNECTED), {in, weights}, {out},
-      ::tflite::BuiltinOptions_FullyConnectedOptions,
-      ::tflite::CreateFullyConnectedOptions(m.fbb(), ::tflite::ActivationFunctionType_NONE,
-                                            ::tflite::FullyConnectedOptionsWeightsFormat_DEFAULT,
-                                            /*keep_num_dims=*/true)
-          .Union());
+  m.addFullyConnectedKeepingDims({in, weights}, out);
   auto imported = importTfliteModel(m.finish({in}, {out}));
   ASSERT_TRUE(imported) << imported.error().message;
   const Model& model = imported->model;

@@ -90,6 +90,17 @@ class TfliteModelMaker {
         ::tflite::CreateOperatorDirect(fbb_, opcode, &inputs, &outputs, optionsType, options));
   }
 
+  /// A FULLY_CONNECTED operator with keep_num_dims = true (no fused activation, the default
+  /// weights format): its output keeps the input's leading dimensions.
+  void addFullyConnectedKeepingDims(const std::vector<int32_t>& inputs, int32_t output) {
+    addOperator(addOperatorCode(::tflite::BuiltinOperator_FULLY_CONNECTED), inputs, {output},
+                ::tflite::BuiltinOptions_FullyConnectedOptions,
+                ::tflite::CreateFullyConnectedOptions(
+                    fbb_, ::tflite::ActivationFunctionType_NONE,
+                    ::tflite::FullyConnectedOptionsWeightsFormat_DEFAULT, /*keep_num_dims=*/true)
+                    .Union());
+  }
+
   /// A custom operator with its options (a flexbuffer, as converters write them).
   void addCustomOperator(uint32_t opcode, const std::vector<int32_t>& inputs,
                          const std::vector<int32_t>& outputs,
