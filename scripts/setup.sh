@@ -16,7 +16,12 @@ $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-reco
   nlohmann-json3-dev libcli11-dev libstb-dev \
   libxnnpack-dev libpthreadpool-dev \
   gnuplot-nox graphviz libsystemd-dev libxml2-utils \
-  nodejs npm
+  nodejs
+# Debian's nodejs comes without npm, which is a package of its own; NodeSource's nodejs
+# bundles npm and conflicts with Debian's, so npm is installed only where it is missing.
+if ! command -v npm >/dev/null; then
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends npm
+fi
 # TFLite's own runtime (LiteRT, from the npm registry, pinned by the lock file) for the
 # comparisons with TFLite: nnhal run --compare-tflite and the tools suite (docs/TESTING.md).
 # Without the registry, everything else still works: those comparisons then skip and say why.
