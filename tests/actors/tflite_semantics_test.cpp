@@ -4,12 +4,16 @@
 //  - an int8 variable (state) tensor starts at its zero point, as TFLite's
 //    ResetVariableTensor leaves it (real 0), not at raw 0;
 //  - hybrid operators (float input, int8 weights: TFLite's dynamic-range quantization) run
-//    on the dequantized weights, as the NNAPI delegate maps them;
+//    on the dequantized weights, as the NNAPI delegate maps them: CONV_2D, FULLY_CONNECTED
+//    and the recurrent operators (RNN, SVDF, LSTM, the sequence LSTM);
 //  - FULLY_CONNECTED with keep_num_dims keeps the input's leading dimensions.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "hal/tflite_test_model.h"
@@ -226,6 +230,156 @@ TEST(TfliteSemantics, FullyConnectedKeepNumDimsKeepsTheLeadingDimensions) {
       EXPECT_FLOAT_EQ(got[row * 4 + unit], expected) << row << "," << unit;
     }
   }
+}
+
+/// One model of a recurrent operator, float or hybrid: its weights are q * kWeightScale,
+/// stored as floats, or as int8 with that scale (TFLite's dynamic-range quantization).
+class RecurrentModel {
+ public:
+  static constexpr float kWeightScale = 0.0625f;
+  explicit RecurrentModel(bool hybrid) : hybrid_(hybrid) {}
+
+  /// A [rows, cols] weight tensor with values from `seed`.
+  int32_t weights(int32_t rows, int32_t cols, int seed) {
+    std::vector<int8_t> q(static_cast<size_t>(rows * cols));
+    for (size_t i = 0; i < q.size(); ++i) q[i] = static_cast<int8_t>((i * 7 + seed * 13) % 17) - 8;
+    const std::string name = "w" + std::to_string(seed);
+    if (hybrid_) {
+      return m.addConstant<int8_t>({.shape = {rows, cols},
+                                    .type = ::tflite::TensorType_INT8,
+                                    .name = name,
+                                    .scales = {kWeightScale},
+                                    .zeroPoints = {0}},
+                                   q);
+    }
+    std::vector<float> real(q.size());
+    for (size_t i = 0; i < q.size(); ++i) real[i] = kWeightScale * static_cast<float>(q[i]);
+    return m.addConstant<float>({.shape = {rows, cols}, .name = name}, real);
+  }
+  int32_t bias(int32_t size) {
+    std::vector<float> v(static_cast<size_t>(size));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = 0.125f * static_cast<float>(i) - 0.25f;
+    return m.addConstant<float>({.shape = {size}, .name = "bias"}, v);
+  }
+  int32_t state(std::vector<int32_t> shape) {
+    return m.addTensor({.shape = std::move(shape), .name = "state", .variable = true});
+  }
+
+  TfliteModelMaker m;
+
+ private:
+  bool hybrid_;
+};
+
+/// Runs the float and the hybrid form of one recurrent model (built by `build`, which adds
+/// the operator and returns its input and output tensors) on the same input: both import
+/// and give the same results (DEQUANTIZE is exact, so only the kernels' summation order
+/// may differ).
+template <typename Build>
+void expectHybridMatchesFloat(Build build, size_t inputSize, size_t outputSize) {
+  std::vector<float> x(inputSize);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.25f * static_cast<float>(i % 9) - 1.0f;
+  std::vector<std::vector<float>> results;
+  for (const bool hybrid : {false, true}) {
+    SCOPED_TRACE(hybrid ? "hybrid" : "float");
+    RecurrentModel r(hybrid);
+    const auto [in, out] = build(r);
+    const auto file = r.m.finish({in}, {out});
+    results.push_back(runFloat(file, x, outputSize));
+    ASSERT_EQ(results.back().size(), outputSize);
+  }
+  bool anyNonZero = false;
+  for (size_t i = 0; i < outputSize; ++i) {
+    EXPECT_NEAR(results[1][i], results[0][i], 1e-5f * (1.0f + std::abs(results[0][i]))) << i;
+    anyNonZero = anyNonZero || results[0][i] != 0.0f;
+  }
+  EXPECT_TRUE(anyNonZero);
+}
+
+// RNN: input [2, 3], weights [4, 3], recurrent weights [4, 4], bias, hidden state [2, 4].
+TEST(TfliteSemantics, HybridRnnRunsOnDequantizedWeights) {
+  expectHybridMatchesFloat(
+      [](RecurrentModel& r) {
+        const int32_t in = r.m.addTensor({.shape = {2, 3}, .name = "in"});
+        const int32_t w = r.weights(4, 3, 1);
+        const int32_t rw = r.weights(4, 4, 2);
+        const int32_t b = r.bias(4);
+        const int32_t h = r.state({2, 4});
+        const int32_t out = r.m.addTensor({.shape = {2, 4}, .name = "out"});
+        r.m.addOperator(
+            r.m.addOperatorCode(::tflite::BuiltinOperator_RNN), {in, w, rw, b, h}, {out},
+            ::tflite::BuiltinOptions_RNNOptions,
+            ::tflite::CreateRNNOptions(r.m.fbb(), ::tflite::ActivationFunctionType_TANH).Union());
+        return std::pair{in, out};
+      },
+      6, 8);
+}
+
+// SVDF of rank 1: input [2, 3], feature weights [4, 3], time weights [4, 5], state [2, 20].
+TEST(TfliteSemantics, HybridSvdfRunsOnDequantizedWeights) {
+  expectHybridMatchesFloat(
+      [](RecurrentModel& r) {
+        const int32_t in = r.m.addTensor({.shape = {2, 3}, .name = "in"});
+        const int32_t feature = r.weights(4, 3, 3);
+        const int32_t time = r.weights(4, 5, 4);
+        const int32_t b = r.bias(4);
+        const int32_t state = r.state({2, 20});
+        const int32_t out = r.m.addTensor({.shape = {2, 4}, .name = "out"});
+        r.m.addOperator(
+            r.m.addOperatorCode(::tflite::BuiltinOperator_SVDF), {in, feature, time, b, state},
+            {out}, ::tflite::BuiltinOptions_SVDFOptions,
+            ::tflite::CreateSVDFOptions(r.m.fbb(), 1, ::tflite::ActivationFunctionType_NONE)
+                .Union());
+        return std::pair{in, out};
+      },
+      6, 8);
+}
+
+/// The 20 inputs of TFLite's full LSTM kernel for `in` with 3 features and 4 cells, no
+/// peepholes or projection; states [batch, 4].
+std::vector<int32_t> lstmInputs(RecurrentModel& r, int32_t in, int32_t batch) {
+  std::vector<int32_t> inputs{in};
+  for (int g = 0; g < 4; ++g) inputs.push_back(r.weights(4, 3, 10 + g));
+  for (int g = 0; g < 4; ++g) inputs.push_back(r.weights(4, 4, 20 + g));
+  for (int p = 0; p < 3; ++p) inputs.push_back(-1);
+  for (int g = 0; g < 4; ++g) inputs.push_back(r.bias(4));
+  inputs.push_back(-1);
+  inputs.push_back(-1);
+  inputs.push_back(r.state({batch, 4}));
+  inputs.push_back(r.state({batch, 4}));
+  return inputs;
+}
+
+TEST(TfliteSemantics, HybridLstmRunsOnDequantizedWeights) {
+  expectHybridMatchesFloat(
+      [](RecurrentModel& r) {
+        const int32_t in = r.m.addTensor({.shape = {2, 3}, .name = "in"});
+        const auto inputs = lstmInputs(r, in, 2);
+        const int32_t out = r.m.addTensor({.shape = {2, 4}, .name = "out"});
+        r.m.addOperator(
+            r.m.addOperatorCode(::tflite::BuiltinOperator_LSTM), inputs, {out},
+            ::tflite::BuiltinOptions_LSTMOptions,
+            ::tflite::CreateLSTMOptions(r.m.fbb(), ::tflite::ActivationFunctionType_TANH).Union());
+        return std::pair{in, out};
+      },
+      6, 8);
+}
+
+// The sequence LSTM over [batch 2, time 3, 3 features], batch-major.
+TEST(TfliteSemantics, HybridSequenceLstmRunsOnDequantizedWeights) {
+  expectHybridMatchesFloat(
+      [](RecurrentModel& r) {
+        const int32_t in = r.m.addTensor({.shape = {2, 3, 3}, .name = "in"});
+        const auto inputs = lstmInputs(r, in, 2);
+        const int32_t out = r.m.addTensor({.shape = {2, 3, 4}, .name = "out"});
+        r.m.addOperator(r.m.addOperatorCode(::tflite::BuiltinOperator_UNIDIRECTIONAL_SEQUENCE_LSTM),
+                        inputs, {out}, ::tflite::BuiltinOptions_UnidirectionalSequenceLSTMOptions,
+                        ::tflite::CreateUnidirectionalSequenceLSTMOptions(
+                            r.m.fbb(), ::tflite::ActivationFunctionType_TANH, 0.0f, 0.0f, false)
+                            .Union());
+        return std::pair{in, out};
+      },
+      18, 24);
 }
 
 }  // namespace

@@ -55,6 +55,16 @@ Result<std::vector<uint32_t>> collectInputs(OperatorContext& c, size_t count, Is
   return inputs;
 }
 
+/// Hybrid recurrent operators (TFLite's dynamic-range quantization: float input and state,
+/// int8 or uint8 constant weights): every quantized input is DEQUANTIZEd into a float
+/// temporary the float operation reads, as the delegate's AddDequantizeOperatorsWhereNeeded
+/// does for LSTM. Inputs of a quantized operator (input 0 quantized) are left as they are.
+void dequantizeHybridWeights(OperatorContext& c, std::vector<uint32_t>& inputs) {
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    inputs[i] = dequantizedForFloatInput(c, inputs[0], inputs[i]);
+  }
+}
+
 /// Appends activation, cell clip and projection clip (float scalars of the input's type).
 Result<void> appendLstmParameters(OperatorContext& c, std::vector<uint32_t>& inputs,
                                   ::tflite::ActivationFunctionType activation, float cellClip,
@@ -106,6 +116,7 @@ Result<void> mapRnn(OperatorContext& c) {
   NNHAL_TRY(c.expectCounts(5, 5, 1));
   NNHAL_ASSIGN_OR_RETURN(std::vector<uint32_t> inputs,
                          collectInputs(c, 5, [](size_t) { return false; }));
+  dequantizeHybridWeights(c, inputs);
   NNHAL_ASSIGN_OR_RETURN(const uint32_t output, c.output(0));
   const auto* options = c.options<::tflite::RNNOptions>();
   NNHAL_ASSIGN_OR_RETURN(const int32_t activation,
@@ -122,6 +133,7 @@ Result<void> mapUnidirectionalSequenceRnn(OperatorContext& c) {
   NNHAL_TRY(c.expectCounts(5, 5, 1));
   NNHAL_ASSIGN_OR_RETURN(std::vector<uint32_t> inputs,
                          collectInputs(c, 5, [](size_t) { return false; }));
+  dequantizeHybridWeights(c, inputs);
   NNHAL_ASSIGN_OR_RETURN(const uint32_t output, c.output(0));
   const auto* options = c.options<::tflite::SequenceRNNOptions>();
   NNHAL_ASSIGN_OR_RETURN(const int32_t activation,
@@ -145,6 +157,7 @@ Result<void> mapBidirectionalSequenceRnn(OperatorContext& c) {
   NNHAL_ASSIGN_OR_RETURN(std::vector<uint32_t> outputs, bidirectionalOutputs(c, merged));
   NNHAL_ASSIGN_OR_RETURN(std::vector<uint32_t> inputs,
                          collectInputs(c, 12, [](size_t i) { return i >= 9; }));
+  dequantizeHybridWeights(c, inputs);
   NNHAL_ASSIGN_OR_RETURN(const int32_t activation,
                          recurrentActivation(c, options ? options->fused_activation_function()
                                                         : ::tflite::ActivationFunctionType_NONE));
@@ -163,6 +176,7 @@ Result<void> mapSvdf(OperatorContext& c) {
                          c.requiredOptions<::tflite::SVDFOptions>("SVDFOptions"));
   NNHAL_ASSIGN_OR_RETURN(std::vector<uint32_t> inputs,
                          collectInputs(c, 5, [](size_t i) { return i == 3; }));
+  dequantizeHybridWeights(c, inputs);
   NNHAL_ASSIGN_OR_RETURN(const uint32_t output, c.output(0));
   NNHAL_TRY(expectPositive(c, options->rank(), "rank"));
   NNHAL_ASSIGN_OR_RETURN(const int32_t activation,
@@ -185,6 +199,7 @@ Result<void> mapLstm(OperatorContext& c) {
   NNHAL_TRY(expectLstmInputs(c));
   NNHAL_TRY(c.expectCounts(c.inputCount(), c.inputCount(), 1));
   NNHAL_ASSIGN_OR_RETURN(std::vector<uint32_t> inputs, collectInputs(c, 20, isOptionalLstmTensor));
+  dequantizeHybridWeights(c, inputs);
   NNHAL_ASSIGN_OR_RETURN(const uint32_t output, c.output(0));
   NNHAL_TRY(appendLstmParameters(
       c, inputs,
@@ -193,7 +208,8 @@ Result<void> mapLstm(OperatorContext& c) {
   if (c.inputCount() == 24) {
     NNHAL_ASSIGN_OR_RETURN(const std::vector<uint32_t> norms,
                            inputsOrOmitted(c, 20, 4, c.operand(inputs[0]).type));
-    inputs.insert(inputs.end(), norms.begin(), norms.end());
+    for (const uint32_t norm : norms)
+      inputs.push_back(dequantizedForFloatInput(c, inputs[0], norm));
   }
   ModelBuilder& b = c.builder();
   const uint32_t scratch = addLstmScratch(c, inputs);
@@ -219,6 +235,7 @@ Result<void> mapUnidirectionalSequenceLstm(OperatorContext& c) {
   }
   NNHAL_TRY(c.expectCounts(c.inputCount(), c.inputCount(), 1));
   NNHAL_ASSIGN_OR_RETURN(std::vector<uint32_t> inputs, collectInputs(c, 20, isOptionalLstmTensor));
+  dequantizeHybridWeights(c, inputs);
   NNHAL_ASSIGN_OR_RETURN(const uint32_t output, c.output(0));
   const auto* options = c.options<::tflite::UnidirectionalSequenceLSTMOptions>();
   NNHAL_TRY(appendLstmParameters(
@@ -229,7 +246,7 @@ Result<void> mapUnidirectionalSequenceLstm(OperatorContext& c) {
   // Layer normalization weights: inputs 20-23 of the 24-input form, else omitted.
   NNHAL_ASSIGN_OR_RETURN(const std::vector<uint32_t> norms,
                          inputsOrOmitted(c, 20, 4, c.operand(inputs[0]).type));
-  inputs.insert(inputs.end(), norms.begin(), norms.end());
+  for (const uint32_t norm : norms) inputs.push_back(dequantizedForFloatInput(c, inputs[0], norm));
   c.addOperation(OperationType::UNIDIRECTIONAL_SEQUENCE_LSTM, std::move(inputs), {output});
   return {};
 }
@@ -250,6 +267,7 @@ Result<void> mapBidirectionalSequenceLstm(OperatorContext& c) {
                            if (i >= 35) return false;
                            return isOptionalLstmTensor(i > 17 ? i - 17 : i);
                          }));
+  dequantizeHybridWeights(c, inputs);
   NNHAL_TRY(appendLstmParameters(
       c, inputs,
       options ? options->fused_activation_function() : ::tflite::ActivationFunctionType_NONE,
