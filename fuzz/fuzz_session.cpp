@@ -54,7 +54,8 @@ class FuzzDaemon {
     ipc::ServerOptions options;
     options.socketPath = path_;
     options.limits.frameTimeout = std::chrono::milliseconds(200);
-    server_ = std::make_unique<ipc::Server>(io_, *createDevice(deviceOptions), options);
+    server_ =
+        std::make_unique<ipc::Server>(io_, *hal::createEmbeddedDriver(deviceOptions), options);
     if (!server_->listen()) std::abort();
     // The socket file goes at exit (plain memory, nothing that could already be destroyed).
     std::snprintf(socketFile, sizeof(socketFile), "%s", path_.c_str());

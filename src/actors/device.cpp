@@ -1,11 +1,13 @@
-// The embedded driver factory of the public Device interface (its blocking convenience
-// methods are in hal/device.cpp).
+// The embedded driver factories: the public createDevice, and createEmbeddedDriver for
+// nnhald (hal/driver_control.h). The Device's blocking convenience methods are in
+// hal/device.cpp.
 #include "nnhal/device.h"
 
 #include <spdlog/spdlog.h>
 
 #include "actors/device_actor.h"
 #include "hal/calibration.h"
+#include "hal/driver_control.h"
 #include "hal/vlog.h"
 #include "kernels/isa.h"
 
@@ -27,6 +29,13 @@ CapabilitiesSource capabilitiesSource(const DeviceOptions& options) {
 }
 
 Result<std::shared_ptr<Device>> createDevice(const DeviceOptions& options) {
+  NNHAL_ASSIGN_OR_RETURN(hal::EmbeddedDriver driver, hal::createEmbeddedDriver(options));
+  return std::move(driver.device);
+}
+
+namespace hal {
+
+Result<EmbeddedDriver> createEmbeddedDriver(const DeviceOptions& options) {
   if (const std::string& note = kernels::isaSelection().note; !note.empty()) {
     spdlog::warn("kernels: {}", note);
   }
@@ -35,11 +44,14 @@ Result<std::shared_ptr<Device>> createDevice(const DeviceOptions& options) {
              kernels::toString(kernels::activeIsa()), options.kernelThreads,
              options.stateDirectory.string());
   try {
-    return std::shared_ptr<Device>(std::make_shared<actors::DeviceActor>(options));
+    auto device = std::make_shared<actors::DeviceActor>(options);
+    return EmbeddedDriver{device, device};
   } catch (const std::exception& e) {
     return fail(ErrorStatus::GENERAL_FAILURE,
                 std::string("cannot start the driver runtime: ") + e.what());
   }
 }
+
+}  // namespace hal
 
 }  // namespace nnhal

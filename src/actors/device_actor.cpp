@@ -294,14 +294,14 @@ ErrorStatus DeviceActor::prepareChecked(Model model, const PrepareOptions& optio
   if (files == nullptr) {
     compiler_->post(CompilationActor::Compile{
         CompilationActor::compileJob(std::move(model)), options.deadline,
-        [runtime = runtime_, buffers = buffers_, runAs,
+        [runtime = runtime_, buffers = buffers_, models = models_, runAs,
          callback = std::move(callback)](Result<Plan> plan) mutable {
           if (!plan) {
             callback(std::unexpected(std::move(plan).error()));
             return;
           }
           callback(std::shared_ptr<PreparedModel>(std::make_shared<PreparedModelImpl>(
-              std::move(runtime), std::move(*plan), std::move(buffers), nullptr, runAs)));
+              std::move(runtime), std::move(*plan), std::move(buffers), models, nullptr, runAs)));
         },
         runAs});
     return ErrorStatus::NONE;
@@ -335,15 +335,15 @@ ErrorStatus DeviceActor::prepareChecked(Model model, const PrepareOptions& optio
   binding->runAs = runAs;
   compiler_->post(CompilationActor::Compile{
       std::move(job), options.deadline,
-      [runtime = runtime_, buffers = buffers_, runAs,
+      [runtime = runtime_, buffers = buffers_, models = models_, runAs,
        binding = std::shared_ptr<const CacheBinding>(binding), encoded,
        callback = std::move(callback)](Result<Plan> plan) mutable {
         if (!plan) {
           callback(std::unexpected(std::move(plan).error()));
           return;
         }
-        auto prepared =
-            std::make_shared<PreparedModelImpl>(runtime, std::move(*plan), buffers, binding, runAs);
+        auto prepared = std::make_shared<PreparedModelImpl>(runtime, std::move(*plan), buffers,
+                                                            models, binding, runAs);
         if (!encoded->has_value()) {
           callback(std::shared_ptr<PreparedModel>(std::move(prepared)));
           return;
@@ -395,8 +395,9 @@ ErrorStatus DeviceActor::prepareFromCache(const CacheFiles& files, OptionalTimeP
 
   cache_->post(CacheActor::Load{
       files.token, *fds,
-      [runtime = runtime_, buffers = buffers_, compiler = compiler_, cache = cache_, files = *fds,
-       token = files.token, version = cacheVersion_, cacheOptions = cacheOptions_, deadline,
+      [runtime = runtime_, buffers = buffers_, models = models_, compiler = compiler_,
+       cache = cache_, files = *fds, token = files.token, version = cacheVersion_,
+       cacheOptions = cacheOptions_, deadline,
        callback = std::move(callback)](Result<CacheActor::Loaded> loaded) mutable {
         if (!loaded) {
           NNHAL_VLOG(Cache, "cache miss: {}", loaded.error().message);
@@ -430,14 +431,15 @@ ErrorStatus DeviceActor::prepareFromCache(const CacheFiles& files, OptionalTimeP
         const RunAs runAs = loaded->runAs;
         compiler->post(CompilationActor::Compile{
             std::move(job), deadline,
-            [runtime, buffers, binding = std::shared_ptr<const CacheBinding>(std::move(binding)),
-             runAs, callback = std::move(callback)](Result<Plan> plan) mutable {
+            [runtime, buffers, models,
+             binding = std::shared_ptr<const CacheBinding>(std::move(binding)), runAs,
+             callback = std::move(callback)](Result<Plan> plan) mutable {
               if (!plan) {
                 callback(std::unexpected(std::move(plan).error()));
                 return;
               }
               callback(std::shared_ptr<PreparedModel>(std::make_shared<PreparedModelImpl>(
-                  runtime, std::move(*plan), std::move(buffers), binding, runAs)));
+                  runtime, std::move(*plan), std::move(buffers), models, binding, runAs)));
             },
             runAs});
       },
@@ -465,8 +467,9 @@ Result<AllocatedBuffer> DeviceActor::allocate(
   std::vector<hal::BufferModel> models;
   models.reserve(preparedModels.size());
   for (size_t i = 0; i < preparedModels.size(); ++i) {
-    const auto* prepared = dynamic_cast<const PreparedModelImpl*>(preparedModels[i].get());
-    if (prepared == nullptr || prepared->bufferTable() != buffers_.get()) {
+    const PreparedModelImpl* prepared =
+        preparedModels[i] != nullptr ? models_->find(preparedModels[i].get()) : nullptr;
+    if (prepared == nullptr) {
       return invalidArgument("preparedModels[" + std::to_string(i) + "]: " +
                              (preparedModels[i] ? "not a prepared model of this device" : "null"));
     }
@@ -475,6 +478,10 @@ Result<AllocatedBuffer> DeviceActor::allocate(
   NNHAL_ASSIGN_OR_RETURN(hal::BufferShape shape,
                          hal::validateBufferRoles(desc, models, inputRoles, outputRoles));
   return buffers_->create(std::move(shape));
+}
+
+hal::PreparedModelControl* DeviceActor::controlOf(const PreparedModel& model) const {
+  return models_->find(&model);
 }
 
 }  // namespace nnhal::actors

@@ -21,6 +21,7 @@
 #include "actors/cache_actor.h"
 #include "actors/compilation_actor.h"
 #include "actors/device_buffer.h"
+#include "actors/prepared_model_registry.h"
 #include "actors/runtime.h"
 #include "cache/cache_format.h"
 #include "hal/driver_control.h"
@@ -76,6 +77,7 @@ class DeviceActor final : public Device, public hal::DeviceControl {
     runtime_->scheduler().setWeight(application, weight);
   }
   ApplicationReport applicationReport(hal::ApplicationId application) const override;
+  hal::PreparedModelControl* controlOf(const PreparedModel& model) const override;
 
  private:
   /// The duplicated descriptors to save to, or null (with the reason logged at debug level)
@@ -94,6 +96,8 @@ class DeviceActor final : public Device, public hal::DeviceControl {
   std::shared_ptr<CacheActor> cache_;
   /// The driver-managed buffers (allocate), by token; shared with every prepared model.
   std::shared_ptr<BufferTable> buffers_;
+  /// The prepared models this device made and that still live (allocate, controlOf).
+  std::shared_ptr<PreparedModelRegistry> models_ = std::make_shared<PreparedModelRegistry>();
 };
 
 }  // namespace nnhal::actors

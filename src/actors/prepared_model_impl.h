@@ -8,6 +8,7 @@
 
 #include "actors/cache_actor.h"
 #include "actors/execution_actor.h"
+#include "actors/prepared_model_registry.h"
 #include "cache/cache_format.h"
 #include "hal/driver_control.h"
 #include "hal/vlog.h"
@@ -34,15 +35,18 @@ class PreparedModelImpl final : public PreparedModel,
                                 public std::enable_shared_from_this<PreparedModelImpl> {
  public:
   /// `buffers`: the device's driver-managed buffers (requests may name them by token);
-  /// `runAs`: the application the model was prepared for and PrepareOptions::priority, as
-  /// which every execution of the model runs.
+  /// `registry`: the device's table of its prepared models, where this one is listed while
+  /// it lives; `runAs`: the application the model was prepared for and
+  /// PrepareOptions::priority, as which every execution of the model runs.
   PreparedModelImpl(std::shared_ptr<Runtime> runtime,
                     std::shared_ptr<const engine::ExecutionPlan> plan,
                     std::shared_ptr<BufferTable> buffers,
+                    const std::shared_ptr<PreparedModelRegistry>& registry,
                     std::shared_ptr<const CacheBinding> cache = nullptr, RunAs runAs = {})
       : actor_(std::move(runtime), plan, std::move(buffers), runAs),
         plan_(std::move(plan)),
-        cache_(std::move(cache)) {}
+        cache_(std::move(cache)),
+        registration_(registry->add(this, this)) {}
 
   Result<ExecutionResult> executeSynchronously(const Request& request,
                                                const ExecuteOptions& options) override {
@@ -115,6 +119,8 @@ class PreparedModelImpl final : public PreparedModel,
   ExecutionActor actor_;
   std::shared_ptr<const engine::ExecutionPlan> plan_;
   std::shared_ptr<const CacheBinding> cache_;
+  /// Last: the model leaves the device's table before anything else of it is destroyed.
+  PreparedModelRegistry::Entry registration_;
 };
 
 }  // namespace nnhal::actors

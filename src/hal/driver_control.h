@@ -1,12 +1,13 @@
 // hal/driver_control.h — what nnhald asks of the embedded driver beyond the public Device
 // and PreparedModel interfaces.
 //
-// The daemon (src/ipc) knows the driver only through nnhal/device.h; the embedded driver's
-// objects also implement these interfaces, which the daemon finds with dynamic_cast. They
-// let it run the driver's argument checks before it queues a request (so that the launch
-// status a client receives is the driver's own even when the work waits), learn which
-// synchronous executions are short enough for an io thread, and cancel the executions of a
-// client that left.
+// The daemon (src/ipc) knows the driver through nnhal/device.h and these interfaces, which
+// the embedded driver's objects also implement: createEmbeddedDriver hands nnhald the
+// device's control with the device, and DeviceControl::controlOf the control of each model
+// it prepared (no cast to reach the driver). They let the daemon run the driver's argument
+// checks before it queues a request (so that the launch status a client receives is the
+// driver's own even when the work waits), learn which synchronous executions are short
+// enough for an io thread, and cancel the executions of a client that left.
 //
 // Thread safety: as for Device and PreparedModel: any thread, concurrently.
 #pragma once
@@ -22,9 +23,14 @@
 
 namespace nnhal::hal {
 
+class PreparedModelControl;
+
 class DeviceControl {
  public:
   virtual ~DeviceControl() = default;
+  /// The control of `model` when this device prepared it, else null (a model of another
+  /// device). Valid while the caller holds `model`.
+  virtual PreparedModelControl* controlOf(const PreparedModel& model) const = 0;
   /// The checks prepareModel starts with (INVALID_ARGUMENT naming the field).
   virtual Result<void> checkPreparation(const Model& model,
                                         const PrepareOptions& options) const = 0;
@@ -85,5 +91,15 @@ class PreparedModelControl {
       OptionalDuration timeoutAfterFence, FencedAdmission admission,
       std::shared_ptr<const std::atomic<bool>> cancelled) = 0;
 };
+
+/// The embedded driver as nnhald holds it: the public Device and its control, one object.
+struct EmbeddedDriver {
+  std::shared_ptr<Device> device;
+  std::shared_ptr<DeviceControl> control;
+};
+
+/// createDevice, with the control of the device it creates (defined by the embedded driver,
+/// src/actors/device.cpp). Errors: those of createDevice.
+Result<EmbeddedDriver> createEmbeddedDriver(const DeviceOptions& options = {});
 
 }  // namespace nnhal::hal

@@ -17,6 +17,7 @@
 #include "actors/device_actor.h"
 #include "common/fully_connected_chain.h"
 #include "hal/calibration.h"
+#include "hal/driver_control.h"
 #include "nnhal/device.h"
 #include "nnhal/version.h"
 
@@ -610,6 +611,33 @@ TEST_F(DeviceTest, ReleasingEverythingInsideACallbackIsSafe) {
     done.set_value();
   });
   done.get_future().wait();
+}
+
+// nnhald reaches the driver's side of a prepared model through DeviceControl::controlOf, not
+// a cast: it finds the models this device made, while they live, and nothing else.
+TEST(DeviceControl, ControlOfFindsOnlyTheDevicesOwnPreparedModels) {
+  auto first = hal::createEmbeddedDriver({});
+  auto second = hal::createEmbeddedDriver({});
+  ASSERT_TRUE(first && second);
+  auto mine = first->device->prepareModel(addModel());
+  auto theirs = second->device->prepareModel(addModel());
+  ASSERT_TRUE(mine && theirs);
+  hal::PreparedModelControl* control = first->control->controlOf(**mine);
+  ASSERT_NE(control, nullptr);
+  EXPECT_EQ(first->control->controlOf(**theirs), nullptr);
+  EXPECT_NE(second->control->controlOf(**theirs), nullptr);
+  // The control is the model's own: it runs the model's checks and the model.
+  AddRequest r = makeRequest();
+  EXPECT_TRUE(control->validate(r.request, {}));
+  auto ran = control->executeValidated(r.request, {});
+  ASSERT_TRUE(ran) << ran.error().message;
+  EXPECT_FLOAT_EQ(r.out()[3], 33.5f);
+  Request wrong = r.request;
+  wrong.inputs.pop_back();
+  EXPECT_FALSE(control->validate(wrong, {}));
+  // allocate finds the device's models the same way: another device's model is refused.
+  EXPECT_TRUE(first->device->allocate({}, {*mine}, {{0, 0, 1.0f}}, {}));
+  EXPECT_FALSE(first->device->allocate({}, {*theirs}, {{0, 0, 1.0f}}, {}));
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "hal/driver_control.h"
 #include "ipc/daemon/server.h"
 #include "nnhal/device.h"
 #include "nnhal/version.h"
@@ -119,9 +120,9 @@ int main(int argc, char** argv) {
     recorder = std::make_shared<nnhal::TraceRecorder>();
   }
   deviceOptions.trace = recorder;
-  auto device = nnhal::createDevice(deviceOptions);
-  if (!device) {
-    spdlog::critical("cannot start the driver: {}", device.error().message);
+  auto driver = nnhal::hal::createEmbeddedDriver(deviceOptions);
+  if (!driver) {
+    spdlog::critical("cannot start the driver: {}", driver.error().message);
     return 1;
   }
 
@@ -131,7 +132,7 @@ int main(int argc, char** argv) {
   serverOptions.adminListenFd = inherited->admin;
   serverOptions.trace = recorder;
   {
-    nnhal::ipc::Server server(io, *device, serverOptions);
+    nnhal::ipc::Server server(io, *driver, serverOptions);
     if (auto listening = server.listen(); !listening) {
       spdlog::critical("{}", listening.error().message);
       return 1;
@@ -143,8 +144,8 @@ int main(int argc, char** argv) {
       nnhal::daemon::notifyStopping();
       server.stop();
     });
-    spdlog::info("nnhald: {} {} listening on {}{}", (*device)->getName(),
-                 (*device)->getVersionString(), listeningOn,
+    spdlog::info("nnhald: {} {} listening on {}{}", driver->device->getName(),
+                 driver->device->getVersionString(), listeningOn,
                  inherited->any() ? " (passed by the service manager)" : "");
     nnhal::daemon::notifyReady("listening on " + listeningOn);
 
@@ -153,7 +154,7 @@ int main(int argc, char** argv) {
     io.run();
     for (std::thread& t : pool) t.join();
   }
-  device->reset();  // waits for the driver's own work to drain
+  *driver = {};  // the last references: waits for the driver's own work to drain
   if (recorder != nullptr) {
     traceFile << nnhal::chromeTraceJson(recorder->spans(), "nnhald") << "\n";
     traceFile.close();

@@ -69,7 +69,7 @@ bool someoneListens(const std::filesystem::path& path) {
   return ::connect(probe.get(), reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
 }
 
-Server::Server(boost::asio::io_context& io, std::shared_ptr<Device> device, ServerOptions options)
+Server::Server(boost::asio::io_context& io, hal::EmbeddedDriver driver, ServerOptions options)
     : io_(io),
       acceptor_(io),
       adminAcceptor_(io),
@@ -77,8 +77,8 @@ Server::Server(boost::asio::io_context& io, std::shared_ptr<Device> device, Serv
       adminAcceptPause_(io),
       options_(std::move(options)),
       config_(std::make_shared<SessionConfig>()) {
-  config_->driver = dynamic_cast<hal::DeviceControl*>(device.get());
-  config_->device = std::move(device);
+  config_->driver = std::move(driver.control);
+  config_->device = std::move(driver.device);
   config_->counters = std::make_shared<ServerCounters>();
   config_->limits = options_.limits;
   config_->maxPayloadBytes = options_.maxPayloadBytes;
@@ -89,10 +89,8 @@ Server::Server(boost::asio::io_context& io, std::shared_ptr<Device> device, Serv
                                          std::move_only_function<void()> job) {
     lanes->post(application, std::move(job));
   };
-  if (config_->driver != nullptr) {
-    for (const auto& [uid, weight] : options_.applicationWeights) {
-      config_->driver->setApplicationWeight(uid, weight);
-    }
+  for (const auto& [uid, weight] : options_.applicationWeights) {
+    config_->driver->setApplicationWeight(uid, weight);
   }
 }
 

@@ -75,7 +75,9 @@ struct ServerOptions {
 
 class Server {
  public:
-  Server(boost::asio::io_context& io, std::shared_ptr<Device> device, ServerOptions options);
+  /// Serves `driver` (hal::createEmbeddedDriver): its Device, and its control for the
+  /// driver's own checks and cancellation.
+  Server(boost::asio::io_context& io, hal::EmbeddedDriver driver, ServerOptions options);
   ~Server();
 
   /// Binds and listens on the socket path(s) (replacing a stale socket file nobody listens

@@ -347,12 +347,10 @@ ApplicationUsage Session::usageOf(const Account& account) const {
   usage.requests = held.held(Resource::kRequests);
   usage.bursts = held.held(Resource::kBursts);
   usage.buffers = held.held(Resource::kBuffers);
-  if (config_->driver != nullptr) {
-    const auto report = config_->driver->applicationReport(account.application());
-    usage.weight = report.weight;
-    usage.arenaBytes = report.arenaBytes;
-    usage.driverTimeUs = report.serviceNs / 1000;
-  }
+  const auto report = config_->driver->applicationReport(account.application());
+  usage.weight = report.weight;
+  usage.arenaBytes = report.arenaBytes;
+  usage.driverTimeUs = report.serviceNs / 1000;
   return usage;
 }
 

@@ -85,9 +85,8 @@ struct FaultInjection {
 
 struct SessionConfig {
   std::shared_ptr<Device> device;
-  /// The embedded driver behind `device` when it is one (for its internal checks and
-  /// cancellation), else null.
-  hal::DeviceControl* driver = nullptr;
+  /// The control of `device` (the embedded driver's own checks and cancellation).
+  std::shared_ptr<hal::DeviceControl> driver;
   std::shared_ptr<ServerCounters> counters;
   ClientLimits limits;
   /// The quotas per connection, per application and of the daemon (ipc/daemon/quota.h).
@@ -158,11 +157,11 @@ class Session : public std::enable_shared_from_this<Session> {
   /// What a preparation in progress holds (session_detail.h).
   struct PreparationCharges;
   using Charges = std::shared_ptr<PreparationCharges>;
-  /// Calls `start` (a Device preparation given its callback) and, unless `launchedSent`,
-  /// replies Launched with the status it returned; then PrepareReply with the outcome.
-  /// `charges` are given back if the preparation fails.
+  /// Calls `start` (the driver's preparation given its callback; Launched was sent after
+  /// the driver's checks), then replies PrepareReply with the outcome, the status `start`
+  /// returned included. `charges` are given back if the preparation fails.
   /// `lowPower`: prepared for ExecutionPreference::LOW_POWER (its bursts do not poll).
-  void launchPreparation(uint64_t callId, Charges charges, bool launchedSent, bool lowPower,
+  void launchPreparation(uint64_t callId, Charges charges, bool lowPower,
                          const std::function<ErrorStatus(PrepareCallback)>& start);
   /// Registers a prepared model under a new handle (or carries the error) and replies.
   void replyPrepared(uint64_t callId, Charges charges, bool lowPower,

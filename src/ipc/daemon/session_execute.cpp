@@ -184,7 +184,7 @@ bool Session::handleExecute(Frame& frame, bool async, bool moreWaiting) {
   auto request = requestFrom(std::move(m->request), frame.fds);
   if (!request) return refuse(request.error());
   const ExecuteOptions options = executeOptions(*m);
-  auto* embedded = dynamic_cast<hal::PreparedModelControl*>(tracked->model.get());
+  hal::PreparedModelControl* embedded = tracked->control;
   if (embedded != nullptr) {
     // The driver's argument checks now, so that Launched carries their status even when the
     // execution waits in the queue.
@@ -351,7 +351,7 @@ bool Session::handleExecuteFenced(Frame& frame) {
   // fences signalled, its run waits in this client's queue like any other work, so it takes
   // no more driver threads than the client's other requests. Their number is bounded too
   // (maxFencedExecutions).
-  auto* embedded = dynamic_cast<hal::PreparedModelControl*>(tracked->model.get());
+  hal::PreparedModelControl* embedded = tracked->control;
   const ExecuteOptions options = executeOptions(m->execute);
   // Client files (mmap_fd pools): the driver runs on local copies. They are planned now (no
   // I/O), filled once the fences signalled and written back before the client's fence

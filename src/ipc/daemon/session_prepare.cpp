@@ -164,6 +164,7 @@ void Session::replyPrepared(uint64_t callId, Charges charges, bool lowPower,
     auto tracked =
         std::make_shared<TrackedModel>(std::move(*result), config_->counters, std::move(*charges));
     tracked->lowPower = lowPower;
+    tracked->control = config_->driver->controlOf(*tracked->model);
     models_[reply.handle] = std::move(tracked);
   } else {
     reply.status = toWireStatus(result.error());
@@ -174,7 +175,7 @@ void Session::replyPrepared(uint64_t callId, Charges charges, bool lowPower,
   finishIfDrained();
 }
 
-void Session::launchPreparation(uint64_t callId, Charges charges, bool launchedSent, bool lowPower,
+void Session::launchPreparation(uint64_t callId, Charges charges, bool lowPower,
                                 const std::function<ErrorStatus(PrepareCallback)>& start) {
   using PreparedResult = Result<std::shared_ptr<PreparedModel>>;
   ++counters_.callsInFlight;  // from its start: queued work of a departed client never runs
@@ -192,18 +193,10 @@ void Session::launchPreparation(uint64_t callId, Charges charges, bool launchedS
   auto early = state->markReturned();
   if (status != ErrorStatus::NONE) {
     const Error error = early && !*early ? early->error() : Error{status, "", {}};
-    if (launchedSent) {
-      replyPrepared(callId, std::move(charges), lowPower, std::unexpected(error));
-    } else {
-      sendLaunched(callId, toWireStatus(error));
-      requestDone();
-      --counters_.callsInFlight;
-      finishIfDrained();
-    }
+    replyPrepared(callId, std::move(charges), lowPower, std::unexpected(error));
     jobDone();
     return;
   }
-  if (!launchedSent) sendLaunched(callId, {});
   if (early) {
     replyPrepared(callId, std::move(charges), lowPower, std::move(*early));
     jobDone();
@@ -245,9 +238,7 @@ bool Session::handlePrepareModel(Frame& frame) {
               const uint64_t constants,
               attachModelPools(message->model.model, message->model.pools, *fds, room,
                                [](const Model& model) { return hal::validateModel(model); }));
-          if (config_->driver != nullptr) {
-            NNHAL_TRY(config_->driver->checkPreparation(message->model.model, options));
-          }
+          NNHAL_TRY(config_->driver->checkPreparation(message->model.model, options));
           return constants;
         },
         [this, callId, fds, message, charges, options](Result<uint64_t> constants) mutable {
@@ -282,17 +273,13 @@ bool Session::handlePrepareModel(Frame& frame) {
             return;
           }
           charges->constants = std::move(*charged);
-          const bool launchedSent = config_->driver != nullptr;
-          if (launchedSent) sendLaunched(callId, {});
+          // The driver's checks passed: Launched now, whenever the compilation starts.
+          sendLaunched(callId, {});
           const bool lowPower = options.preference == ExecutionPreference::LOW_POWER;
-          launchPreparation(callId, charges, launchedSent, lowPower, [&](PrepareCallback callback) {
+          launchPreparation(callId, charges, lowPower, [&](PrepareCallback callback) {
             // Checked off the io thread already: not validated again here.
-            if (config_->driver != nullptr) {
-              return config_->driver->prepareChecked(std::move(message->model.model), options,
-                                                     application_, std::move(callback));
-            }
-            return device_.prepareModel(std::move(message->model.model), options,
-                                        std::move(callback));
+            return config_->driver->prepareChecked(std::move(message->model.model), options,
+                                                   application_, std::move(callback));
           });
         });
   });
@@ -310,27 +297,20 @@ bool Session::handlePrepareFromCache(Frame& frame) {
   }
   auto fds = std::make_shared<std::vector<UniqueFd>>(std::move(frame.fds));
   CacheFiles files = cacheFiles(m->cache, *fds);
-  if (config_->driver != nullptr) {
-    if (auto valid = config_->driver->checkPreparationFromCache(files); !valid) {
-      sendLaunched(callId, toWireStatus(valid.error()));
-      return true;
-    }
+  if (auto valid = config_->driver->checkPreparationFromCache(files); !valid) {
+    sendLaunched(callId, toWireStatus(valid.error()));
+    return true;
   }
   auto admitted = admitPreparation();
   if (!admitted) {
     sendLaunched(callId, toWireStatus(admitted.error()));
     return true;
   }
-  const bool launchedSent = config_->driver != nullptr;
-  if (launchedSent) sendLaunched(callId, {});
-  schedule([this, self = shared_from_this(), callId, fds, launchedSent, files = std::move(files),
+  sendLaunched(callId, {});
+  schedule([this, self = shared_from_this(), callId, fds, files = std::move(files),
             charges = std::move(*admitted), deadline = m->deadline]() mutable {
-    launchPreparation(callId, charges, launchedSent, false, [&](PrepareCallback callback) {
-      if (config_->driver != nullptr) {
-        return config_->driver->prepareFromCache(files, deadline, application_,
-                                                 std::move(callback));
-      }
-      return device_.prepareModelFromCache(files, deadline, std::move(callback));
+    launchPreparation(callId, charges, false, [&](PrepareCallback callback) {
+      return config_->driver->prepareFromCache(files, deadline, application_, std::move(callback));
     });
   });
   return true;

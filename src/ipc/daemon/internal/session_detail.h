@@ -54,6 +54,9 @@ struct Session::TrackedModel {
     --counters->preparedModels;
   }
   std::shared_ptr<PreparedModel> model;
+  /// The driver's control of `model` (DeviceControl::controlOf): null for a model the
+  /// driver did not make, which never happens in nnhald.
+  hal::PreparedModelControl* control = nullptr;
   std::shared_ptr<ServerCounters> counters;
   PreparationCharges charges;  ///< given back with the model
   bool lowPower = false;       ///< prepared for LOW_POWER: its bursts do not poll
