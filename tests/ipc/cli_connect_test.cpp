@@ -12,6 +12,7 @@
 
 #include "ipc_test_util.h"
 #include "tools/common/cts_model.h"
+#include "tools/common/litert_reference.h"
 
 namespace nnhal::ipc {
 namespace {
@@ -23,9 +24,11 @@ struct CliRun {
   std::string output;
 };
 
-CliRun runCli(const std::string& arguments) {
+/// Runs the CLI; its output is stdout and stderr together unless `redirect` sends stderr
+/// elsewhere.
+CliRun runCli(const std::string& arguments, const std::string& redirect = "2>&1") {
   CliRun run;
-  const std::string command = std::string(NNHAL_CLI_PATH) + " " + arguments + " 2>&1";
+  const std::string command = std::string(NNHAL_CLI_PATH) + " " + arguments + " " + redirect;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) return run;
   char buffer[4096];
@@ -245,6 +248,36 @@ TEST(CliConnect, ReportsAnUnreachableDaemon) {
   const CliRun run = runCli("info --connect " + (dir.path() / "none.sock").string());
   EXPECT_EQ(run.exitCode, 1);
   EXPECT_NE(run.output.find("DEVICE_UNAVAILABLE"), std::string::npos) << run.output;
+}
+
+// The comparison with TFLite (LiteRT) through nnhald: for models of each kind (uint8,
+// int8, hybrid float), `nnhal run --connect --compare-tflite` reports exactly the
+// differences the embedded run reports (docs/TESTING.md, "Against TFLite"): the daemon
+// computes what the embedded driver computes.
+TEST(CliConnect, ComparisonWithTfliteIsTheSameThroughTheDaemon) {
+  if (auto litert = tools::findLitert(); !litert) {
+    GTEST_SKIP() << "not compared with TFLite: " << litert.error().message;
+  }
+  if (kUnderThreadSanitizer) GTEST_SKIP() << "LiteRT's runs are slow beside a TSan daemon";
+  Daemon daemon;
+  ASSERT_TRUE(daemon.running());
+  const std::string models = std::string(NNHAL_SHARED_DIR) + "/models/";
+  for (const char* model : {"mobilenet_v1_0.25_128_quant.tflite", "mlperftiny_vww_96_int8.tflite",
+                            "mlperftiny_model_ToyCar_quant.tflite"}) {
+    SCOPED_TRACE(model);
+    const std::string job =
+        "run " + models + model + " --compare-tflite --json --num_runs 1 --warmup_runs 0";
+    const CliRun embedded = runCli(job, "2>/dev/null");
+    const CliRun remote = runCli(job + " --connect " + daemon.socket().string(), "2>/dev/null");
+    ASSERT_EQ(embedded.exitCode, 0) << embedded.output;
+    ASSERT_EQ(remote.exitCode, 0) << remote.output;
+    const auto e = nlohmann::json::parse(embedded.output, nullptr, false);
+    const auto r = nlohmann::json::parse(remote.output, nullptr, false);
+    ASSERT_FALSE(e.is_discarded() || r.is_discarded()) << embedded.output << remote.output;
+    ASSERT_TRUE(e.contains("tflite") && r.contains("tflite"));
+    ASSERT_FALSE(e["tflite"].empty());
+    EXPECT_EQ(r["tflite"], e["tflite"]);
+  }
 }
 
 }  // namespace
