@@ -32,6 +32,7 @@
 #include <optional>
 #include <vector>
 
+#include "hal/driver_control.h"
 #include "hal/lanes.h"
 #include "ipc/daemon/client_limits.h"
 #include "ipc/daemon/quota.h"
