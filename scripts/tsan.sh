@@ -7,7 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build-tsan}
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR=1
+# -g1: line tables (enough for TSan's reports) compile in about half the time of full -g.
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNNHAL_TSAN=ON \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
   -DNNHAL_BUILD_BENCH=OFF -DNNHAL_WERROR=OFF >/dev/null
 cmake --build "$BUILD_DIR" -j"$(nproc)" \
   --target nnhal_actors_tests nnhal_cache_tests nnhal_ipc_tests nnhald nnhal_cli
