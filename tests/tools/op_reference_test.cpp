@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "hal/operand_utils.h"
 #include "nnhal/device.h"
 #include "nnhal/memory.h"
 #include "nnhal/prepared_model.h"
@@ -37,36 +38,11 @@ namespace fs = std::filesystem;
 namespace ref = tflite_reference;
 const fs::path kModels = fs::path(NNHAL_SHARED_DIR) / "models";
 
-size_t elementBytes(OperandType type) {
-  switch (type) {
-    case OperandType::TENSOR_QUANT8_ASYMM:
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-    case OperandType::TENSOR_QUANT8_SYMM:
-    case OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL:
-    case OperandType::TENSOR_BOOL8:
-    case OperandType::BOOL:
-      return 1;
-    case OperandType::TENSOR_FLOAT16:
-    case OperandType::FLOAT16:
-    case OperandType::TENSOR_QUANT16_ASYMM:
-    case OperandType::TENSOR_QUANT16_SYMM:
-      return 2;
-    default:
-      return 4;
-  }
-}
-
 bool isQuant8(OperandType type) {
   return type == OperandType::TENSOR_QUANT8_ASYMM ||
          type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ||
          type == OperandType::TENSOR_QUANT8_SYMM ||
          type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
-}
-
-size_t elementCount(const Operand& o) {
-  size_t n = 1;
-  for (const uint32_t d : o.dimensions) n *= d;
-  return n;
 }
 
 /// A real model whose intermediates are outputs too, run once; every operand's bytes at hand.
@@ -84,15 +60,15 @@ class ExposedRun {
     for (uint32_t i = 0; i < g.operands.size(); ++i) {
       Operand& o = g.operands[i];
       if (o.lifetime != OperandLifeTime::TEMPORARY_VARIABLE || o.dimensions.empty()) continue;
-      if (std::find(o.dimensions.begin(), o.dimensions.end(), 0u) != o.dimensions.end()) continue;
+      if (!hal::hasFullySpecifiedShape(o.type, o.dimensions)) continue;
       o.lifetime = OperandLifeTime::SUBGRAPH_OUTPUT;
       g.outputIndexes.push_back(i);
     }
     // One pool: the inputs, then the outputs, each 64-byte aligned.
     size_t size = 0;
     const auto place = [&](uint32_t operand) {
-      const size_t bytes =
-          elementCount(g.operands[operand]) * elementBytes(g.operands[operand].type);
+      const Operand& o = g.operands[operand];
+      const size_t bytes = hal::byteSize(o.type, o.dimensions).value_or(0);
       r.locations_[operand] = {static_cast<uint32_t>(size), bytes};
       size += (bytes + 63) / 64 * 64;
     };

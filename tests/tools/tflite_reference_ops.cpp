@@ -123,6 +123,20 @@ Multiplier convolutionMultiplier(float inputScale, float filterScale, float outp
   return quantizeMultiplier(productOfScales / static_cast<double>(outputScale));
 }
 
+namespace {
+
+/// The requantization multiplier of each of `channels` output channels.
+std::vector<Multiplier> channelMultipliers(const QuantTensor& input, const QuantTensor& filter,
+                                           uint32_t channels, float outScale, Formula formula) {
+  std::vector<Multiplier> multipliers(channels);
+  for (uint32_t c = 0; c < channels; ++c) {
+    multipliers[c] = convolutionMultiplier(input.scale, filterScale(filter, c), outScale, formula);
+  }
+  return multipliers;
+}
+
+}  // namespace
+
 std::vector<int32_t> conv2d(const QuantTensor& input, const QuantTensor& filter,
                             const std::vector<int32_t>& bias, const Window& w, uint32_t outHeight,
                             uint32_t outWidth, const OutputQuant& out, Formula formula) {
@@ -130,10 +144,8 @@ std::vector<int32_t> conv2d(const QuantTensor& input, const QuantTensor& filter,
                  inDepth = input.dims[3];
   const uint32_t outDepth = filter.dims[0], filterHeight = filter.dims[1],
                  filterWidth = filter.dims[2];
-  std::vector<Multiplier> multipliers(outDepth);
-  for (uint32_t c = 0; c < outDepth; ++c) {
-    multipliers[c] = convolutionMultiplier(input.scale, filterScale(filter, c), out.scale, formula);
-  }
+  const std::vector<Multiplier> multipliers =
+      channelMultipliers(input, filter, outDepth, out.scale, formula);
   std::vector<int32_t> result(size_t{batches} * outHeight * outWidth * outDepth);
   size_t o = 0;
   for (uint32_t b = 0; b < batches; ++b) {
@@ -175,10 +187,8 @@ std::vector<int32_t> depthwiseConv2d(const QuantTensor& input, const QuantTensor
                  inDepth = input.dims[3];
   const uint32_t filterHeight = filter.dims[1], filterWidth = filter.dims[2],
                  outDepth = filter.dims[3];
-  std::vector<Multiplier> multipliers(outDepth);
-  for (uint32_t c = 0; c < outDepth; ++c) {
-    multipliers[c] = convolutionMultiplier(input.scale, filterScale(filter, c), out.scale, formula);
-  }
+  const std::vector<Multiplier> multipliers =
+      channelMultipliers(input, filter, outDepth, out.scale, formula);
   std::vector<int32_t> result(size_t{batches} * outHeight * outWidth * outDepth);
   size_t o = 0;
   for (uint32_t b = 0; b < batches; ++b) {
@@ -216,6 +226,8 @@ std::vector<int32_t> fullyConnected(const QuantTensor& input, const QuantTensor&
                                     Formula formula) {
   const uint32_t units = weights.dims[0], inputSize = weights.dims[1];
   const size_t batches = input.values.size() / inputSize;
+  const std::vector<Multiplier> multipliers =
+      channelMultipliers(input, weights, units, out.scale, formula);
   std::vector<int32_t> result(batches * units);
   for (size_t b = 0; b < batches; ++b) {
     for (uint32_t u = 0; u < units; ++u) {
@@ -225,9 +237,7 @@ std::vector<int32_t> fullyConnected(const QuantTensor& input, const QuantTensor&
                (weights.values[size_t{u} * inputSize + i] - weights.zeroPoint);
       }
       if (!bias.empty()) acc += bias[u];
-      const Multiplier m =
-          convolutionMultiplier(input.scale, filterScale(weights, u), out.scale, formula);
-      const int32_t scaled = multiplyByQuantizedMultiplier(saturate(acc), m);
+      const int32_t scaled = multiplyByQuantizedMultiplier(saturate(acc), multipliers[u]);
       result[b * units + u] = clampTo(saturate(int64_t{scaled} + out.zeroPoint), out.range);
     }
   }
