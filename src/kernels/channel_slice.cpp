@@ -6,6 +6,7 @@ namespace nnhal::kernels {
 
 void extractChannels(const uint8_t* src, size_t pixels, size_t depth, size_t begin, size_t count,
                      size_t elementBytes, uint8_t* dst) noexcept {
+  if (pixels == 0) return;  // an empty tensor (zero batch) may have no buffer at all
   const size_t rowBytes = count * elementBytes;
   const size_t srcStride = depth * elementBytes;
   const uint8_t* s = src + begin * elementBytes;
@@ -14,6 +15,7 @@ void extractChannels(const uint8_t* src, size_t pixels, size_t depth, size_t beg
 
 void insertChannels(const uint8_t* src, size_t pixels, size_t depth, size_t begin, size_t count,
                     size_t elementBytes, uint8_t* dst) noexcept {
+  if (pixels == 0) return;  // an empty tensor (zero batch) may have no buffer at all
   const size_t rowBytes = count * elementBytes;
   const size_t dstStride = depth * elementBytes;
   uint8_t* d = dst + begin * elementBytes;
