@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
 # The libFuzzer targets of fuzz/ (docs/FUZZING.md), built with clang 16, ASan and UBSan into
-# build-fuzz/.
+# build-asan/, the sanitizer configuration of scripts/asan.sh (one build serves both).
 #
 #   scripts/fuzz.sh --list               the targets, one per line, with what each feeds
 #   scripts/fuzz.sh TARGET SECONDS       builds what it needs, seeds the corpus from ../shared
 #                                        the first time, and fuzzes TARGET for SECONDS
 #   scripts/fuzz.sh --smoke SECONDS      every target for SECONDS each (CI)
 #
-# Corpora grow in build-fuzz/corpus/TARGET; findings (crash-*, leak-*, timeout-* after 25 s,
-# oom-*) land in build-fuzz/findings/TARGET and make the script fail; inputs slower than 10 s
-# are kept in build-fuzz/slow/TARGET and reported. Inputs that once failed live in
+# Corpora grow in build-asan/corpus/TARGET; findings (crash-*, leak-*, timeout-* after 25 s,
+# oom-*) land in build-asan/findings/TARGET and make the script fail; inputs slower than 10 s
+# are kept in build-asan/slow/TARGET and reported. Inputs that once failed live in
 # fuzz/regressions/TARGET and are replayed before every run. The last lines of each run (executions,
-# executions per second, coverage) are printed; the whole log is build-fuzz/logs/TARGET.log.
+# executions per second, coverage) are printed; the whole log is build-asan/logs/TARGET.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD_DIR=${BUILD_DIR:-build-fuzz}
+BUILD_DIR=${BUILD_DIR:-build-asan}
 TARGETS=(model tflite cache session burst)
 describe() {
   case "$1" in
@@ -31,16 +31,7 @@ usage() {
 }
 
 build() {
-  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR=1
-  if ! command -v clang++-16 >/dev/null; then
-    echo "fuzz.sh: clang++-16 is missing (scripts/setup.sh installs it)" >&2
-    exit 1
-  fi
-  # -g1: line tables, enough for the sanitizers' reports, at about half the compile time.
-  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
-    -DCMAKE_CXX_COMPILER=clang++-16 -DNNHAL_FUZZ=ON -DNNHAL_BUILD_TESTS=OFF \
-    -DNNHAL_BUILD_BENCH=OFF -DNNHAL_WERROR=OFF >/dev/null
+  BUILD_DIR="$BUILD_DIR" bash scripts/asan.sh configure
   cmake --build "$BUILD_DIR" -j"$(nproc)" --target fuzz_seeds $(printf 'fuzz_%s ' "${TARGETS[@]}")
 }
 

@@ -50,8 +50,13 @@ class TempDir {
 
 /// True in the AddressSanitizer and ThreadSanitizer builds, whose timings are several times
 /// slower and noisier: latency bounds are looser there.
+/// (GCC defines __SANITIZE_ADDRESS__; clang, which builds the ASan suites, answers
+/// __has_feature.)
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 inline constexpr bool kUnderSanitizer = true;
+#elif defined(__has_feature)
+inline constexpr bool kUnderSanitizer =
+    __has_feature(address_sanitizer) || __has_feature(thread_sanitizer);
 #else
 inline constexpr bool kUnderSanitizer = false;
 #endif
