@@ -31,6 +31,12 @@
 
 namespace nnhal::ipc {
 
+/// The status to reply when a quota is exceeded: RESOURCE_EXHAUSTED_TRANSIENT, "quota
+/// exceeded: " + `what`.
+inline std::unexpected<Error> quotaExceeded(const std::string& what) {
+  return fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "quota exceeded: " + what);
+}
+
 /// What is counted.
 enum class Resource : uint8_t {
   kConnections,       ///< open connections (the daemon's limit is --max-connections)

@@ -44,14 +44,15 @@ Session::Session(Socket socket, std::shared_ptr<const SessionConfig> config, uin
       account_(std::move(account)),
       application_(account_->application()),
       connectionCharge_(std::move(connection)),
-      frameTimer_(strand_) {
+      frameTimer_(strand_),
+      queue_(strand_, limits_.maxRunning, limits_.maxQueued) {
   ++counters_.sessions;
 }
 
 Session::~Session() {
   for (auto& [id, listener] : bursts_) listener->stop();
   bursts_.clear();
-  waiting_.clear();
+  queue_.close();
   fenced_.clear();
   buffers_.clear();
   models_.clear();
@@ -358,7 +359,7 @@ StatsReply Session::ownStats() const {
   // A client sees its own objects and its own application only: nothing of other clients
   // leaks through statistics.
   StatsReply reply;
-  reply.counts = {1, models_.size(), pools_.size(), inFlight_, bursts_.size(), 0,
+  reply.counts = {1, models_.size(), pools_.size(), queue_.inFlight(), bursts_.size(), 0,
                   0, buffers_.size()};
   for (const auto& [id, pool] : pools_) reply.poolBytes += pool->bytes;
   reply.applications.push_back(usageOf(*account_));
@@ -511,7 +512,7 @@ void Session::waitWritable() {
 }
 
 void Session::finishIfDrained() {
-  if (draining_ && !closed_ && inFlight_ == 0 && writeQueue_.empty()) {
+  if (draining_ && !closed_ && queue_.inFlight() == 0 && writeQueue_.empty()) {
     close("draining done");
   }
 }
@@ -533,7 +534,7 @@ void Session::close(const std::string& reason) {
   writeQueue_.clear();
   queuedBytes_ = 0;
   replyCharge_.reset();
-  waiting_.clear();  // queued work of a departed client never runs
+  queue_.close();  // queued work of a departed client never runs
   for (auto& [id, descriptor] : fenceWaits_) {
     descriptor->cancel(ec);
     descriptor->close(ec);

@@ -59,6 +59,7 @@
 #include "ipc/daemon/client_limits.h"
 #include "ipc/daemon/quota.h"
 #include "ipc/daemon/server_counters.h"
+#include "ipc/daemon/work_queue.h"
 #include "ipc/frame.h"
 #include "ipc/messages.h"
 #include "nnhal/device.h"
@@ -129,7 +130,6 @@ class Session : public std::enable_shared_from_this<Session> {
     std::vector<int> fds;  // sent with the first byte; borrowed from `keep`
     std::shared_ptr<void> keep;
   };
-  using Job = std::move_only_function<void()>;
 
   // --- reading and dispatch (session.cpp)
   void waitReadable();
@@ -159,17 +159,23 @@ class Session : public std::enable_shared_from_this<Session> {
   using Charges = std::shared_ptr<PreparationCharges>;
   /// Calls `start` (the driver's preparation given its callback; Launched was sent after
   /// the driver's checks), then replies PrepareReply with the outcome, the status `start`
-  /// returned included. `charges` are given back if the preparation fails.
-  /// `lowPower`: prepared for ExecutionPreference::LOW_POWER (its bursts do not poll).
-  void launchPreparation(uint64_t callId, Charges charges, bool lowPower,
-                         const std::function<ErrorStatus(PrepareCallback)>& start);
-  /// Registers a prepared model under a new handle (or carries the error) and replies.
-  void replyPrepared(uint64_t callId, Charges charges, bool lowPower,
+  /// returned included, and ends `running`. `charges` are given back if the preparation
+  /// fails. `lowPower`: prepared for ExecutionPreference::LOW_POWER (its bursts do not poll).
+  void launchPreparation(WorkQueue::Running running, uint64_t callId, Charges charges,
+                         bool lowPower, const std::function<ErrorStatus(PrepareCallback)>& start);
+  /// Answers `running`'s request, registers a prepared model under a new handle (or carries
+  /// the error) and replies.
+  void replyPrepared(WorkQueue::Running& running, uint64_t callId, Charges charges, bool lowPower,
                      Result<std::shared_ptr<PreparedModel>> result);
   void sendLaunched(uint64_t callId, const WireStatus& status);
-  /// Admits one more preparation within the prepared-model and request quotas: its
-  /// prepared-model charge (the request is counted in inFlight_), or the error to reply.
-  Result<Charges> admitPreparation();
+  /// An admitted preparation: its prepared-model charge and its request's ticket.
+  struct AdmittedPreparation {
+    Charges charges;
+    WorkQueue::Ticket ticket;
+  };
+  /// Admits one more preparation within the prepared-model and request quotas, or gives the
+  /// error to reply.
+  Result<AdmittedPreparation> admitPreparation();
   /// Runs `intake` on the application's intake lane (hal/lanes.h: a thread of its
   /// own, so that a stalled file or a large copy delays only this application), then `then`
   /// on the strand (within the calling job's running slot).
@@ -211,19 +217,12 @@ class Session : public std::enable_shared_from_this<Session> {
   void releaseBuffer(uint64_t buffer);
   struct TrackedBuffer;
 
-  // --- the queue of work that runs on the driver's threads (session_execute.cpp)
-  /// Whether one more request may wait in the queue; otherwise the error to reply.
-  Result<void> admitWork() const;
-  /// admitWork, then charges one more request running or waiting to the application and
-  /// the daemon; counted in inFlight_ until requestDone().
-  Result<void> admitRequest();
-  void requestDone();
+  // --- quotas (session_execute.cpp)
+  /// One more request running or waiting (queue_), charged to the application and the
+  /// daemon until its ticket is answered; or the error to reply.
+  Result<WorkQueue::Ticket> admitRequest();
   /// Charges `amount` of `resource` to this connection, its application and the daemon.
   Result<Charge> charge(Resource resource, uint64_t amount = 1);
-  /// Runs `job` now if fewer than maxRunning jobs run, else queues it. The job must call
-  /// jobDone() on the strand when its work ended.
-  void schedule(Job job);
-  void jobDone();
 
   // --- writing and closing (session.cpp)
   void send(MessageType type, uint64_t callId, OutMessage& message,
@@ -252,16 +251,12 @@ class Session : public std::enable_shared_from_this<Session> {
   /// What this connection holds (the per-connection quotas of the ledger).
   std::shared_ptr<Usage> usage_ = std::make_shared<Usage>();
   Charge connectionCharge_;
-  /// The requests running or waiting (inFlight_), charged to the application and the daemon.
-  Charge requestsCharge_;
   bool helloDone_ = false;
   bool closed_ = false;
   bool draining_ = false;
   bool writeWaiting_ = false;
   bool readWaiting_ = false;
   std::function<void()> onClosed_;
-  /// Requests accepted whose reply is not sent yet (preparations and executions).
-  size_t inFlight_ = 0;
   size_t queuedBytes_ = 0;
   /// queuedBytes_ charged to the application and the daemon (Resource::kReplyBytes).
   Charge replyCharge_;
@@ -273,9 +268,9 @@ class Session : public std::enable_shared_from_this<Session> {
   bool frameTimerArmed_ = false;
   uint64_t framesHandled_ = 0;
 
-  // Work on the driver's threads.
-  uint32_t running_ = 0;
-  std::deque<Job> waiting_;
+  /// Work on the driver's threads: at most limits_.maxRunning at once, the rest waiting in
+  /// order; its tickets count the requests accepted whose reply is not sent yet.
+  WorkQueue queue_;
   /// Set when the session closes: running executions stop before their next step.
   std::shared_ptr<std::atomic<bool>> cancelled_ = std::make_shared<std::atomic<bool>>(false);
 
@@ -292,7 +287,8 @@ class Session : public std::enable_shared_from_this<Session> {
   };
   /// Runs a fenced execution whose fences signalled (in its turn in the queue): reads its
   /// files first when it has any, on the lane.
-  void startFenced(std::shared_ptr<FileBridge> bridge, hal::FencedStart start);
+  void startFenced(WorkQueue::Running running, std::shared_ptr<FileBridge> bridge,
+                   hal::FencedStart start);
   /// Fenced executions by handle: their callback and the fence the client got.
   struct Fenced {
     std::shared_ptr<FencedExecutionCallback> callback;

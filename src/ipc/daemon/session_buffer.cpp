@@ -65,14 +65,17 @@ bool Session::handleBufferCopy(Frame& frame, bool copyFrom) {
            copyFrom ? "copyFrom: src is not a valid memory" : "copyTo: dst is not a valid memory"});
     return true;
   }
-  if (auto admitted = admitRequest(); !admitted) {
-    reply(toWireStatus(admitted.error()));
+  auto ticket = admitRequest();
+  if (!ticket) {
+    reply(toWireStatus(ticket.error()));
     return true;
   }
   // Copies may be large and read client files: they run off the io threads, on the
   // application's lane.
-  schedule([this, buffer = found->second, copyFrom, reply, m = std::make_shared<BufferCopy>(*m),
-            fds = std::make_shared<std::vector<UniqueFd>>(std::move(frame.fds))]() mutable {
+  queue_.schedule(std::move(*ticket), [this, buffer = found->second, copyFrom, reply,
+                                       m = std::make_shared<BufferCopy>(*m),
+                                       fds = std::make_shared<std::vector<UniqueFd>>(std::move(
+                                           frame.fds))](WorkQueue::Running running) mutable {
     offIoThread(
         [buffer, copyFrom, m, fds]() -> Result<void> {
           NNHAL_ASSIGN_OR_RETURN(
@@ -81,10 +84,10 @@ bool Session::handleBufferCopy(Frame& frame, bool copyFrom) {
           return copyFrom ? buffer->buffer->copyFrom(memory, m->dimensions)
                           : buffer->buffer->copyTo(memory);
         },
-        [this, reply](Result<void> copied) {
-          requestDone();
+        [this, reply, running = std::move(running)](Result<void> copied) mutable {
+          running.answered();
           reply(copied ? WireStatus{} : toWireStatus(copied.error()));
-          jobDone();
+          running.end();
           finishIfDrained();
         });
   });

@@ -39,47 +39,12 @@ ExecuteOptions Session::executeOptions(const Execute& m) const {
   return options;
 }
 
-Result<void> Session::admitWork() const {
-  if (running_ >= limits_.maxRunning && waiting_.size() >= limits_.maxQueued) {
-    return quotaExceeded(std::to_string(running_) + " requests of this client are running and " +
-                         std::to_string(waiting_.size()) + " waiting, the most allowed");
-  }
-  return {};
-}
-
-Result<void> Session::admitRequest() {
-  NNHAL_TRY(admitWork());
-  NNHAL_TRY(config_->ledger->extend(requestsCharge_, nullptr, account_, Resource::kRequests));
-  ++inFlight_;
-  return {};
-}
-
-void Session::requestDone() {
-  --inFlight_;
-  requestsCharge_.giveBack(1);
+Result<WorkQueue::Ticket> Session::admitRequest() {
+  return queue_.admit(*config_->ledger, account_);
 }
 
 Result<Charge> Session::charge(Resource resource, uint64_t amount) {
   return config_->ledger->charge(usage_, account_, resource, amount);
-}
-
-void Session::schedule(Job job) {
-  if (running_ < limits_.maxRunning) {
-    ++running_;
-    job();
-    return;
-  }
-  waiting_.push_back(std::move(job));
-}
-
-void Session::jobDone() {
-  --running_;
-  while (!closed_ && running_ < limits_.maxRunning && !waiting_.empty()) {
-    Job next = std::move(waiting_.front());
-    waiting_.pop_front();
-    ++running_;
-    next();
-  }
 }
 
 Result<Request> Session::requestFrom(WireRequest wire, const std::vector<UniqueFd>& fds) {
@@ -194,7 +159,7 @@ bool Session::handleExecute(Frame& frame, bool async, bool moreWaiting) {
   // Client files (mmap_fd pools the driver reads with pread/pwrite) are read and written on
   // the application's lane, never by an io thread or a driver slot (hal/file_pool_staging.h).
   const bool filePools = hal::hasFilePools(*request);
-  if (!async && !filePools && !moreWaiting && running_ == 0 && waiting_.empty() &&
+  if (!async && !filePools && !moreWaiting && queue_.running() == 0 && queue_.waiting() == 0 &&
       embedded != nullptr && embedded->runsQuickly()) {
     // The fast path: short by construction (ipc/daemon/session.h), so it may run on this thread.
     ++counters_.callsInFlight;
@@ -203,34 +168,40 @@ bool Session::handleExecute(Frame& frame, bool async, bool moreWaiting) {
     reply(result);
     return true;
   }
-  if (auto admitted = admitRequest(); !admitted) return refuse(admitted.error());
+  auto ticket = admitRequest();
+  if (!ticket) return refuse(ticket.error());
 
   if (async) launched({});
-  auto deliver = [this, reply, tracked](Result<ExecutionResult> result) {
-    requestDone();
+  // Answers the request, frees its driver slot.
+  auto deliver = [this, reply, tracked](WorkQueue::Running running,
+                                        Result<ExecutionResult> result) {
+    running.answered();
     --counters_.callsInFlight;
     if (closed_) return;
     reply(result);
+    running.end();
     finishIfDrained();
   };
   using Staging = std::shared_ptr<hal::FilePoolStaging>;
   // Runs the (staged) request on the driver; once it ended, writes its outputs back to the
   // client's files on the lane, then replies.
-  auto run = [this, tracked, embedded, deliver, options](Request staged, Staging staging) mutable {
+  auto run = [this, tracked, embedded, deliver, options](WorkQueue::Running running, Request staged,
+                                                         Staging staging) mutable {
     auto state = std::make_shared<LaunchState<ExecutionResult>>();
-    auto finish = [self = shared_from_this(), deliver,
-                   staging](Result<ExecutionResult> result) mutable {
+    // The driver may drop its callback without calling it: the slot is freed all the same.
+    auto held = std::make_shared<WorkQueue::Running>(std::move(running));
+    auto finish = [self = shared_from_this(), deliver, staging,
+                   held](Result<ExecutionResult> result) mutable {
       if (!staging || staging->empty() || !result) {
-        deliver(std::move(result));
-        self->jobDone();
+        deliver(std::move(*held), std::move(result));
         return;
       }
       self->offIoThread(
           [staging]() -> Result<void> { return staging->writeBack(); },
-          [self, deliver, result = std::move(result)](Result<void> written) mutable {
-            deliver(written ? std::move(result)
+          [deliver, held, result = std::move(result)](Result<void> written) mutable {
+            deliver(std::move(*held),
+                    written ? std::move(result)
                             : Result<ExecutionResult>(std::unexpected(std::move(written).error())));
-            self->jobDone();
           });
     };
     ExecutionCallback callback =
@@ -248,33 +219,34 @@ bool Session::handleExecute(Frame& frame, bool async, bool moreWaiting) {
             : tracked->model->execute(std::move(staged), options, std::move(callback));
     auto early = state->markReturned();
     if (status != ErrorStatus::NONE || early) {
-      deliver(early ? std::move(*early) : fail(status, "the execution could not start"));
-      jobDone();
+      deliver(std::move(*held),
+              early ? std::move(*early) : fail(status, "the execution could not start"));
     }
   };
-  schedule([this, run, deliver, filePools, request = std::move(*request)]() mutable {
-    ++counters_.callsInFlight;  // counted from its start: queued work of a departed client
-                                // is dropped without running
-    if (!filePools) {
-      run(std::move(request), nullptr);
-      return;
-    }
-    auto staged = std::make_shared<Request>(std::move(request));
-    offIoThread(
-        [staged, limit = limits_.maxStagedBytes]() -> Result<Staging> {
-          NNHAL_ASSIGN_OR_RETURN(hal::FilePoolStaging staging,
-                                 hal::FilePoolStaging::stage(*staged, limit));
-          return std::make_shared<hal::FilePoolStaging>(std::move(staging));
-        },
-        [this, run, deliver, staged](Result<Staging> staging) mutable {
-          if (!staging) {
-            deliver(std::unexpected(std::move(staging).error()));
-            jobDone();
-            return;
-          }
-          run(std::move(*staged), std::move(*staging));
-        });
-  });
+  queue_.schedule(
+      std::move(*ticket), [this, run, deliver, filePools,
+                           request = std::move(*request)](WorkQueue::Running running) mutable {
+        ++counters_.callsInFlight;  // counted from its start: queued work of a departed client
+                                    // is dropped without running
+        if (!filePools) {
+          run(std::move(running), std::move(request), nullptr);
+          return;
+        }
+        auto staged = std::make_shared<Request>(std::move(request));
+        offIoThread(
+            [staged, limit = limits_.maxStagedBytes]() -> Result<Staging> {
+              NNHAL_ASSIGN_OR_RETURN(hal::FilePoolStaging staging,
+                                     hal::FilePoolStaging::stage(*staged, limit));
+              return std::make_shared<hal::FilePoolStaging>(std::move(staging));
+            },
+            [run, deliver, staged, running = std::move(running)](Result<Staging> staging) mutable {
+              if (!staging) {
+                deliver(std::move(running), std::unexpected(std::move(staging).error()));
+                return;
+              }
+              run(std::move(running), std::move(*staged), std::move(*staging));
+            });
+      });
   return true;
 }
 
@@ -377,9 +349,12 @@ bool Session::handleExecuteFenced(Frame& frame) {
                   if (self == nullptr) return;  // the client is gone: `start` ends it
                   self->onStrand([self, bridge, start = std::move(start)]() mutable {
                     if (self->closed_) return;
-                    self->schedule([self, bridge, start = std::move(start)]() mutable {
-                      self->startFenced(bridge, std::move(start));
-                    });
+                    // Not a request of its own (Launched was sent): no ticket, only a slot.
+                    self->queue_.schedule(
+                        WorkQueue::Ticket(), [self, bridge, start = std::move(start)](
+                                                 WorkQueue::Running running) mutable {
+                          self->startFenced(std::move(running), bridge, std::move(start));
+                        });
                   });
                 },
                 cancelled_)
@@ -414,31 +389,33 @@ bool Session::handleExecuteFenced(Frame& frame) {
   return true;
 }
 
-void Session::startFenced(std::shared_ptr<FileBridge> bridge, hal::FencedStart start) {
+void Session::startFenced(WorkQueue::Running running, std::shared_ptr<FileBridge> bridge,
+                          hal::FencedStart start) {
   ++counters_.callsInFlight;
-  auto run = [self = shared_from_this()](hal::FencedStart start) {
-    start([self] {
-      self->onStrand([self] {
+  auto run = [self = shared_from_this()](WorkQueue::Running running, hal::FencedStart start) {
+    start([self, running = std::move(running)]() mutable {
+      self->onStrand([self, running = std::move(running)]() mutable {
         --self->counters_.callsInFlight;
-        self->jobDone();
+        running.end();
       });
     });
   };
   if (!bridge) {
-    run(std::move(start));
+    run(std::move(running), std::move(start));
     return;
   }
   // The fences signalled: the client's inputs are ready in its files.
   offIoThread([bridge]() -> Result<void> { return bridge->staging.readInputs(); },
-              [this, bridge, run, start = std::move(start)](Result<void> read) mutable {
+              [this, bridge, run, running = std::move(running),
+               start = std::move(start)](Result<void> read) mutable {
                 if (!read) {
                   bridge->failure = std::move(read).error();
                   { hal::FencedStart dropped = std::move(start); }  // ends it, fence signalled
                   --counters_.callsInFlight;
-                  jobDone();
+                  running.end();
                   return;
                 }
-                run(std::move(start));
+                run(std::move(running), std::move(start));
               });
 }
 

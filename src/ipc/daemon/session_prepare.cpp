@@ -93,12 +93,12 @@ Result<uint64_t> attachModelPools(Model& model, const std::vector<WirePool>& poo
   return poolConstants + model.operandValues.size();
 }
 
-Result<Session::Charges> Session::admitPreparation() {
-  NNHAL_TRY(admitWork());
+Result<Session::AdmittedPreparation> Session::admitPreparation() {
+  NNHAL_TRY(queue_.checkRoom());
   auto charges = std::make_shared<PreparationCharges>();
   NNHAL_ASSIGN_OR_RETURN(charges->model, charge(Resource::kPreparedModels));
-  NNHAL_TRY(admitRequest());
-  return charges;
+  NNHAL_ASSIGN_OR_RETURN(WorkQueue::Ticket ticket, admitRequest());
+  return AdmittedPreparation{std::move(charges), std::move(ticket)};
 }
 
 void Session::releaseModel(uint64_t handle) {
@@ -123,39 +123,43 @@ bool Session::handleSupportedOperations(Frame& frame) {
     encode(r, out);
     send(MessageType::kSupportedOperationsReply, callId, out);
   };
-  if (auto admitted = admitRequest(); !admitted) {
-    reply({toWireStatus(admitted.error()), {}});
+  auto ticket = admitRequest();
+  if (!ticket) {
+    reply({toWireStatus(ticket.error()), {}});
     return true;
   }
   auto fds = std::make_shared<std::vector<UniqueFd>>(std::move(frame.fds));
-  schedule([this, fds, reply, wire = std::make_shared<WireModel>(std::move(*m))]() mutable {
-    // The copy is bounded by what the client may still hold, though it is dropped after.
-    const uint64_t room =
-        config_->ledger->remaining(usage_.get(), account_.get(), Resource::kConstantBytes);
-    offIoThread(
-        [this, fds, wire, room]() -> Result<std::vector<std::string>> {
-          NNHAL_TRY(attachModelPools(wire->model, wire->pools, *fds, room));
-          return device_.explainSupportedOperations(wire->model);
-        },
-        [this, reply](Result<std::vector<std::string>> reasons) {
-          requestDone();
-          SupportedOperationsReply r;
-          if (reasons) {
-            r.reasons = std::move(*reasons);
-          } else {
-            r.status = toWireStatus(reasons.error());
-          }
-          reply(r);
-          jobDone();
-          finishIfDrained();
-        });
-  });
+  queue_.schedule(
+      std::move(*ticket), [this, fds, reply, wire = std::make_shared<WireModel>(std::move(*m))](
+                              WorkQueue::Running running) mutable {
+        // The copy is bounded by what the client may still hold, though it is dropped after.
+        const uint64_t room =
+            config_->ledger->remaining(usage_.get(), account_.get(), Resource::kConstantBytes);
+        offIoThread(
+            [this, fds, wire, room]() -> Result<std::vector<std::string>> {
+              NNHAL_TRY(attachModelPools(wire->model, wire->pools, *fds, room));
+              return device_.explainSupportedOperations(wire->model);
+            },
+            [this, reply,
+             running = std::move(running)](Result<std::vector<std::string>> reasons) mutable {
+              running.answered();
+              SupportedOperationsReply r;
+              if (reasons) {
+                r.reasons = std::move(*reasons);
+              } else {
+                r.status = toWireStatus(reasons.error());
+              }
+              reply(r);
+              running.end();
+              finishIfDrained();
+            });
+      });
   return true;
 }
 
-void Session::replyPrepared(uint64_t callId, Charges charges, bool lowPower,
-                            Result<std::shared_ptr<PreparedModel>> result) {
-  requestDone();
+void Session::replyPrepared(WorkQueue::Running& running, uint64_t callId, Charges charges,
+                            bool lowPower, Result<std::shared_ptr<PreparedModel>> result) {
+  running.answered();
   --counters_.callsInFlight;
   if (closed_) return;
   PrepareReply reply;
@@ -175,31 +179,34 @@ void Session::replyPrepared(uint64_t callId, Charges charges, bool lowPower,
   finishIfDrained();
 }
 
-void Session::launchPreparation(uint64_t callId, Charges charges, bool lowPower,
+void Session::launchPreparation(WorkQueue::Running running, uint64_t callId, Charges charges,
+                                bool lowPower,
                                 const std::function<ErrorStatus(PrepareCallback)>& start) {
   using PreparedResult = Result<std::shared_ptr<PreparedModel>>;
   ++counters_.callsInFlight;  // from its start: queued work of a departed client never runs
   auto state = std::make_shared<LaunchState<std::shared_ptr<PreparedModel>>>();
+  // The driver may drop its callback without calling it: the slot is freed all the same.
+  auto held = std::make_shared<WorkQueue::Running>(std::move(running));
   const ErrorStatus status =
-      start([self = shared_from_this(), state, callId, charges, lowPower,
+      start([self = shared_from_this(), state, held, callId, charges, lowPower,
              work = boost::asio::make_work_guard(strand_)](PreparedResult result) mutable {
         if (state->keepIfEarly(result)) return;
-        self->onStrand([self, callId, charges, lowPower, result = std::move(result),
+        self->onStrand([self, held, callId, charges, lowPower, result = std::move(result),
                         work = std::move(work)]() mutable {
-          self->replyPrepared(callId, std::move(charges), lowPower, std::move(result));
-          self->jobDone();
+          self->replyPrepared(*held, callId, std::move(charges), lowPower, std::move(result));
+          held->end();
         });
       });
   auto early = state->markReturned();
   if (status != ErrorStatus::NONE) {
     const Error error = early && !*early ? early->error() : Error{status, "", {}};
-    replyPrepared(callId, std::move(charges), lowPower, std::unexpected(error));
-    jobDone();
+    replyPrepared(*held, callId, std::move(charges), lowPower, std::unexpected(error));
+    held->end();
     return;
   }
   if (early) {
-    replyPrepared(callId, std::move(charges), lowPower, std::move(*early));
-    jobDone();
+    replyPrepared(*held, callId, std::move(charges), lowPower, std::move(*early));
+    held->end();
   }
 }
 
@@ -216,7 +223,7 @@ bool Session::handlePrepareModel(Frame& frame) {
     sendLaunched(callId, toWireStatus(admitted.error()));
     return true;
   }
-  Charges charges = std::move(*admitted);
+  Charges charges = std::move(admitted->charges);
   auto fds = std::make_shared<std::vector<UniqueFd>>(std::move(frame.fds));
   auto message = std::make_shared<PrepareModel>(std::move(*m));
   PrepareOptions options;
@@ -226,7 +233,9 @@ bool Session::handlePrepareModel(Frame& frame) {
   if (message->cache) options.cache = cacheFiles(*message->cache, *fds);
   // The model's pools, its constants and the driver's own argument checks are read on the
   // application's lane; then Launched carries the driver's status, and the compilation starts.
-  schedule([this, callId, fds, message, charges, options = std::move(options)]() mutable {
+  queue_.schedule(std::move(admitted->ticket), [this, callId, fds, message, charges,
+                                                options = std::move(options)](
+                                                   WorkQueue::Running running) mutable {
     const uint64_t room =
         config_->ledger->remaining(usage_.get(), account_.get(), Resource::kConstantBytes);
     offIoThread(
@@ -241,14 +250,13 @@ bool Session::handlePrepareModel(Frame& frame) {
           NNHAL_TRY(config_->driver->checkPreparation(message->model.model, options));
           return constants;
         },
-        [this, callId, fds, message, charges, options](Result<uint64_t> constants) mutable {
-          if (closed_) {  // the client left while its model was read: nothing to compile
-            requestDone();
-            jobDone();
-            return;
-          }
+        [this, callId, fds, message, charges, options,
+         running = std::move(running)](Result<uint64_t> constants) mutable {
+          // The client left while its model was read: nothing to compile (the ticket and
+          // the slot go with `running`).
+          if (closed_) return;
           auto refuse = [&](const Error& error, bool asOutcome) {
-            requestDone();
+            running.answered();
             if (asOutcome) {
               // Like a pool the driver cannot use: the preparation itself fails.
               sendLaunched(callId, {});
@@ -260,7 +268,7 @@ bool Session::handlePrepareModel(Frame& frame) {
             } else {
               sendLaunched(callId, toWireStatus(error));
             }
-            jobDone();
+            running.end();
             finishIfDrained();
           };
           if (!constants) {
@@ -276,11 +284,12 @@ bool Session::handlePrepareModel(Frame& frame) {
           // The driver's checks passed: Launched now, whenever the compilation starts.
           sendLaunched(callId, {});
           const bool lowPower = options.preference == ExecutionPreference::LOW_POWER;
-          launchPreparation(callId, charges, lowPower, [&](PrepareCallback callback) {
-            // Checked off the io thread already: not validated again here.
-            return config_->driver->prepareChecked(std::move(message->model.model), options,
-                                                   application_, std::move(callback));
-          });
+          launchPreparation(
+              std::move(running), callId, charges, lowPower, [&](PrepareCallback callback) {
+                // Checked off the io thread already: not validated again here.
+                return config_->driver->prepareChecked(std::move(message->model.model), options,
+                                                       application_, std::move(callback));
+              });
         });
   });
   return true;
@@ -307,9 +316,12 @@ bool Session::handlePrepareFromCache(Frame& frame) {
     return true;
   }
   sendLaunched(callId, {});
-  schedule([this, self = shared_from_this(), callId, fds, files = std::move(files),
-            charges = std::move(*admitted), deadline = m->deadline]() mutable {
-    launchPreparation(callId, charges, false, [&](PrepareCallback callback) {
+  queue_.schedule(std::move(admitted->ticket), [this, self = shared_from_this(), callId, fds,
+                                                files = std::move(files),
+                                                charges = std::move(admitted->charges),
+                                                deadline = m->deadline](
+                                                   WorkQueue::Running running) mutable {
+    launchPreparation(std::move(running), callId, charges, false, [&](PrepareCallback callback) {
       return config_->driver->prepareFromCache(files, deadline, application_, std::move(callback));
     });
   });

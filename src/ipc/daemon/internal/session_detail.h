@@ -145,9 +145,4 @@ Result<uint64_t> attachModelPools(Model& model, const std::vector<WirePool>& poo
                                   const std::vector<UniqueFd>& fds, uint64_t maxConstantBytes,
                                   const std::function<Result<void>(const Model&)>& check = {});
 
-/// The status to reply when a quota is exceeded.
-inline std::unexpected<Error> quotaExceeded(const std::string& what) {
-  return fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "quota exceeded: " + what);
-}
-
 }  // namespace nnhal::ipc
