@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/post.hpp>
 #include <fstream>
@@ -31,20 +32,19 @@ uint64_t residentBytes() {
 
 Session::Session(Socket socket, std::shared_ptr<const SessionConfig> config, uint64_t id,
                  bool admin, std::shared_ptr<Account> account, Charge connection)
-    : socket_(std::move(socket)),
-      strand_(boost::asio::make_strand(
-          static_cast<boost::asio::io_context&>(socket_.get_executor().context()))),
+    : strand_(boost::asio::make_strand(
+          static_cast<boost::asio::io_context&>(socket.get_executor().context()))),
       config_(std::move(config)),
       limits_(config_->limits),
       device_(*config_->device),
       counters_(*config_->counters),
-      parser_(config_->maxPayloadBytes),
       id_(id),
       admin_(admin),
       account_(std::move(account)),
       application_(account_->application()),
       connectionCharge_(std::move(connection)),
-      frameTimer_(strand_),
+      channel_(std::move(socket), strand_, limits_, config_->maxPayloadBytes, config_->ledger,
+               account_),
       queue_(strand_, limits_.maxRunning, limits_.maxQueued) {
   ++counters_.sessions;
 }
@@ -62,21 +62,16 @@ Session::~Session() {
 
 void Session::start() {
   onStrand([self = shared_from_this()] {
-    boost::system::error_code ec;
-    self->socket_.non_blocking(true, ec);
-    if (ec) {
-      self->close("cannot make the socket non-blocking: " + ec.message());
-      return;
+    if (auto started = self->channel_.start(self->weak_from_this()); !started) {
+      self->close(started.error().message);
     }
-    self->waitReadable();
   });
 }
 
 void Session::drain() {
   onStrand([self = shared_from_this()] {
     if (self->closed_ || self->draining_) return;
-    self->draining_ = true;
-    self->finishIfDrained();
+    self->startDraining();
   });
 }
 
@@ -90,85 +85,13 @@ void Session::onClosed(std::function<void()> done) {
   });
 }
 
-void Session::waitReadable() {
-  if (readWaiting_ || closed_ || draining_) return;
-  readWaiting_ = true;
-  socket_.async_wait(Socket::wait_read,
-                     boost::asio::bind_executor(
-                         strand_, [self = shared_from_this()](boost::system::error_code ec) {
-                           self->readWaiting_ = false;
-                           if (ec || self->closed_ || self->draining_) return;
-                           self->onReadable();
-                         }));
+void Session::startDraining() {
+  draining_ = true;
+  channel_.stopReading();
+  finishIfDrained();
 }
 
-bool Session::readPausedByReplies() const { return queuedBytes_ > limits_.maxUnreadReplyBytes / 4; }
-
-void Session::onReadable() {
-  bool peerClosed = false;
-  // A few reads per wake-up, so that a client flooding small requests takes turns with the
-  // other clients of this io thread.
-  for (int reads = 0; reads < 4; ++reads) {
-    auto got = receiveSome(socket_.native_handle(), parser_, true);
-    if (!got) {
-      close(got.error().message);
-      return;
-    }
-    if (*got == ReceiveStatus::kWouldBlock) break;
-    if (*got == ReceiveStatus::kClosed) {
-      peerClosed = true;
-      break;
-    }
-  }
-  handleBuffered();
-  if (closed_) return;
-  if (peerClosed) {
-    close(parser_.hasPartialFrame() ? "client disconnected in the middle of a frame"
-                                    : "client disconnected");
-    return;
-  }
-  if (draining_) {
-    finishIfDrained();
-    return;
-  }
-  if (!readPausedByReplies()) waitReadable();
-}
-
-void Session::handleBuffered() {
-  while (!closed_ && !draining_ && !readPausedByReplies()) {
-    auto next = parser_.next();
-    if (!next) {
-      close("malformed stream: " + next.error().message);
-      return;
-    }
-    if (!next->has_value()) break;
-    ++framesHandled_;
-    const bool moreWaiting = parser_.hasCompleteFrame();
-    if (!handleFrame(std::move(**next), moreWaiting)) break;
-  }
-  if (!closed_ && parser_.hasPartialFrame()) armFrameTimer();
-}
-
-void Session::armFrameTimer() {
-  if (frameTimerArmed_) return;
-  frameTimerArmed_ = true;
-  const uint64_t handled = framesHandled_;
-  frameTimer_.expires_after(limits_.frameTimeout);
-  frameTimer_.async_wait([self = shared_from_this(), handled](boost::system::error_code ec) {
-    self->frameTimerArmed_ = false;
-    if (ec || self->closed_) return;
-    const bool stuck = self->framesHandled_ == handled && self->parser_.hasPartialFrame() &&
-                       !self->parser_.hasCompleteFrame() && !self->readPausedByReplies();
-    if (stuck) {
-      self->close("a frame did not arrive whole within " +
-                  std::to_string(self->limits_.frameTimeout.count()) + " ms");
-      return;
-    }
-    if (self->parser_.hasPartialFrame()) self->armFrameTimer();
-  });
-}
-
-bool Session::handleFrame(Frame frame, bool moreWaiting) {
+bool Session::onFrame(Frame frame, bool moreWaiting) {
   const auto type = static_cast<MessageType>(frame.header.type);
   const ScopedTraceSpan span(
       config_->trace.get(), "ipc",
@@ -184,8 +107,7 @@ bool Session::handleFrame(Frame frame, bool moreWaiting) {
       encode(reply, out);
       send(MessageType::kHelloReply, frame.header.callId, out);
       spdlog::info("session {}: {}", id_, reply.status.message);
-      draining_ = true;  // close once the reply is written
-      finishIfDrained();
+      startDraining();  // close once the reply is written
       return false;
     }
     close("frame of protocol version " + std::to_string(frame.header.version) + ", expected " +
@@ -260,81 +182,106 @@ void Session::replyFailure(MessageType type, uint64_t callId, const Error& error
   }
 }
 
+template <typename Decoder, typename Use>
+bool Session::whenDecoded(const Frame& frame, Decoder decoder, Use use) {
+  const auto type = static_cast<MessageType>(frame.header.type);
+  auto m = decodePayload(frame.payload, type, decoder);
+  if (!m) {
+    close("malformed " + toString(type) + " payload");
+    return false;
+  }
+  use(*m);
+  return true;
+}
+
+const Session::HandlerEntry* Session::handlerFor(MessageType type) {
+  // One entry per message a client may send, sorted by type; the replies and the daemon's
+  // own calls (kBurstGetMemories) have none, so a client sending one is closed.
+  static constexpr std::array<HandlerEntry, 21> kHandlers{{
+      {MessageType::kHello, [](Session& s, Frame& f, bool) { return s.handleHello(f); }},
+      {MessageType::kSupportedOperations,
+       [](Session& s, Frame& f, bool) { return s.handleSupportedOperations(f); }},
+      {MessageType::kPrepareModel,
+       [](Session& s, Frame& f, bool) { return s.handlePrepareModel(f); }},
+      {MessageType::kPrepareModelFromCache,
+       [](Session& s, Frame& f, bool) { return s.handlePrepareFromCache(f); }},
+      {MessageType::kReleasePreparedModel,
+       [](Session& s, Frame& f, bool) {
+         return s.whenDecoded(f, decodeReleasePreparedModel,
+                              [&](const ReleasePreparedModel& m) { s.releaseModel(m.handle); });
+       }},
+      {MessageType::kExecuteSynchronously,
+       [](Session& s, Frame& f, bool more) { return s.handleExecute(f, false, more); }},
+      {MessageType::kExecute,
+       [](Session& s, Frame& f, bool more) { return s.handleExecute(f, true, more); }},
+      {MessageType::kReleasePools,
+       [](Session& s, Frame& f, bool) {
+         return s.whenDecoded(f, decodeReleasePools, [&](const ReleasePools& m) {
+           for (uint64_t id : m.ids) s.pools_.erase(id);
+         });
+       }},
+      {MessageType::kGetStats, [](Session& s, Frame& f, bool) { return s.handleGetStats(f); }},
+      {MessageType::kExecuteFenced,
+       [](Session& s, Frame& f, bool) { return s.handleExecuteFenced(f); }},
+      {MessageType::kGetFencedInfo,
+       [](Session& s, Frame& f, bool) { return s.handleGetFencedInfo(f); }},
+      {MessageType::kReleaseFenced,
+       [](Session& s, Frame& f, bool) {
+         return s.whenDecoded(f, decodeFencedHandle,
+                              [&](const FencedHandle& m) { s.fenced_.erase(m.handle); });
+       }},
+      {MessageType::kConfigureBurst,
+       [](Session& s, Frame& f, bool) { return s.handleConfigureBurst(f); }},
+      {MessageType::kReleaseBurst,
+       [](Session& s, Frame& f, bool) {
+         return s.whenDecoded(f, decodeBurstHandle,
+                              [&](const BurstHandle& m) { s.releaseBurst(m.burst); });
+       }},
+      {MessageType::kBurstFreeMemory,
+       [](Session& s, Frame& f, bool) { return s.handleBurstFreeMemory(f); }},
+      {MessageType::kBurstMemories,
+       [](Session& s, Frame& f, bool) { return s.handleBurstMemories(f); }},
+      {MessageType::kBurstLastError,
+       [](Session& s, Frame& f, bool) { return s.handleBurstLastError(f); }},
+      {MessageType::kAllocate, [](Session& s, Frame& f, bool) { return s.handleAllocate(f); }},
+      {MessageType::kBufferCopyTo,
+       [](Session& s, Frame& f, bool) { return s.handleBufferCopy(f, false); }},
+      {MessageType::kBufferCopyFrom,
+       [](Session& s, Frame& f, bool) { return s.handleBufferCopy(f, true); }},
+      {MessageType::kReleaseBuffer,
+       [](Session& s, Frame& f, bool) {
+         return s.whenDecoded(f, decodeBufferHandle,
+                              [&](const BufferHandle& m) { s.releaseBuffer(m.buffer); });
+       }},
+  }};
+  static_assert(
+      std::is_sorted(kHandlers.begin(), kHandlers.end(),
+                     [](const HandlerEntry& a, const HandlerEntry& b) { return a.type < b.type; }));
+  const auto* found =
+      std::lower_bound(kHandlers.begin(), kHandlers.end(), type,
+                       [](const HandlerEntry& entry, MessageType t) { return entry.type < t; });
+  return found != kHandlers.end() && found->type == type ? found : nullptr;
+}
+
 bool Session::dispatch(Frame& frame, bool moreWaiting) {
   const auto type = static_cast<MessageType>(frame.header.type);
-  switch (type) {
-    case MessageType::kHello:
-      return handleHello(frame);
-    case MessageType::kSupportedOperations:
-      return handleSupportedOperations(frame);
-    case MessageType::kPrepareModel:
-      return handlePrepareModel(frame);
-    case MessageType::kPrepareModelFromCache:
-      return handlePrepareFromCache(frame);
-    case MessageType::kReleasePreparedModel: {
-      auto m = decodePayload(frame.payload, type, decodeReleasePreparedModel);
-      if (!m) break;
-      releaseModel(m->handle);
-      return true;
-    }
-    case MessageType::kExecuteSynchronously:
-      return handleExecute(frame, false, moreWaiting);
-    case MessageType::kExecute:
-      return handleExecute(frame, true, moreWaiting);
-    case MessageType::kReleasePools: {
-      auto m = decodePayload(frame.payload, type, decodeReleasePools);
-      if (!m) break;
-      for (uint64_t id : m->ids) pools_.erase(id);
-      return true;
-    }
-    case MessageType::kExecuteFenced:
-      return handleExecuteFenced(frame);
-    case MessageType::kGetFencedInfo:
-      return handleGetFencedInfo(frame);
-    case MessageType::kReleaseFenced: {
-      auto m = decodePayload(frame.payload, type, decodeFencedHandle);
-      if (!m) break;
-      fenced_.erase(m->handle);
-      return true;
-    }
-    case MessageType::kConfigureBurst:
-      return handleConfigureBurst(frame);
-    case MessageType::kReleaseBurst: {
-      auto m = decodePayload(frame.payload, type, decodeBurstHandle);
-      if (!m) break;
-      releaseBurst(m->burst);
-      return true;
-    }
-    case MessageType::kBurstFreeMemory:
-      return handleBurstFreeMemory(frame);
-    case MessageType::kBurstMemories:
-      return handleBurstMemories(frame);
-    case MessageType::kBurstLastError:
-      return handleBurstLastError(frame);
-    case MessageType::kAllocate:
-      return handleAllocate(frame);
-    case MessageType::kBufferCopyTo:
-    case MessageType::kBufferCopyFrom:
-      return handleBufferCopy(frame, type == MessageType::kBufferCopyFrom);
-    case MessageType::kReleaseBuffer: {
-      auto m = decodePayload(frame.payload, type, decodeBufferHandle);
-      if (!m) break;
-      releaseBuffer(m->buffer);
-      return true;
-    }
-    case MessageType::kGetStats: {
-      if (!frame.payload.empty()) break;
-      OutMessage out;
-      encode(admin_ ? daemonStats() : ownStats(), out);
-      send(MessageType::kStatsReply, frame.header.callId, out);
-      return true;
-    }
-    default:
-      close("unexpected message type " + toString(type));
-      return false;
+  const HandlerEntry* entry = handlerFor(type);
+  if (entry == nullptr) {
+    close("unexpected message type " + toString(type));
+    return false;
   }
-  close("malformed " + toString(type) + " payload");
-  return false;
+  return entry->handle(*this, frame, moreWaiting);
+}
+
+bool Session::handleGetStats(const Frame& frame) {
+  if (!frame.payload.empty()) {
+    close("malformed " + toString(MessageType::kGetStats) + " payload");
+    return false;
+  }
+  OutMessage out;
+  encode(admin_ ? daemonStats() : ownStats(), out);
+  send(MessageType::kStatsReply, frame.header.callId, out);
+  return true;
 }
 
 ApplicationUsage Session::usageOf(const Account& account) const {
@@ -402,8 +349,7 @@ bool Session::handleHello(const Frame& frame) {
     OutMessage out;
     encode(reply, out);
     send(MessageType::kHelloReply, frame.header.callId, out);
-    draining_ = true;
-    finishIfDrained();
+    startDraining();
     return false;
   }
   helloDone_ = true;
@@ -430,89 +376,8 @@ void Session::sendLaunched(uint64_t callId, const WireStatus& status) {
   send(MessageType::kLaunched, callId, out);
 }
 
-void Session::send(MessageType type, uint64_t callId, OutMessage& message,
-                   std::shared_ptr<void> keep) {
-  if (closed_) return;
-  FrameHeader header;
-  header.type = static_cast<uint16_t>(type);
-  header.callId = callId;
-  header.payloadBytes = static_cast<uint32_t>(message.payload.size());
-  header.fdCount = static_cast<uint32_t>(message.fds.size());
-  OutFrame frame;
-  frame.bytes.resize(kFrameHeaderBytes + message.payload.size());
-  encodeHeader(header,
-               std::span<uint8_t, kFrameHeaderBytes>(frame.bytes.data(), kFrameHeaderBytes));
-  std::copy(message.payload.buffer().begin(), message.payload.buffer().end(),
-            frame.bytes.begin() + kFrameHeaderBytes);
-  frame.fds = message.fds;
-  frame.keep = std::move(keep);
-  const size_t bytes = frame.bytes.size();
-  queuedBytes_ += bytes;
-  writeQueue_.push_back(std::move(frame));
-  if (queuedBytes_ > limits_.maxUnreadReplyBytes) {
-    close("the client does not read its replies (" + std::to_string(queuedBytes_) +
-          " bytes queued)");
-    return;
-  }
-  // Its application's and the daemon's unread replies: all its connections together.
-  if (auto charged =
-          config_->ledger->extend(replyCharge_, nullptr, account_, Resource::kReplyBytes, bytes);
-      !charged) {
-    close("the client does not read its replies: " + charged.error().message);
-    return;
-  }
-  if (!writeWaiting_) flush();
-}
-
-void Session::flush() {
-  const bool wasPaused = readPausedByReplies();
-  while (!writeQueue_.empty() && !closed_) {
-    OutFrame& front = writeQueue_.front();
-    const std::span<const uint8_t> rest(front.bytes.data() + front.sent,
-                                        front.bytes.size() - front.sent);
-    auto sent =
-        sendSome(socket_.native_handle(), rest, {},
-                 front.sent == 0 ? std::span<const int>(front.fds) : std::span<const int>());
-    if (!sent) {
-      close("cannot write to the client: " + sent.error().message);
-      return;
-    }
-    if (*sent == 0) {
-      waitWritable();
-      return;
-    }
-    front.sent += *sent;
-    if (front.sent == front.bytes.size()) {
-      queuedBytes_ -= front.bytes.size();
-      replyCharge_.giveBack(front.bytes.size());
-      writeQueue_.pop_front();
-    }
-  }
-  if (wasPaused && !readPausedByReplies() && !closed_ && !draining_) {
-    // The client read its replies: its requests are read again.
-    onStrand([self = shared_from_this()] {
-      self->handleBuffered();
-      if (!self->closed_ && !self->draining_ && !self->readPausedByReplies()) {
-        self->waitReadable();
-      }
-    });
-  }
-}
-
-void Session::waitWritable() {
-  writeWaiting_ = true;
-  socket_.async_wait(
-      Socket::wait_write,
-      boost::asio::bind_executor(strand_, [self = shared_from_this()](boost::system::error_code) {
-        self->writeWaiting_ = false;
-        if (self->closed_) return;
-        self->flush();
-        self->finishIfDrained();
-      }));
-}
-
 void Session::finishIfDrained() {
-  if (draining_ && !closed_ && queue_.inFlight() == 0 && writeQueue_.empty()) {
+  if (draining_ && !closed_ && queue_.inFlight() == 0 && !channel_.writing()) {
     close("draining done");
   }
 }
@@ -527,14 +392,9 @@ void Session::close(const std::string& reason) {
   } else {
     spdlog::warn("session {}: closing: {}", id_, reason);
   }
-  boost::system::error_code ec;
-  socket_.shutdown(Socket::shutdown_both, ec);
-  socket_.close(ec);
-  frameTimer_.cancel();
-  writeQueue_.clear();
-  queuedBytes_ = 0;
-  replyCharge_.reset();
+  channel_.close();
   queue_.close();  // queued work of a departed client never runs
+  boost::system::error_code ec;
   for (auto& [id, descriptor] : fenceWaits_) {
     descriptor->cancel(ec);
     descriptor->close(ec);

@@ -1,21 +1,25 @@
 // ipc/daemon/session.h — one client connection of the daemon.
 //
-// A Session reads frames from its socket, decodes them, calls the daemon's embedded Device
-// and writes the replies (docs/IPC_PROTOCOL.md). It owns the client's objects: a table
-// {handle -> prepared model}, a table {pool id -> pool}, its fenced executions; handles and
-// pool ids are per session, so a client can only ever name its own objects (an unknown
-// handle gets the same error whether or not another client uses that number). Everything a
-// session holds is released when it closes, and its work still queued is dropped; its
-// running executions are cancelled before their next step.
+// A Session interprets what one client asks (docs/IPC_PROTOCOL.md): its Channel
+// (ipc/daemon/channel.h) reads the frames from the socket and writes the replies under the
+// protocol's pace rules; the session decodes each frame, calls the daemon's embedded Device,
+// and queues the work that runs on the driver's threads in its WorkQueue
+// (ipc/daemon/work_queue.h). It owns the client's objects: a table {handle -> prepared
+// model}, a table {pool id -> pool}, its fenced executions; handles and pool ids are per
+// session, so a client can only ever name its own objects (an unknown handle gets the same
+// error whether or not another client uses that number). Everything a session holds is
+// released when it closes, and its work still queued is dropped; its running executions are
+// cancelled before their next step.
 //
 // The client is untrusted (docs/ARCHITECTURE.md, "Trust boundary"):
 //  - its pools go through hal::adoptClientPool, model constants are copied
 //    (hal::copyModelPoolsPrivately), request arguments are staged by the engine;
 //  - ClientLimits bound what it holds (prepared models, constant bytes, pools, fenced
-//    executions), what it runs at once (maxRunning preparations and executions on the
-//    driver's threads, the rest queued in order, at most maxQueued) and how it may pace its
-//    traffic (frames must finish within frameTimeout; replies it does not read stop its
-//    requests from being read, then close the connection);
+//    executions), what it runs at once (the WorkQueue: maxRunning preparations and
+//    executions on the driver's threads, the rest queued in order, at most maxQueued) and
+//    how it may pace its traffic (the Channel: frames must finish within frameTimeout;
+//    replies it does not read stop its requests from being read, then close the
+//    connection);
 //  - exceptions of a handler become an error reply for that request.
 //
 // Threading: every handler runs on the session's strand, on one of the io threads, and
@@ -56,6 +60,7 @@
 #include "hal/application.h"
 #include "hal/driver_control.h"
 #include "hal/file_pool_staging.h"
+#include "ipc/daemon/channel.h"
 #include "ipc/daemon/client_limits.h"
 #include "ipc/daemon/quota.h"
 #include "ipc/daemon/server_counters.h"
@@ -102,7 +107,7 @@ struct SessionConfig {
   std::shared_ptr<TraceRecorder> trace{};
 };
 
-class Session : public std::enable_shared_from_this<Session> {
+class Session : public std::enable_shared_from_this<Session>, public ChannelOwner {
  public:
   using Socket = boost::asio::local::stream_protocol::socket;
 
@@ -124,26 +129,36 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   struct TrackedModel;
   struct TrackedPool;
-  struct OutFrame {
-    std::vector<uint8_t> bytes;  // header + payload
-    size_t sent = 0;
-    std::vector<int> fds;  // sent with the first byte; borrowed from `keep`
-    std::shared_ptr<void> keep;
-  };
 
-  // --- reading and dispatch (session.cpp)
-  void waitReadable();
-  void onReadable();
-  /// Handles the frames already buffered, unless reading is paused.
-  void handleBuffered();
+  // --- the channel's events (session.cpp)
   /// Handles one decoded frame; `moreWaiting` when further complete frames are buffered.
-  /// Returns false when the session must close (the reason is logged).
-  bool handleFrame(Frame frame, bool moreWaiting);
+  /// Returns false when the session closed or stopped reading (the reason is logged).
+  bool onFrame(Frame frame, bool moreWaiting) override;
+  void onChannelClosed(const std::string& reason) override { close(reason); }
+  void onChannelQuiet() override { finishIfDrained(); }
+
+  // --- dispatch (session.cpp)
+  /// Handles a frame by its type (handlerFor); an unknown type closes the session.
   bool dispatch(Frame& frame, bool moreWaiting);
+  /// The handler of one message type a client may send: false when the session must stop
+  /// reading (it closed or drains).
+  struct HandlerEntry {
+    MessageType type;
+    bool (*handle)(Session& session, Frame& frame, bool moreWaiting);
+  };
+  /// The entry of `type`, or null for a type no client may send.
+  static const HandlerEntry* handlerFor(MessageType type);
+  /// Decodes `frame`'s payload with `decoder` and gives it to `use`; a malformed payload
+  /// closes the session (false).
+  template <typename Decoder, typename Use>
+  bool whenDecoded(const Frame& frame, Decoder decoder, Use use);
+  bool handleGetStats(const Frame& frame);
   /// The error reply a request gets when its handler failed unexpectedly.
   void replyFailure(MessageType type, uint64_t callId, const Error& error);
   bool handleHello(const Frame& frame);
-  void armFrameTimer();
+  /// Reads no more requests and closes once the work in flight replied (a refused Hello,
+  /// drain()).
+  void startDraining();
   StatsReply ownStats() const;
   /// What `account`'s application holds (quotas) and the driver did for it.
   ApplicationUsage usageOf(const Account& account) const;
@@ -226,23 +241,20 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // --- writing and closing (session.cpp)
   void send(MessageType type, uint64_t callId, OutMessage& message,
-            std::shared_ptr<void> keep = nullptr);
-  void flush();
-  void waitWritable();
+            std::shared_ptr<void> keep = nullptr) {
+    channel_.send(type, callId, message, std::move(keep));
+  }
   void finishIfDrained();
   void close(const std::string& reason);
   /// Runs `handler` on the strand, keeping the session alive.
   template <typename Handler>
   void onStrand(Handler&& handler);
-  bool readPausedByReplies() const;
 
-  Socket socket_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   std::shared_ptr<const SessionConfig> config_;
   const ClientLimits& limits_;
   Device& device_;
   ServerCounters& counters_;
-  FrameParser parser_;
   const uint64_t id_;
   const bool admin_;
   /// The client's application: its quotas, and as which its work runs.
@@ -254,19 +266,9 @@ class Session : public std::enable_shared_from_this<Session> {
   bool helloDone_ = false;
   bool closed_ = false;
   bool draining_ = false;
-  bool writeWaiting_ = false;
-  bool readWaiting_ = false;
   std::function<void()> onClosed_;
-  size_t queuedBytes_ = 0;
-  /// queuedBytes_ charged to the application and the daemon (Resource::kReplyBytes).
-  Charge replyCharge_;
-  std::deque<OutFrame> writeQueue_;
-
-  // Frame pace: the timer closes the session when the frame started before it was armed
-  // is still incomplete when it fires.
-  boost::asio::steady_timer frameTimer_;
-  bool frameTimerArmed_ = false;
-  uint64_t framesHandled_ = 0;
+  /// The socket: frames in, replies out, the pace rules.
+  Channel channel_;
 
   /// Work on the driver's threads: at most limits_.maxRunning at once, the rest waiting in
   /// order; its tickets count the requests accepted whose reply is not sent yet.

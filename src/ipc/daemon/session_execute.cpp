@@ -261,7 +261,7 @@ void Session::whenSignalled(const SyncFence& fence, std::function<void()> then) 
     return;
   }
   auto descriptor =
-      std::make_shared<boost::asio::posix::stream_descriptor>(socket_.get_executor(), fd);
+      std::make_shared<boost::asio::posix::stream_descriptor>(channel_.executor(), fd);
   const uint64_t waitId = nextFenceWait_++;
   fenceWaits_[waitId] = descriptor;
   descriptor->async_wait(
