@@ -210,12 +210,16 @@ Result<ExecutionResult> ExecutionActor::runInBurst(const Request& request,
 }
 
 ErrorStatus ExecutionActor::post(Execute message) {
-  const auto start = Clock::now();
   if (auto valid = validate(message.request, message.options); !valid) {
     const ErrorStatus status = valid.error().status;
     message.reply(std::unexpected(std::move(valid).error()));
     return status;
   }
+  return postValidated(std::move(message));
+}
+
+ErrorStatus ExecutionActor::postValidated(Execute message) {
+  const auto start = Clock::now();
   const uint32_t limit = runtime_->maxQueuedExecutions();
   if (queued_.fetch_add(1, std::memory_order_relaxed) >= limit) {
     queued_.fetch_sub(1, std::memory_order_relaxed);
@@ -244,7 +248,16 @@ ErrorStatus ExecutionActor::post(Execute message) {
   return ErrorStatus::NONE;
 }
 
-Result<FencedExecutionResult> ExecutionActor::executeFenced(
+Result<FencedExecutionResult> ExecutionActor::executeFenced(const Request& request,
+                                                            const std::vector<SyncFence>& waitFor,
+                                                            const ExecuteOptions& options,
+                                                            OptionalDuration timeoutAfterFence) {
+  NNHAL_TRY(validate(request, options));
+  return FencedExecution::launch(*this, request, waitFor, options, timeoutAfterFence, nullptr,
+                                 nullptr);
+}
+
+Result<FencedExecutionResult> ExecutionActor::executeFencedValidated(
     const Request& request, const std::vector<SyncFence>& waitFor, const ExecuteOptions& options,
     OptionalDuration timeoutAfterFence, hal::FencedAdmission admission,
     std::shared_ptr<const std::atomic<bool>> cancelled) {

@@ -57,6 +57,8 @@ class ExecutionActor {
   /// status, or RESOURCE_EXHAUSTED_TRANSIENT when Runtime::maxQueuedExecutions executions of
   /// this model already wait; on an error the reply has already been called with it.
   ErrorStatus post(Execute message);
+  /// post() for a request and options that already passed validate() (not checked again).
+  ErrorStatus postValidated(Execute message);
   /// Validates and runs the request on the calling thread (after queued work of the same or
   /// higher priority, when the scheduler has any).
   Result<ExecutionResult> run(const Request& request, const ExecuteOptions& options);
@@ -75,12 +77,17 @@ class ExecutionActor {
   Result<ExecutionResult> runInBurst(const Request& request, const ExecuteOptions& options,
                                      BurstResources& resources);
   /// Validates the request and starts a fenced execution (PreparedModel::executeFenced).
-  /// With `admission`, the run waits for it once the fences signalled
+  Result<FencedExecutionResult> executeFenced(const Request& request,
+                                              const std::vector<SyncFence>& waitFor,
+                                              const ExecuteOptions& options,
+                                              OptionalDuration timeoutAfterFence);
+  /// executeFenced for a request and options that already passed validate() (not checked
+  /// again), whose run waits for `admission` once the fences signalled
   /// (hal::PreparedModelControl::executeFencedAdmitted).
-  Result<FencedExecutionResult> executeFenced(
+  Result<FencedExecutionResult> executeFencedValidated(
       const Request& request, const std::vector<SyncFence>& waitFor, const ExecuteOptions& options,
-      OptionalDuration timeoutAfterFence, hal::FencedAdmission admission = nullptr,
-      std::shared_ptr<const std::atomic<bool>> cancelled = nullptr);
+      OptionalDuration timeoutAfterFence, hal::FencedAdmission admission,
+      std::shared_ptr<const std::atomic<bool>> cancelled);
   /// Refuses new executions (DEVICE_UNAVAILABLE), ends fenced executions still waiting for
   /// their fences with DEVICE_UNAVAILABLE, and waits for in-flight ones.
   void stop();

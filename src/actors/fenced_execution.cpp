@@ -118,7 +118,6 @@ Result<FencedExecutionResult> FencedExecution::launch(
     const ExecuteOptions& options, OptionalDuration timeoutAfterFence,
     hal::FencedAdmission admission, std::shared_ptr<const std::atomic<bool>> cancelled) {
   const auto launched = Clock::now();
-  NNHAL_TRY(actor.validate(request, options));
   if (timeoutAfterFence && timeoutAfterFence->count() < 0) {
     return invalidArgument("timeoutAfterFence: must not be negative");
   }

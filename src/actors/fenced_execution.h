@@ -2,9 +2,10 @@
 // ExecutionActor.
 //
 // Life of a fenced execution:
-//   launch (caller's thread): validate the request, the options and the fences (the
-//     returned errors), admit it through the actor's DrainGate, create the fence to return,
-//     register cancel hooks with the actor (stop()) and with the runtime (device released).
+//   launch (caller's thread, for a request that passed ExecutionActor::validate): check the
+//     fenced options and the fences (the returned errors), admit it through the actor's DrainGate,
+//     create the fence to return, register cancel hooks with the actor (stop()) and with the
+//     runtime (device released).
 //   waiting: the fences are watched one at a time. A fence that already polls signalled is
 //     skipped; for the next pending one, a dup() of its descriptor goes into an Asio
 //     posix::stream_descriptor on the runtime's pool and async_wait(wait_read) resumes the
@@ -65,7 +66,7 @@ class FencedExecution : public std::enable_shared_from_this<FencedExecution> {
   using Clock = std::chrono::steady_clock;
 
   /// PreparedModel::executeFenced for `actor` (see nnhal/prepared_model.h for the
-  /// contract).
+  /// contract), for a request and options that passed actor.validate().
   /// `admission` (may be empty): once the fences signalled, the run waits for it.
   static Result<FencedExecutionResult> launch(
       ExecutionActor& actor, const Request& request, const std::vector<SyncFence>& waitFor,

@@ -70,31 +70,8 @@ class PreparedModelImpl final : public PreparedModel,
   Result<std::shared_ptr<Burst>> configureExecutionBurst() override;
   using PreparedModel::executeSynchronously;
 
-  /// execute() that stops before its next step once `*cancelled` is true (the callback then
-  /// gets DEVICE_UNAVAILABLE): nnhald cancels the work of a client that left.
-  ErrorStatus executeCancellable(Request request, const ExecuteOptions& options,
-                                 ExecutionCallback callback,
-                                 std::shared_ptr<const std::atomic<bool>> cancelled) override {
-    return actor_.post(ExecutionActor::Execute{std::move(request), options, std::move(callback),
-                                               std::move(cancelled)});
-  }
-  /// The argument checks every execution path starts with (INVALID_ARGUMENT).
-  Result<void> validate(const Request& request, const ExecuteOptions& options) const override {
-    return actor_.validate(request, options);
-  }
-  Result<FencedExecutionResult> executeFencedAdmitted(
-      const Request& request, const std::vector<SyncFence>& waitFor, const ExecuteOptions& options,
-      OptionalDuration timeoutAfterFence, hal::FencedAdmission admission,
-      std::shared_ptr<const std::atomic<bool>> cancelled) override {
-    return actor_.executeFenced(request, waitFor, options, timeoutAfterFence, std::move(admission),
-                                std::move(cancelled));
-  }
   /// See ExecutionActor::runsQuickly.
   bool runsQuickly() const override { return actor_.runsQuickly(); }
-  Result<ExecutionResult> executeValidated(const Request& request,
-                                           const ExecuteOptions& options) override {
-    return actor_.runValidated(request, options);
-  }
 
   /// What Device::allocate resolves a prepared model to: its identity in buffer roles, the
   /// device it belongs to (its buffer table) and its Model.
@@ -114,6 +91,29 @@ class PreparedModelImpl final : public PreparedModel,
   /// has no cache files or they cannot be written (e.g. read-only descriptors);
   /// DEVICE_UNAVAILABLE once the driver has shut down.
   Result<void> updateCache() const;
+
+ protected:
+  // hal::PreparedModelControl: nnhald's execution paths (validated once, by validate()).
+  Result<void> checkRequest(const Request& request, const ExecuteOptions& options) const override {
+    return actor_.validate(request, options);
+  }
+  Result<ExecutionResult> runChecked(const Request& request,
+                                     const ExecuteOptions& options) override {
+    return actor_.runValidated(request, options);
+  }
+  ErrorStatus postChecked(Request request, const ExecuteOptions& options,
+                          ExecutionCallback callback,
+                          std::shared_ptr<const std::atomic<bool>> cancelled) override {
+    return actor_.postValidated(ExecutionActor::Execute{std::move(request), options,
+                                                        std::move(callback), std::move(cancelled)});
+  }
+  Result<FencedExecutionResult> fencedChecked(
+      const Request& request, const std::vector<SyncFence>& waitFor, const ExecuteOptions& options,
+      OptionalDuration timeoutAfterFence, hal::FencedAdmission admission,
+      std::shared_ptr<const std::atomic<bool>> cancelled) override {
+    return actor_.executeFencedValidated(request, waitFor, options, timeoutAfterFence,
+                                         std::move(admission), std::move(cancelled));
+  }
 
  private:
   ExecutionActor actor_;

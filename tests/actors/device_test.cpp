@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -628,13 +629,46 @@ TEST(DeviceControl, ControlOfFindsOnlyTheDevicesOwnPreparedModels) {
   EXPECT_NE(second->control->controlOf(**theirs), nullptr);
   // The control is the model's own: it runs the model's checks and the model.
   AddRequest r = makeRequest();
-  EXPECT_TRUE(control->validate(r.request, {}));
-  auto ran = control->executeValidated(r.request, {});
+  auto validated = control->validate(r.request, {});
+  ASSERT_TRUE(validated) << validated.error().message;
+  auto ran = control->executeValidated(*validated);
   ASSERT_TRUE(ran) << ran.error().message;
   EXPECT_FLOAT_EQ(r.out()[3], 33.5f);
   Request wrong = r.request;
   wrong.inputs.pop_back();
-  EXPECT_FALSE(control->validate(wrong, {}));
+  auto refused = control->validate(wrong, {});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().status, ErrorStatus::INVALID_ARGUMENT);
+  // A request validated by one model does not run on another: no path runs it unvalidated.
+  hal::PreparedModelControl* other = second->control->controlOf(**theirs);
+  auto elsewhere = other->executeValidated(*validated);
+  ASSERT_FALSE(elsewhere);
+  EXPECT_EQ(elsewhere.error().status, ErrorStatus::INVALID_ARGUMENT);
+  std::optional<Result<ExecutionResult>> called;
+  auto again = control->validate(r.request, {});
+  ASSERT_TRUE(again);
+  EXPECT_EQ(other->executeCancellable(
+                std::move(*again),
+                [&](Result<ExecutionResult> result) { called = std::move(result); }, nullptr),
+            ErrorStatus::INVALID_ARGUMENT);
+  ASSERT_TRUE(called.has_value());
+  EXPECT_FALSE(*called);
+  auto fenced = control->validate(r.request, {});
+  ASSERT_TRUE(fenced);
+  auto fencedElsewhere = other->executeFencedAdmitted(*fenced, {}, {}, nullptr, nullptr);
+  ASSERT_FALSE(fencedElsewhere);
+  EXPECT_EQ(fencedElsewhere.error().status, ErrorStatus::INVALID_ARGUMENT);
+  // The asynchronous path runs a validated request once.
+  std::promise<Result<ExecutionResult>> done;
+  r.out()[3] = 0;
+  EXPECT_EQ(
+      control->executeCancellable(
+          std::move(*fenced),
+          [&](Result<ExecutionResult> result) { done.set_value(std::move(result)); }, nullptr),
+      ErrorStatus::NONE);
+  auto asyncResult = done.get_future().get();
+  ASSERT_TRUE(asyncResult) << asyncResult.error().message;
+  EXPECT_FLOAT_EQ(r.out()[3], 33.5f);
   // allocate finds the device's models the same way: another device's model is refused.
   EXPECT_TRUE(first->device->allocate({}, {*mine}, {{0, 0, 1.0f}}, {}));
   EXPECT_FALSE(first->device->allocate({}, {*theirs}, {{0, 0, 1.0f}}, {}));

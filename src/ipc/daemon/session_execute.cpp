@@ -148,22 +148,20 @@ bool Session::handleExecute(Frame& frame, bool async, bool moreWaiting) {
   std::shared_ptr<TrackedModel> tracked = found->second;
   auto request = requestFrom(std::move(m->request), frame.fds);
   if (!request) return refuse(request.error());
-  const ExecuteOptions options = executeOptions(*m);
-  hal::PreparedModelControl* embedded = tracked->control;
-  if (embedded != nullptr) {
-    // The driver's argument checks now, so that Launched carries their status even when the
-    // execution waits in the queue.
-    if (auto valid = embedded->validate(*request, options); !valid) return refuse(valid.error());
-  }
+  hal::PreparedModelControl& control = *tracked->control;
+  // The driver's argument checks now, so that Launched carries their status even when the
+  // execution waits in the queue; the request then runs without being checked again.
+  auto validated = control.validate(std::move(*request), executeOptions(*m));
+  if (!validated) return refuse(validated.error());
 
   // Client files (mmap_fd pools the driver reads with pread/pwrite) are read and written on
   // the application's lane, never by an io thread or a driver slot (hal/file_pool_staging.h).
-  const bool filePools = hal::hasFilePools(*request);
+  const bool filePools = validated->hasFilePools();
   if (!async && !filePools && !moreWaiting && queue_.running() == 0 && queue_.waiting() == 0 &&
-      embedded != nullptr && embedded->runsQuickly()) {
+      control.runsQuickly()) {
     // The fast path: short by construction (ipc/daemon/session.h), so it may run on this thread.
     ++counters_.callsInFlight;
-    auto result = embedded->executeValidated(*request, options);  // validated above
+    auto result = control.executeValidated(*validated);
     --counters_.callsInFlight;
     reply(result);
     return true;
@@ -185,8 +183,8 @@ bool Session::handleExecute(Frame& frame, bool async, bool moreWaiting) {
   using Staging = std::shared_ptr<hal::FilePoolStaging>;
   // Runs the (staged) request on the driver; once it ended, writes its outputs back to the
   // client's files on the lane, then replies.
-  auto run = [this, tracked, embedded, deliver, options](WorkQueue::Running running, Request staged,
-                                                         Staging staging) mutable {
+  auto run = [this, tracked, deliver](WorkQueue::Running running, hal::ValidatedRequest staged,
+                                      Staging staging) mutable {
     auto state = std::make_shared<LaunchState<ExecutionResult>>();
     // The driver may drop its callback without calling it: the slot is freed all the same.
     auto held = std::make_shared<WorkQueue::Running>(std::move(running));
@@ -213,40 +211,35 @@ bool Session::handleExecute(Frame& frame, bool async, bool moreWaiting) {
                           work = std::move(work)]() mutable { finish(std::move(result)); });
         };
     const ErrorStatus status =
-        embedded != nullptr
-            ? embedded->executeCancellable(std::move(staged), options, std::move(callback),
-                                           cancelled_)
-            : tracked->model->execute(std::move(staged), options, std::move(callback));
+        tracked->control->executeCancellable(std::move(staged), std::move(callback), cancelled_);
     auto early = state->markReturned();
     if (status != ErrorStatus::NONE || early) {
       deliver(std::move(*held),
               early ? std::move(*early) : fail(status, "the execution could not start"));
     }
   };
-  queue_.schedule(
-      std::move(*ticket), [this, run, deliver, filePools,
-                           request = std::move(*request)](WorkQueue::Running running) mutable {
-        ++counters_.callsInFlight;  // counted from its start: queued work of a departed client
-                                    // is dropped without running
-        if (!filePools) {
-          run(std::move(running), std::move(request), nullptr);
-          return;
-        }
-        auto staged = std::make_shared<Request>(std::move(request));
-        offIoThread(
-            [staged, limit = limits_.maxStagedBytes]() -> Result<Staging> {
-              NNHAL_ASSIGN_OR_RETURN(hal::FilePoolStaging staging,
-                                     hal::FilePoolStaging::stage(*staged, limit));
-              return std::make_shared<hal::FilePoolStaging>(std::move(staging));
-            },
-            [run, deliver, staged, running = std::move(running)](Result<Staging> staging) mutable {
-              if (!staging) {
-                deliver(std::move(running), std::unexpected(std::move(staging).error()));
-                return;
-              }
-              run(std::move(running), std::move(*staged), std::move(*staging));
-            });
-      });
+  queue_.schedule(std::move(*ticket), [this, run, deliver, filePools,
+                                       request = std::make_shared<hal::ValidatedRequest>(std::move(
+                                           *validated))](WorkQueue::Running running) mutable {
+    ++counters_.callsInFlight;  // counted from its start: queued work of a departed client
+                                // is dropped without running
+    if (!filePools) {
+      run(std::move(running), std::move(*request), nullptr);
+      return;
+    }
+    offIoThread(
+        [request, limit = limits_.maxStagedBytes]() -> Result<Staging> {
+          NNHAL_ASSIGN_OR_RETURN(hal::FilePoolStaging staging, request->stageFilePools(limit));
+          return std::make_shared<hal::FilePoolStaging>(std::move(staging));
+        },
+        [run, deliver, request, running = std::move(running)](Result<Staging> staging) mutable {
+          if (!staging) {
+            deliver(std::move(running), std::unexpected(std::move(staging).error()));
+            return;
+          }
+          run(std::move(running), std::move(*request), std::move(*staging));
+        });
+  });
   return true;
 }
 
@@ -323,42 +316,36 @@ bool Session::handleExecuteFenced(Frame& frame) {
   // fences signalled, its run waits in this client's queue like any other work, so it takes
   // no more driver threads than the client's other requests. Their number is bounded too
   // (maxFencedExecutions).
-  hal::PreparedModelControl* embedded = tracked->control;
-  const ExecuteOptions options = executeOptions(m->execute);
+  auto validated = tracked->control->validate(std::move(*request), executeOptions(m->execute));
+  if (!validated) return refuse(validated.error());
   // Client files (mmap_fd pools): the driver runs on local copies. They are planned now (no
   // I/O), filled once the fences signalled and written back before the client's fence
   // signals, on the application's lane (hal/file_pool_staging.h): the driver's fence then
   // stays the daemon's, and the client gets one the daemon signals after the write-back.
   std::shared_ptr<FileBridge> bridge;
-  if (embedded != nullptr && hal::hasFilePools(*request)) {
-    // Checked on the client's request, before its locations are rewritten.
-    if (auto valid = embedded->validate(*request, options); !valid) return refuse(valid.error());
-    auto planned = hal::FilePoolStaging::plan(*request, limits_.maxStagedBytes);
+  if (validated->hasFilePools()) {
+    auto planned = validated->planFilePools(limits_.maxStagedBytes);
     if (!planned) return refuse(planned.error());
     auto clientFence = SyncFence::create();
     if (!clientFence) return refuse(clientFence.error());
     bridge = std::make_shared<FileBridge>(
         FileBridge{std::move(*planned), std::move(*clientFence), std::nullopt});
   }
-  auto launched =
-      embedded != nullptr
-          ? embedded->executeFencedAdmitted(
-                *request, waitFor, options, timeoutAfterFence,
-                [weak = weak_from_this(), bridge](hal::FencedStart start) {
-                  auto self = weak.lock();
-                  if (self == nullptr) return;  // the client is gone: `start` ends it
-                  self->onStrand([self, bridge, start = std::move(start)]() mutable {
-                    if (self->closed_) return;
-                    // Not a request of its own (Launched was sent): no ticket, only a slot.
-                    self->queue_.schedule(
-                        WorkQueue::Ticket(), [self, bridge, start = std::move(start)](
-                                                 WorkQueue::Running running) mutable {
-                          self->startFenced(std::move(running), bridge, std::move(start));
-                        });
-                  });
-                },
-                cancelled_)
-          : tracked->model->executeFenced(*request, waitFor, options, timeoutAfterFence);
+  auto launched = tracked->control->executeFencedAdmitted(
+      *validated, waitFor, timeoutAfterFence,
+      [weak = weak_from_this(), bridge](hal::FencedStart start) {
+        auto self = weak.lock();
+        if (self == nullptr) return;  // the client is gone: `start` ends it
+        self->onStrand([self, bridge, start = std::move(start)]() mutable {
+          if (self->closed_) return;
+          // Not a request of its own (Launched was sent): no ticket, only a slot.
+          self->queue_.schedule(WorkQueue::Ticket(), [self, bridge, start = std::move(start)](
+                                                         WorkQueue::Running running) mutable {
+            self->startFenced(std::move(running), bridge, std::move(start));
+          });
+        });
+      },
+      cancelled_);
   if (!launched) return refuse(launched.error());
   const SyncFence clientFence = bridge ? bridge->clientFence : launched->syncFence;
   if (bridge) {

@@ -163,12 +163,17 @@ void Session::replyPrepared(WorkQueue::Running& running, uint64_t callId, Charge
   --counters_.callsInFlight;
   if (closed_) return;
   PrepareReply reply;
+  hal::PreparedModelControl* control = result ? config_->driver->controlOf(**result) : nullptr;
+  if (result && control == nullptr) {
+    // Every execution path goes through the driver's control; a model without one cannot run.
+    result = fail(ErrorStatus::GENERAL_FAILURE, "the driver gave a model it does not control");
+  }
   if (result) {
     reply.handle = nextHandle_++;
     auto tracked =
         std::make_shared<TrackedModel>(std::move(*result), config_->counters, std::move(*charges));
     tracked->lowPower = lowPower;
-    tracked->control = config_->driver->controlOf(*tracked->model);
+    tracked->control = control;
     models_[reply.handle] = std::move(tracked);
   } else {
     reply.status = toWireStatus(result.error());

@@ -54,8 +54,8 @@ struct Session::TrackedModel {
     --counters->preparedModels;
   }
   std::shared_ptr<PreparedModel> model;
-  /// The driver's control of `model` (DeviceControl::controlOf): null for a model the
-  /// driver did not make, which never happens in nnhald.
+  /// The driver's control of `model` (DeviceControl::controlOf; never null: a model without
+  /// one is refused when it is prepared). Every execution path goes through it.
   hal::PreparedModelControl* control = nullptr;
   std::shared_ptr<ServerCounters> counters;
   PreparationCharges charges;  ///< given back with the model
