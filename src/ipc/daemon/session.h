@@ -62,6 +62,7 @@
 #include "hal/file_pool_staging.h"
 #include "ipc/daemon/channel.h"
 #include "ipc/daemon/client_limits.h"
+#include "ipc/daemon/handle_table.h"
 #include "ipc/daemon/quota.h"
 #include "ipc/daemon/server_counters.h"
 #include "ipc/daemon/work_queue.h"
@@ -277,8 +278,7 @@ class Session : public std::enable_shared_from_this<Session>, public ChannelOwne
   std::shared_ptr<std::atomic<bool>> cancelled_ = std::make_shared<std::atomic<bool>>(false);
 
   // Objects of this client.
-  uint64_t nextHandle_ = 1;
-  std::unordered_map<uint64_t, std::shared_ptr<TrackedModel>> models_;
+  HandleTable<std::shared_ptr<TrackedModel>> models_;
   std::unordered_map<uint64_t, std::shared_ptr<TrackedPool>> pools_;
   /// A fenced execution over client files: its local copies, the fence the client waits for
   /// (signalled after the write-back), and the error of reading or writing its files.
@@ -298,21 +298,16 @@ class Session : public std::enable_shared_from_this<Session>, public ChannelOwne
     Charge charge;                         ///< the fenced-executions quota
     std::shared_ptr<FileBridge> bridge{};  ///< over client files: the daemon's copies
   };
-  uint64_t nextFenced_ = 1;
-  std::unordered_map<uint64_t, Fenced> fenced_;
+  HandleTable<Fenced> fenced_;
   /// Asynchronous waits for fences (GetFencedInfo, running fenced executions); cancelled on
   /// close.
-  uint64_t nextFenceWait_ = 1;
-  std::unordered_map<uint64_t, std::shared_ptr<boost::asio::posix::stream_descriptor>> fenceWaits_;
+  HandleTable<std::shared_ptr<boost::asio::posix::stream_descriptor>> fenceWaits_;
   /// Bursts by handle, and the getMemories calls of their listeners waiting for the client.
-  uint64_t nextBurst_ = 1;
-  std::unordered_map<uint64_t, std::shared_ptr<class BurstListener>> bursts_;
-  uint64_t nextDaemonCall_ = 1;
-  std::unordered_map<uint64_t, std::shared_ptr<MemoryCall>> memoryCalls_;
+  HandleTable<std::shared_ptr<class BurstListener>> bursts_;
+  HandleTable<std::shared_ptr<MemoryCall>> memoryCalls_;
   /// Driver-managed buffers by handle, and which handle each token belongs to: a request may
   /// name only the tokens of this connection's buffers.
-  uint64_t nextBuffer_ = 1;
-  std::unordered_map<uint64_t, std::shared_ptr<TrackedBuffer>> buffers_;
+  HandleTable<std::shared_ptr<TrackedBuffer>> buffers_;
   std::unordered_map<uint32_t, uint64_t> bufferTokens_;
   /// Calls `then` on the strand once `fence` signalled (at once when it is not active).
   void whenSignalled(const SyncFence& fence, std::function<void()> then);

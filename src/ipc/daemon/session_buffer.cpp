@@ -34,9 +34,8 @@ bool Session::handleAllocate(const Frame& frame) {
   auto allocated =
       device_.allocate(BufferDesc{std::move(m->dimensions)}, models, m->inputRoles, m->outputRoles);
   if (!allocated) return reply({toWireStatus(allocated.error())});
-  const uint64_t handle = nextBuffer_++;
-  buffers_[handle] = std::make_shared<TrackedBuffer>(allocated->buffer, allocated->token,
-                                                     config_->counters, std::move(*charged));
+  const uint64_t handle = buffers_.add(std::make_shared<TrackedBuffer>(
+      allocated->buffer, allocated->token, config_->counters, std::move(*charged)));
   bufferTokens_[allocated->token] = handle;
   return reply({{}, handle, allocated->token});
 }

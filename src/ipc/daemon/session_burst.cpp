@@ -55,7 +55,8 @@ bool Session::handleConfigureBurst(const Frame& frame) {
   auto results = Fmq::create({sizeof(FmqResultDatum), resultLength});
   if (!results) return reply(results.error());
 
-  const uint64_t handle = nextBurst_++;
+  // The handle first: the listener's getMemories names it. Filled once the listener runs.
+  const uint64_t handle = bursts_.add(nullptr);
   BurstListener::Config config;
   config.model = model->second->model;
   config.keepAlive = model->second;
@@ -83,11 +84,12 @@ bool Session::handleConfigureBurst(const Frame& frame) {
   try {
     listener = std::make_shared<BurstListener>(std::move(config));
   } catch (const std::system_error& e) {
+    bursts_.erase(handle);
     return reply(Error{ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT,
                        std::string("cannot start a burst listener: ") + e.what(),
                        {}});
   }
-  bursts_[handle] = listener;
+  bursts_.find(handle)->second = listener;
   BurstConfigured configured;
   configured.burst = handle;
   OutMessage out;
@@ -213,8 +215,7 @@ Result<std::vector<Memory>> Session::askMemories(std::weak_ptr<Session> weak, ui
         call->set(fail(ErrorStatus::DEVICE_UNAVAILABLE, "the client is gone"));
         return;
       }
-      const uint64_t id = self->nextDaemonCall_++;
-      self->memoryCalls_[id] = call;
+      const uint64_t id = self->memoryCalls_.add(call);
       OutMessage out;
       encode(BurstGetMemories{burst, slots}, out);
       self->send(MessageType::kBurstGetMemories, id, out);
@@ -228,8 +229,7 @@ Result<std::vector<Memory>> Session::askMemories(std::weak_ptr<Session> weak, ui
       lock.unlock();
       if (auto self = weak.lock()) {
         self->onStrand([self, call] {
-          std::erase_if(self->memoryCalls_,
-                        [&](const auto& entry) { return entry.second == call; });
+          self->memoryCalls_.eraseIf([&](const auto& entry) { return entry.second == call; });
         });
       }
       return fail(ErrorStatus::GENERAL_FAILURE, "the client did not answer getMemories within " +

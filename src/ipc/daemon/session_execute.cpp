@@ -255,8 +255,7 @@ void Session::whenSignalled(const SyncFence& fence, std::function<void()> then) 
   }
   auto descriptor =
       std::make_shared<boost::asio::posix::stream_descriptor>(channel_.executor(), fd);
-  const uint64_t waitId = nextFenceWait_++;
-  fenceWaits_[waitId] = descriptor;
+  const uint64_t waitId = fenceWaits_.add(descriptor);
   descriptor->async_wait(
       boost::asio::posix::stream_descriptor::wait_read,
       boost::asio::bind_executor(strand_, [self = shared_from_this(), waitId, descriptor,
@@ -363,8 +362,8 @@ bool Session::handleExecuteFenced(Frame& frame) {
     });
   }
   FencedReply reply;
-  reply.handle = nextFenced_++;
-  fenced_[reply.handle] = Fenced{launched->callback, clientFence, std::move(*fencedCharge), bridge};
+  reply.handle =
+      fenced_.add(Fenced{launched->callback, clientFence, std::move(*fencedCharge), bridge});
   OutMessage out;
   if (clientFence.valid()) {
     reply.hasFence = true;

@@ -169,12 +169,11 @@ void Session::replyPrepared(WorkQueue::Running& running, uint64_t callId, Charge
     result = fail(ErrorStatus::GENERAL_FAILURE, "the driver gave a model it does not control");
   }
   if (result) {
-    reply.handle = nextHandle_++;
     auto tracked =
         std::make_shared<TrackedModel>(std::move(*result), config_->counters, std::move(*charges));
     tracked->lowPower = lowPower;
     tracked->control = control;
-    models_[reply.handle] = std::move(tracked);
+    reply.handle = models_.add(std::move(tracked));
   } else {
     reply.status = toWireStatus(result.error());
   }
