@@ -212,10 +212,12 @@ bool Session::handleExecute(Frame& frame, bool async, bool moreWaiting) {
         };
     const ErrorStatus status =
         tracked->control->executeCancellable(std::move(staged), std::move(callback), cancelled_);
-    auto early = state->markReturned();
-    if (status != ErrorStatus::NONE || early) {
-      deliver(std::move(*held),
-              early ? std::move(*early) : fail(status, "the execution could not start"));
+    // A result that came before the call returned takes the same way as a later one: its
+    // outputs go back to the client's files before the reply.
+    if (auto early = state->markReturned()) {
+      finish(std::move(*early));
+    } else if (status != ErrorStatus::NONE) {
+      deliver(std::move(*held), fail(status, "the execution could not start"));
     }
   };
   queue_.schedule(std::move(*ticket), [this, run, deliver, filePools,
