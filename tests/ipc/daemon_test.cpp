@@ -32,6 +32,15 @@ std::shared_ptr<Device> connectOrDie(const Daemon& daemon) {
 }
 
 /// Polls the daemon's stats until `want` holds or 10 s passed.
+/// A regular file of 4,096 zero bytes, already unlinked: a client's mmap_fd pool.
+UniqueFd unlinkedFile(const std::string& prefix) {
+  const auto path = std::filesystem::temp_directory_path() / (prefix + std::to_string(::getpid()));
+  { std::ofstream(path) << std::string(4096, '\0'); }
+  UniqueFd file(::open(path.c_str(), O_RDWR | O_CLOEXEC));
+  std::filesystem::remove(path);
+  return file;
+}
+
 bool statsReach(const std::shared_ptr<Device>& observer, const Stats& want) {
   const auto until = std::chrono::steady_clock::now() + 10s;
   while (std::chrono::steady_clock::now() < until) {
@@ -453,11 +462,7 @@ TEST(Daemon, OutputsInClientFilesAreWrittenBackBeforeEveryReply) {
   auto device = connectOrDie(daemon);
   auto prepared = device->prepareModel(addModel());
   ASSERT_TRUE(prepared);
-  const auto path =
-      std::filesystem::temp_directory_path() / ("nnhal-file-outputs-" + std::to_string(::getpid()));
-  { std::ofstream(path) << std::string(4096, '\0'); }
-  UniqueFd file(::open(path.c_str(), O_RDWR | O_CLOEXEC));
-  std::filesystem::remove(path);
+  UniqueFd file = unlinkedFile("nnhal-file-outputs-");
   auto pool = Memory::fromFd(file.get(), 4096, 0, MemoryKind::MMAP_FD);
   ASSERT_TRUE(pool) << pool.error().message;
   AddRequest r = addRequest(*pool);
@@ -490,11 +495,7 @@ TEST(Daemon, FencedExecutionsOverClientFilesReadAfterTheFencesAndWriteBeforeThei
   auto device = connectOrDie(daemon);
   auto prepared = device->prepareModel(addModel());
   ASSERT_TRUE(prepared);
-  const auto path =
-      std::filesystem::temp_directory_path() / ("nnhal-fenced-file-" + std::to_string(::getpid()));
-  { std::ofstream(path) << std::string(4096, '\0'); }
-  UniqueFd file(::open(path.c_str(), O_RDWR | O_CLOEXEC));
-  std::filesystem::remove(path);
+  UniqueFd file = unlinkedFile("nnhal-fenced-file-");
   auto pool = Memory::fromFd(file.get(), 4096, 0, MemoryKind::MMAP_FD);
   ASSERT_TRUE(pool) << pool.error().message;
   AddRequest r = addRequest(*pool);
