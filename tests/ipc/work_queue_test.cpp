@@ -158,6 +158,34 @@ TEST_F(WorkQueueTest, CloseDropsWaitingWorkWithItsTickets) {
   EXPECT_EQ(requestsHeld(), 0u);
 }
 
+TEST_F(WorkQueueTest, TheRunningGaugeCountsTheJobsHoldingASlotInEveryQueue) {
+  auto gauge = std::make_shared<std::atomic<uint64_t>>(0);
+  WorkQueue first(strand_, 1, 4, gauge);
+  WorkQueue second(strand_, 2, 4, gauge);
+  std::vector<WorkQueue::Running> held;
+  held.reserve(8);  // jobs started while another ends append here: no reallocation
+  // Ends the jobs held so far; those they start are kept.
+  auto endHeld = [&] {
+    std::vector<WorkQueue::Running> ending;
+    ending.swap(held);
+    held.reserve(8);
+    ending.clear();
+  };
+  onStrand([&] {
+    for (WorkQueue* queue : {&first, &first, &second, &second, &second}) {
+      queue->schedule(admit(*queue),
+                      [&](WorkQueue::Running running) { held.push_back(std::move(running)); });
+    }
+  });
+  EXPECT_EQ(gauge->load(), 3u) << "1 of the first queue, 2 of the second";
+  onStrand([&] { held[0].end(); });  // the first queue's waiting job takes the slot
+  EXPECT_EQ(gauge->load(), 3u);
+  onStrand(endHeld);
+  EXPECT_EQ(gauge->load(), 1u) << "the second queue's waiting job started";
+  onStrand(endHeld);
+  EXPECT_EQ(gauge->load(), 0u);
+}
+
 TEST_F(WorkQueueTest, ASlotFreedOnAnotherThreadStartsTheNextJobOnTheStrand) {
   WorkQueue queue(strand_, 1, 4);
   std::optional<WorkQueue::Running> first;

@@ -45,7 +45,9 @@ Session::Session(Socket socket, std::shared_ptr<const SessionConfig> config, uin
       connectionCharge_(std::move(connection)),
       channel_(std::move(socket), strand_, limits_, config_->maxPayloadBytes, config_->ledger,
                account_),
-      queue_(strand_, limits_.maxRunning, limits_.maxQueued) {
+      queue_(strand_, limits_.maxRunning, limits_.maxQueued,
+             std::shared_ptr<std::atomic<uint64_t>>(config_->counters,
+                                                    &config_->counters->callsInFlight)) {
   ++counters_.sessions;
 }
 

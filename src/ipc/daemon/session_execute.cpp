@@ -174,7 +174,6 @@ bool Session::handleExecute(Frame& frame, bool async, bool moreWaiting) {
   auto deliver = [this, reply, tracked](WorkQueue::Running running,
                                         Result<ExecutionResult> result) {
     running.answered();
-    --counters_.callsInFlight;
     if (closed_) return;
     reply(result);
     running.end();
@@ -223,8 +222,6 @@ bool Session::handleExecute(Frame& frame, bool async, bool moreWaiting) {
   queue_.schedule(std::move(*ticket), [this, run, deliver, filePools,
                                        request = std::make_shared<hal::ValidatedRequest>(std::move(
                                            *validated))](WorkQueue::Running running) mutable {
-    ++counters_.callsInFlight;  // counted from its start: queued work of a departed client
-                                // is dropped without running
     if (!filePools) {
       run(std::move(running), std::move(*request), nullptr);
       return;
@@ -379,13 +376,9 @@ bool Session::handleExecuteFenced(Frame& frame) {
 
 void Session::startFenced(WorkQueue::Running running, std::shared_ptr<FileBridge> bridge,
                           hal::FencedStart start) {
-  ++counters_.callsInFlight;
   auto run = [self = shared_from_this()](WorkQueue::Running running, hal::FencedStart start) {
     start([self, running = std::move(running)]() mutable {
-      self->onStrand([self, running = std::move(running)]() mutable {
-        --self->counters_.callsInFlight;
-        running.end();
-      });
+      self->onStrand([running = std::move(running)]() mutable { running.end(); });
     });
   };
   if (!bridge) {
@@ -399,7 +392,6 @@ void Session::startFenced(WorkQueue::Running running, std::shared_ptr<FileBridge
                 if (!read) {
                   bridge->failure = std::move(read).error();
                   { hal::FencedStart dropped = std::move(start); }  // ends it, fence signalled
-                  --counters_.callsInFlight;
                   running.end();
                   return;
                 }

@@ -160,7 +160,6 @@ bool Session::handleSupportedOperations(Frame& frame) {
 void Session::replyPrepared(WorkQueue::Running& running, uint64_t callId, Charges charges,
                             bool lowPower, Result<std::shared_ptr<PreparedModel>> result) {
   running.answered();
-  --counters_.callsInFlight;
   if (closed_) return;
   PrepareReply reply;
   hal::PreparedModelControl* control = result ? config_->driver->controlOf(**result) : nullptr;
@@ -187,7 +186,6 @@ void Session::launchPreparation(WorkQueue::Running running, uint64_t callId, Cha
                                 bool lowPower,
                                 const std::function<ErrorStatus(PrepareCallback)>& start) {
   using PreparedResult = Result<std::shared_ptr<PreparedModel>>;
-  ++counters_.callsInFlight;  // from its start: queued work of a departed client never runs
   auto state = std::make_shared<LaunchState<std::shared_ptr<PreparedModel>>>();
   // The driver may drop its callback without calling it: the slot is freed all the same.
   auto held = std::make_shared<WorkQueue::Running>(std::move(running));

@@ -10,8 +10,17 @@
 namespace nnhal::ipc {
 
 struct WorkQueue::Core : std::enable_shared_from_this<WorkQueue::Core> {
-  Core(Strand s, uint32_t running, uint32_t queued)
-      : strand(std::move(s)), maxRunning(std::max<uint32_t>(1, running)), maxQueued(queued) {}
+  Core(Strand s, uint32_t running, uint32_t queued, std::shared_ptr<std::atomic<uint64_t>> g)
+      : strand(std::move(s)),
+        maxRunning(std::max<uint32_t>(1, running)),
+        maxQueued(queued),
+        gauge(std::move(g)) {}
+
+  /// One more job holds a slot (under mutex, or before the job runs).
+  void slotTaken() {
+    ++running;
+    if (gauge) gauge->fetch_add(1, std::memory_order_relaxed);
+  }
 
   /// Starts waiting jobs while slots are free. On the strand.
   void startWaiting();
@@ -21,6 +30,7 @@ struct WorkQueue::Core : std::enable_shared_from_this<WorkQueue::Core> {
   const Strand strand;
   const uint32_t maxRunning;
   const uint32_t maxQueued;
+  const std::shared_ptr<std::atomic<uint64_t>> gauge;
   std::atomic<size_t> inFlight{0};
 
   // Guarded by mutex: normally touched on the strand only, but the queue may be closed by
@@ -39,7 +49,7 @@ void WorkQueue::Core::startWaiting() {
       if (closed || running >= maxRunning || waiting.empty()) return;
       next = std::move(waiting.front());
       waiting.pop_front();
-      ++running;
+      slotTaken();
     }
     // The job may schedule or end work itself: no lock is held while it runs.
     next.second(Running(shared_from_this(), std::move(next.first)));
@@ -50,12 +60,15 @@ void WorkQueue::Core::freeSlot() {
   {
     std::lock_guard<std::mutex> lock(mutex);
     --running;
+    if (gauge) gauge->fetch_sub(1, std::memory_order_relaxed);
   }
   startWaiting();
 }
 
-WorkQueue::WorkQueue(Strand strand, uint32_t maxRunning, uint32_t maxQueued)
-    : core_(std::make_shared<Core>(std::move(strand), maxRunning, maxQueued)) {}
+WorkQueue::WorkQueue(Strand strand, uint32_t maxRunning, uint32_t maxQueued,
+                     std::shared_ptr<std::atomic<uint64_t>> runningGauge)
+    : core_(std::make_shared<Core>(std::move(strand), maxRunning, maxQueued,
+                                   std::move(runningGauge))) {}
 
 WorkQueue::~WorkQueue() { close(); }
 
@@ -84,7 +97,7 @@ void WorkQueue::schedule(Ticket ticket, Job job) {
       core_->waiting.emplace_back(std::move(ticket), std::move(job));
       return;
     }
-    ++core_->running;
+    core_->slotTaken();
   }
   job(Running(core_, std::move(ticket)));
 }

@@ -40,8 +40,11 @@ class WorkQueue {
   class Running;
   using Job = std::move_only_function<void(Running)>;
 
-  /// `maxRunning` (at least 1) jobs run at once; `maxQueued` more may wait.
-  WorkQueue(Strand strand, uint32_t maxRunning, uint32_t maxQueued);
+  /// `maxRunning` (at least 1) jobs run at once; `maxQueued` more may wait. `runningGauge`
+  /// (may be null), shared with other queues: counts the jobs that hold a slot (the daemon's
+  /// calls in flight).
+  WorkQueue(Strand strand, uint32_t maxRunning, uint32_t maxQueued,
+            std::shared_ptr<std::atomic<uint64_t>> runningGauge = nullptr);
   ~WorkQueue();
   WorkQueue(const WorkQueue&) = delete;
   WorkQueue& operator=(const WorkQueue&) = delete;
