@@ -56,9 +56,9 @@ run_tests() {
   ctest --test-dir "$BUILD_DIR" --output-on-failure -E '^(cts|tools|vts-[0-9]+)$' --timeout 1800
   run_sharded "./$BUILD_DIR/nnhal_cts_tests" --gtest_filter='V1_2/*:V1_3/*' --gtest_brief=1
   # The VTS's own model set (not the inputs_as_internal / all_tensors_as_inputs variants the
-  # plain run adds), embedded, and a remote subset; the MemoryDomainTests and the
-  # QualityOfServiceTests on both targets.
-  run_sharded "./$BUILD_DIR/nnhal_vts_tests" --gtest_brief=1 --gtest_filter='Embedded/*:Vts/MemoryDomain.*:Remote/BasicTest*:Remote/DeadlineTest*:Remote/ValidateRequest*:Remote/ValidateModel.Rejects/mutateOperandTypeTest__*:Remote/ValidateModel.Rejects/removeOperandTest__*-*inputs_as_internal*:*all_tensors_as_inputs*'
+  # plain run adds), embedded, and a remote subset; the CompilationCachingTests against the
+  # four caching targets; the MemoryDomainTests and the QualityOfServiceTests on both targets.
+  run_sharded "./$BUILD_DIR/nnhal_vts_tests" --gtest_brief=1 --gtest_filter='Embedded/*:Devices/VtsCompilationCaching.*:Vts/MemoryDomain.*:Remote/BasicTest*:Remote/DeadlineTest*:Remote/ValidateRequest*:Remote/ValidateModel.Rejects/mutateOperandTypeTest__*:Remote/ValidateModel.Rejects/removeOperandTest__*-*inputs_as_internal*:*all_tensors_as_inputs*'
 }
 
 case "${1:-}" in
