@@ -241,6 +241,24 @@ TEST(GraphDot, NnhalDumpGraphOfMobileNetRendersWithDot) {
   EXPECT_EQ(count(svg.svg, "class=\"node\""), 221u + 31u);  // operands and operations
 }
 
+// A model that needs the driver's vendor extension (MoveNet: FLOOR_DIV, GATHER_ND) imports as
+// `nnhal run` imports it, and its extension operations are named.
+TEST(GraphDot, NnhalDumpGraphImportsWithTheDevicesExtensions) {
+  const fs::path model =
+      fs::path(NNHAL_SHARED_DIR) / "models/movenet_single_pose_lightning_ptq.tflite";
+  if (!fs::exists(model)) GTEST_SKIP() << model << " is not in ../shared/models";
+  FILE* pipe = popen((std::string(NNHAL_CLI_PATH) + " dump-graph " + model.string()).c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string dot;
+  std::array<char, 4096> buffer{};
+  size_t n = 0;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) dot.append(buffer.data(), n);
+  ASSERT_EQ(pclose(pipe), 0);
+  EXPECT_NE(dot.find("org.nnhal.tflite_compat:FLOOR_DIV"), std::string::npos);
+  EXPECT_NE(dot.find("org.nnhal.tflite_compat:GATHER_ND"), std::string::npos);
+  EXPECT_EQ(dot.find("OperationType("), std::string::npos);
+}
+
 TEST(GraphDot, NnhalDumpGraphRefusesANonModel) {
   const fs::path bogus = fs::temp_directory_path() / ("nnhal-bogus-" + std::to_string(getpid()));
   std::ofstream(bogus) << "not a flatbuffer";

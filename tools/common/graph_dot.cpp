@@ -5,6 +5,8 @@
 #include <cstring>
 #include <optional>
 
+#include "tools/common/profile_report.h"
+
 namespace nnhal::tools {
 namespace {
 
@@ -132,7 +134,9 @@ class DotWriter {
       const Operation& operation = subgraph.operations[k];
       out_ += fmt::format(
           "    {} [shape=box, style=\"rounded,filled\", fillcolor=lightblue, label=\"{}\"];\n",
-          operationNode(s, k), dotEscape(fmt::format("{}: {}", k, toString(operation.type))));
+          operationNode(s, k),
+          dotEscape(fmt::format("{}: {}", k,
+                                operationLabel(operation.type, model_.extensionNameToPrefix))));
       for (size_t i = 0; i < operation.inputs.size(); ++i) {
         out_ += fmt::format("    {} -> {};\n", operandRef(s, subgraph, operation.inputs[i]),
                             operationNode(s, k));

@@ -6,11 +6,18 @@
 
 #include "nnhal/tflite_import.h"
 #include "tools/common/graph_dot.h"
+#include "tools/nnhal/run_command.h"
 
 namespace nnhal::cli {
 
 Result<void> runDumpGraph(const DumpGraphArgs& args) {
-  NNHAL_ASSIGN_OR_RETURN(ImportedModel imported, importTfliteFile(args.model));
+  // The device's extensions, as `nnhal run` imports with them (nothing is prepared).
+  DeviceOptions deviceOptions;
+  deviceOptions.kernelThreads = 1;
+  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, openDevice(args.connect, deviceOptions));
+  NNHAL_ASSIGN_OR_RETURN(
+      ImportedModel imported,
+      importTfliteFile(args.model, {.extensions = device->getSupportedExtensions()}));
   tools::DotOptions options;
   options.title = std::filesystem::path(args.model).filename().string();
   options.mainOperandNames.resize(imported.model.main.operands.size());

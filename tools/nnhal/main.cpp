@@ -8,7 +8,7 @@
 //   nnhal calibrate --models DIR --state-dir DIR [--runs N]
 //   nnhal cts PATH... [--mode all|sync|async|dynamic|burst] [--filter S] [--quiet]
 //             [--connect SOCKET] [--json] [--junit FILE]
-//   nnhal dump-graph MODEL.tflite [--output FILE.dot]
+//   nnhal dump-graph MODEL.tflite [--output FILE.dot] [--connect SOCKET]
 //   nnhal stats --connect SOCKET [--json]
 #include <spdlog/cfg/env.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -192,6 +192,9 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::ExistingFile);
   dump->add_option("--output,-o", dumpArgs.output, "Write the .dot here instead of to stdout");
+  dump->add_option("--connect", dumpArgs.connect,
+                   "Import with the vendor extensions of the nnhald at this socket (default: "
+                   "those of the embedded driver, as `nnhal run` does)");
 
   cli::StatsArgs statsArgs;
   CLI::App* stats = app.add_subcommand(
