@@ -132,7 +132,8 @@ struct LoadedBytes {
 }  // namespace
 
 std::string driverVersion(const DeviceOptions& options) {
-  return options.versionOverride.empty() ? std::string(kDriverVersion) : options.versionOverride;
+  if (!options.versionOverride.empty()) return options.versionOverride;
+  return std::string(kDriverVersion) + "+" + std::string(buildId());
 }
 
 namespace {

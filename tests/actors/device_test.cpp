@@ -101,9 +101,15 @@ class DeviceTest : public ::testing::Test {
 
 TEST_F(DeviceTest, ReportsIdentity) {
   EXPECT_EQ(device_->getType(), DeviceType::CPU);
-  // The version of project() in CMakeLists.txt, through the generated nnhal/version.h.
-  EXPECT_EQ(device_->getVersionString(), kDriverVersion);
+  // The version of project() in CMakeLists.txt, through the generated nnhal/version.h, and
+  // this build's id: 16 lowercase hex digits.
+  EXPECT_EQ(device_->getVersionString(),
+            std::string(kDriverVersion) + "+" + std::string(buildId()));
   EXPECT_EQ(kDriverVersion, "nnhal-" + std::string(kVersion));
+  ASSERT_EQ(buildId().size(), 16u);
+  for (const char c : buildId()) {
+    EXPECT_TRUE((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')) << buildId();
+  }
   const Capabilities caps = device_->getCapabilities();
   EXPECT_FALSE(caps.operandPerformance.empty());
   for (size_t i = 1; i < caps.operandPerformance.size(); ++i) {
