@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <optional>
 #include <sstream>
 
+#include <cryptopp/base64.h>
+#include <cryptopp/filters.h>
 #include <nlohmann/json.hpp>
 
 namespace nnhal::tools {
@@ -159,41 +162,171 @@ Result<CtsModel> convert(const json& test, std::string_view spec, std::string_vi
   return cts;
 }
 
+std::string_view lifetimeName(OperandLifeTime lifetime) {
+  switch (lifetime) {
+    case OperandLifeTime::TEMPORARY_VARIABLE:
+      return "TEMPORARY_VARIABLE";
+    case OperandLifeTime::SUBGRAPH_INPUT:
+      return "SUBGRAPH_INPUT";
+    case OperandLifeTime::SUBGRAPH_OUTPUT:
+      return "SUBGRAPH_OUTPUT";
+    case OperandLifeTime::CONSTANT_COPY:
+      return "CONSTANT_COPY";
+    case OperandLifeTime::CONSTANT_REFERENCE:
+      return "CONSTANT_REFERENCE";
+    case OperandLifeTime::NO_VALUE:
+      return "NO_VALUE";
+    case OperandLifeTime::SUBGRAPH:
+      return "SUBGRAPH";
+  }
+  return "";
+}
+
+/// The element type the CTS files name for an operand type, and its size in bytes; an empty
+/// name for a type the format does not hold (extension and OEM types).
+std::pair<std::string_view, size_t> dataTypeOf(OperandType type) {
+  switch (type) {
+    case OperandType::FLOAT32:
+    case OperandType::TENSOR_FLOAT32:
+      return {"float", 4};
+    case OperandType::FLOAT16:
+    case OperandType::TENSOR_FLOAT16:
+      return {"_Float16", 2};
+    case OperandType::INT32:
+    case OperandType::TENSOR_INT32:
+      return {"int32_t", 4};
+    case OperandType::UINT32:
+    case OperandType::SUBGRAPH:
+      return {"uint32_t", 4};
+    case OperandType::BOOL:
+    case OperandType::TENSOR_BOOL8:
+      return {"bool8", 1};
+    case OperandType::TENSOR_QUANT8_ASYMM:
+      return {"uint8_t", 1};
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+    case OperandType::TENSOR_QUANT8_SYMM:
+    case OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL:
+      return {"int8_t", 1};
+    case OperandType::TENSOR_QUANT16_ASYMM:
+      return {"uint16_t", 2};
+    case OperandType::TENSOR_QUANT16_SYMM:
+      return {"int16_t", 2};
+    default:
+      return {"", 0};
+  }
+}
+
+/// The bytes an operand's value occupies in `model` (constants and SUBGRAPH indexes); empty
+/// for the other lifetimes.
+Result<std::vector<uint8_t>> constantBytes(const Model& model, const Operand& operand,
+                                           const std::string& field) {
+  const DataLocation& at = operand.location;
+  switch (operand.lifetime) {
+    case OperandLifeTime::CONSTANT_COPY: {
+      if (size_t{at.offset} + at.length > model.operandValues.size()) {
+        return invalidArgument(field + ": its value lies outside operandValues");
+      }
+      const auto* begin = model.operandValues.data() + at.offset;
+      return std::vector<uint8_t>(begin, begin + at.length);
+    }
+    case OperandLifeTime::CONSTANT_REFERENCE: {
+      if (at.poolIndex >= model.pools.size() || model.pools[at.poolIndex].data() == nullptr ||
+          size_t{at.offset} + at.length > model.pools[at.poolIndex].size()) {
+        return invalidArgument(field + ": its value lies outside the model's pools");
+      }
+      const uint8_t* begin = model.pools[at.poolIndex].data() + at.offset;
+      return std::vector<uint8_t>(begin, begin + at.length);
+    }
+    case OperandLifeTime::SUBGRAPH: {
+      std::vector<uint8_t> index(sizeof(uint32_t));
+      std::memcpy(index.data(), &at.offset, sizeof(uint32_t));
+      return index;
+    }
+    default:
+      return std::vector<uint8_t>();
+  }
+}
+
+Result<json> subgraphToJson(const Model& model, const Subgraph& subgraph, const std::string& field,
+                            const std::vector<std::vector<uint8_t>>* inputs,
+                            const std::vector<std::vector<uint8_t>>* outputs,
+                            const std::vector<bool>* outputIgnored) {
+  json operands = json::array();
+  for (size_t i = 0; i < subgraph.operands.size(); ++i) {
+    const Operand& operand = subgraph.operands[i];
+    const std::string at = field + ".operands[" + std::to_string(i) + "]";
+    const auto [dataType, elementBytes] = dataTypeOf(operand.type);
+    if (dataType.empty()) {
+      return invalidArgument(at + ": operand type " +
+                             std::to_string(static_cast<int>(operand.type)) +
+                             " has no CTS JSON form");
+    }
+    NNHAL_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, constantBytes(model, operand, at));
+    bool ignored = false;
+    const auto place = [&](const std::vector<uint32_t>& indexes,
+                           const std::vector<std::vector<uint8_t>>* data) {
+      if (data == nullptr) return;
+      for (size_t k = 0; k < indexes.size() && k < data->size(); ++k) {
+        if (indexes[k] != i) continue;
+        bytes = (*data)[k];
+        if (data == outputs && outputIgnored != nullptr && k < outputIgnored->size()) {
+          ignored = (*outputIgnored)[k];
+        }
+      }
+    };
+    place(subgraph.inputIndexes, inputs);
+    place(subgraph.outputIndexes, outputs);
+    json channelQuant = nullptr;
+    if (const auto* quant = std::get_if<SymmPerChannelQuantParams>(&operand.extraParams)) {
+      channelQuant = {{"scales", quant->scales}, {"channelDim", quant->channelDim}};
+    }
+    operands.push_back({{"name", ""},
+                        {"type", std::string(toString(operand.type))},
+                        {"dimensions", operand.dimensions},
+                        {"scale", operand.scale},
+                        {"zeroPoint", operand.zeroPoint},
+                        {"lifetime", std::string(lifetimeName(operand.lifetime))},
+                        {"numberOfConsumers", operand.numberOfConsumers},
+                        {"channelQuant", channelQuant},
+                        {"isIgnored", ignored},
+                        {"data", encodeBase64(bytes)},
+                        {"dataType", std::string(dataType)},
+                        {"count", bytes.size() / elementBytes}});
+  }
+  json operations = json::array();
+  for (size_t i = 0; i < subgraph.operations.size(); ++i) {
+    const Operation& operation = subgraph.operations[i];
+    if (!operationTypeFromString(toString(operation.type))) {
+      return invalidArgument(field + ".operations[" + std::to_string(i) + "]: operation type " +
+                             std::to_string(static_cast<int>(operation.type)) +
+                             " has no CTS JSON form");
+    }
+    operations.push_back({{"type", std::string(toString(operation.type))},
+                          {"inputs", operation.inputs},
+                          {"outputs", operation.outputs}});
+  }
+  return json{{"operands", std::move(operands)},
+              {"operations", std::move(operations)},
+              {"inputIndexes", subgraph.inputIndexes},
+              {"outputIndexes", subgraph.outputIndexes}};
+}
+
 }  // namespace
 
 Result<std::vector<uint8_t>> decodeBase64(std::string_view text) {
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
+  // Crypto++ decodes; it skips characters outside the alphabet, so the text is checked first.
   if (text.size() % 4 != 0) return invalidArgument("base64 length is not a multiple of 4");
-  std::vector<uint8_t> bytes;
-  bytes.reserve(text.size() / 4 * 3);
-  for (size_t i = 0; i < text.size(); i += 4) {
-    const bool last = i + 4 == text.size();
-    const size_t padding =
-        last ? static_cast<size_t>(text[i + 3] == '=') + static_cast<size_t>(text[i + 2] == '=')
-             : 0;
-    uint32_t group = 0;
-    for (size_t k = 0; k < 4; ++k) {
-      const char c = text[i + k];
-      int v = 0;
-      if (c == '=' && k >= 4 - padding) {
-        v = 0;
-      } else if ((v = value(c)) < 0) {
-        return invalidArgument("bad base64 character");
-      }
-      group = (group << 6) | static_cast<uint32_t>(v);
+  const size_t padding = text.ends_with("==") ? 2 : text.ends_with('=') ? 1 : 0;
+  for (size_t i = 0; i < text.size() - padding; ++i) {
+    const char c = text[i];
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '/') {
+      return invalidArgument("bad base64 character");
     }
-    bytes.push_back(static_cast<uint8_t>(group >> 16));
-    if (padding < 2) bytes.push_back(static_cast<uint8_t>(group >> 8));
-    if (padding < 1) bytes.push_back(static_cast<uint8_t>(group));
   }
-  return bytes;
+  std::string bytes;
+  CryptoPP::StringSource source(reinterpret_cast<const CryptoPP::byte*>(text.data()), text.size(),
+                                true, new CryptoPP::Base64Decoder(new CryptoPP::StringSink(bytes)));
+  return std::vector<uint8_t>(bytes.begin(), bytes.end());
 }
 
 Result<CtsModel> ctsModelFromJson(const json& test, std::string_view spec,
@@ -231,6 +364,53 @@ Result<std::vector<CtsModel>> loadCtsFile(const std::filesystem::path& path) {
     return invalidArgument(path.string() + ": " + e.what());
   }
   return models;
+}
+
+std::string encodeBase64(std::span<const uint8_t> bytes) {
+  std::string text;
+  CryptoPP::StringSource source(bytes.data(), bytes.size(), true,
+                                new CryptoPP::Base64Encoder(new CryptoPP::StringSink(text),
+                                                            /*insertLineBreaks=*/false));
+  return text;
+}
+
+Result<json> ctsModelToJson(const CtsModel& cts) {
+  try {
+    NNHAL_ASSIGN_OR_RETURN(json main, subgraphToJson(cts.model, cts.model.main, "main", &cts.inputs,
+                                                     &cts.outputs, &cts.outputIgnored));
+    json referenced = json::array();
+    for (size_t i = 0; i < cts.model.referenced.size(); ++i) {
+      NNHAL_ASSIGN_OR_RETURN(json subgraph, subgraphToJson(cts.model, cts.model.referenced[i],
+                                                           "referenced[" + std::to_string(i) + "]",
+                                                           nullptr, nullptr, nullptr));
+      referenced.push_back(std::move(subgraph));
+    }
+    json model = {{"main", std::move(main)},
+                  {"referenced", std::move(referenced)},
+                  {"isRelaxed", cts.model.relaxComputationFloat32toFloat16},
+                  {"expectFailure", cts.expectFailure},
+                  {"expectedMultinomialDistributionTolerance", cts.multinomialTolerance},
+                  {"minSupportedVersion", "UNKNOWN"}};
+    return json{{"name", cts.name}, {"model", std::move(model)}};
+  } catch (const json::exception& e) {
+    return invalidArgument(std::string("CTS JSON: ") + e.what());
+  }
+}
+
+Result<void> writeCtsFile(const std::filesystem::path& path, std::string_view spec,
+                          std::string_view version, const std::vector<json>& tests) {
+  std::ofstream stream(path, std::ios::binary | std::ios::trunc);
+  if (!stream) return invalidArgument("cannot write " + path.string());
+  // One test per line, as the files of ../shared/cts are laid out.
+  stream << "{\"spec\": " << json(spec).dump() << ", \"version\": " << json(version).dump()
+         << ", \"tests\": [\n";
+  for (size_t i = 0; i < tests.size(); ++i) {
+    stream << tests[i].dump() << (i + 1 < tests.size() ? ",\n" : "\n");
+  }
+  stream << "]}\n";
+  stream.close();
+  if (!stream) return invalidArgument("cannot write " + path.string());
+  return {};
 }
 
 std::vector<std::filesystem::path> ctsFiles(const std::filesystem::path& root) {

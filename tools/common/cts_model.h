@@ -7,9 +7,14 @@
 // a SUBGRAPH operand's data (a uint32 index into "referenced") becomes location.offset.
 // The main inputs' and outputs' data are kept beside the model, in inputIndexes /
 // outputIndexes order, to build Requests.
+//
+// The writer (ctsModelToJson, writeCtsFile) is the inverse: a model built or received
+// anywhere (a random graph, a model a client sent nnhald) becomes a file `nnhal cts` replays.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +48,9 @@ struct CtsModel {
 /// length.
 Result<std::vector<uint8_t>> decodeBase64(std::string_view text);
 
+/// Encodes bytes as standard base64 with padding, on one line.
+std::string encodeBase64(std::span<const uint8_t> bytes);
+
 /// Converts one entry of a CTS file's "tests" array ({"name", "model"}).
 /// Errors: INVALID_ARGUMENT naming the field for a missing/mistyped field or unknown enum
 /// name; RESOURCE_EXHAUSTED_PERSISTENT if the constant pool cannot be allocated.
@@ -51,6 +59,21 @@ Result<CtsModel> ctsModelFromJson(const nlohmann::json& test, std::string_view s
 
 /// Loads every test model of one CTS JSON file.
 Result<std::vector<CtsModel>> loadCtsFile(const std::filesystem::path& path);
+
+/// The CTS JSON test entry ({"name", "model"}) of `cts`, the inverse of ctsModelFromJson:
+/// loading it back gives the same operands, operations, constant bytes (at the same offsets
+/// when `cts` was itself loaded from JSON), inputs and outputs. Constants are read from the
+/// model's operandValues and pools; an input or output without data is written empty (a
+/// model received without a request). Operand names are not kept by the loader and are
+/// written as "". Errors: INVALID_ARGUMENT for what the format cannot hold (an extension or
+/// OEM operand or operation type) or a constant outside its pool or operandValues.
+Result<nlohmann::json> ctsModelToJson(const CtsModel& cts);
+
+/// Writes one CTS JSON file ({"spec", "version", "tests"}, a test per line, as in
+/// ../shared/cts) that loadCtsFile reads back. Errors: INVALID_ARGUMENT when the file cannot
+/// be written.
+Result<void> writeCtsFile(const std::filesystem::path& path, std::string_view spec,
+                          std::string_view version, const std::vector<nlohmann::json>& tests);
 
 /// Every "*.json" file under `root` (a file is returned as is), sorted.
 std::vector<std::filesystem::path> ctsFiles(const std::filesystem::path& root);
