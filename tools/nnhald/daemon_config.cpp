@@ -55,6 +55,23 @@ void checkSocketPath(const std::string& what, const fs::path& path,
   }
 }
 
+/// Why `option`'s folder (created when the daemon starts, so it need not exist yet) cannot
+/// be used: its nearest existing ancestor is not a folder or cannot be written; none for an
+/// empty option.
+std::optional<std::string> folderProblem(std::string_view option, const std::string& folder) {
+  if (folder.empty()) return std::nullopt;
+  std::error_code ec;
+  fs::path existing = folder;
+  while (!existing.empty() && !fs::exists(existing, ec)) existing = existing.parent_path();
+  if (existing.empty()) existing = ".";
+  const std::string named = std::string(option) + " '" + folder + "': ";
+  if (!fs::is_directory(existing, ec)) return named + "'" + existing.string() + "' is not a folder";
+  if (::access(existing.c_str(), W_OK | X_OK) != 0) {
+    return named + "cannot write in '" + existing.string() + "': " + std::strerror(errno);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 DaemonConfig::DaemonConfig()
@@ -125,6 +142,14 @@ void addDaemonOptions(CLI::App& app, DaemonConfig& c) {
                  "Record the daemon's work (each client frame handled, preparations, "
                  "compilations, cache I/O, executions and their operations) and write it as "
                  "Chrome trace JSON to this file when nnhald stops (SIGTERM / SIGINT)");
+  app.add_option("--dump-models", c.dumpModelsDir,
+                 "For bug reports: write each model a client asks to prepare to this folder "
+                 "(created, mode 0700), as CTS JSON (the model and its constants, which "
+                 "`nnhal cts` loads) and as a Graphviz .dot, named model-N-uidU-connC; the "
+                 "clients' models are then on disk: use it only while debugging");
+  app.add_option("--dump-models-limit", c.dumpModelsLimit,
+                 "Models --dump-models writes at most (then it logs once and stops)")
+      ->capture_default_str();
   app.add_option("--log-level", c.logLevel, "trace, debug, info, warn, error, critical or off")
       ->capture_default_str()
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
@@ -377,18 +402,10 @@ std::vector<std::string> findConfigProblems(const DaemonConfig& c, bool inherite
                          "socket to it");
     }
   }
-  if (!c.cacheDir.empty()) {
-    std::error_code ec;
-    fs::path existing = c.cacheDir;
-    while (!existing.empty() && !fs::exists(existing, ec)) existing = existing.parent_path();
-    if (existing.empty()) existing = ".";
-    if (!fs::is_directory(existing, ec)) {
-      problems.push_back("--cache-dir '" + c.cacheDir + "': '" + existing.string() +
-                         "' is not a folder");
-    } else if (::access(existing.c_str(), W_OK | X_OK) != 0) {
-      problems.push_back("--cache-dir '" + c.cacheDir + "': cannot write in '" + existing.string() +
-                         "': " + std::strerror(errno));
-    }
+  for (const auto& [option, folder] :
+       {std::pair<std::string_view, const std::string&>{"--cache-dir", c.cacheDir},
+        {"--dump-models", c.dumpModelsDir}}) {
+    if (auto problem = folderProblem(option, folder)) problems.push_back(std::move(*problem));
   }
   if (!c.tracePath.empty()) {
     const fs::path trace = c.tracePath;

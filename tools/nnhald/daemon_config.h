@@ -25,6 +25,9 @@ struct DaemonConfig {
   std::string socketGroup;
   std::string cacheDir;
   std::string tracePath;
+  /// --dump-models: the folder each received model is written to (empty: none), and how many.
+  std::string dumpModelsDir;
+  uint32_t dumpModelsLimit = 1000;
   std::string logLevel = "info";
   std::string preparationPolicy;
   unsigned threads = 2;

@@ -3,7 +3,8 @@
 //
 //   nnhald --socket PATH [--socket-mode 0660] [--socket-group GROUP] [--admin-socket PATH]
 //          [--cache-dir DIR] [--threads N] [--driver-threads N] [--kernel-threads N]
-//          [--log-level LEVEL] [--check-config] [quota options: nnhald --help]
+//          [--log-level LEVEL] [--check-config] [--dump-models DIR]
+//          [quota options: nnhald --help]
 //
 // Under systemd (docs/DEPLOYMENT.md): the listening socket(s) may be passed (socket
 // activation, LISTEN_FDS) instead of --socket, and readiness is notified (Type=notify).
@@ -31,6 +32,7 @@
 #include "nnhal/device.h"
 #include "nnhal/version.h"
 #include "nnhald/daemon_config.h"
+#include "nnhald/model_dumper.h"
 #include "nnhald/socket_activation.h"
 
 namespace {
@@ -120,6 +122,17 @@ int main(int argc, char** argv) {
     recorder = std::make_shared<nnhal::TraceRecorder>();
   }
   deviceOptions.trace = recorder;
+  std::unique_ptr<nnhal::daemon::ModelDumper> dumper;
+  if (!config.dumpModelsDir.empty()) {
+    auto opened = nnhal::daemon::ModelDumper::open(config.dumpModelsDir, config.dumpModelsLimit);
+    if (!opened) {
+      spdlog::critical("{}", opened.error().message);
+      return 1;
+    }
+    dumper = std::move(*opened);
+    spdlog::warn("--dump-models: every model clients prepare is written to {}",
+                 config.dumpModelsDir);
+  }
   auto driver = nnhal::hal::createEmbeddedDriver(deviceOptions);
   if (!driver) {
     spdlog::critical("cannot start the driver: {}", driver.error().message);
@@ -131,6 +144,12 @@ int main(int argc, char** argv) {
   serverOptions.listenFd = inherited->client;
   serverOptions.adminListenFd = inherited->admin;
   serverOptions.trace = recorder;
+  if (dumper) {
+    serverOptions.onModelReceived = [&dumper](const nnhal::Model& model, uint64_t application,
+                                              uint64_t connection) {
+      dumper->write(model, application, connection);
+    };
+  }
   {
     nnhal::ipc::Server server(io, *driver, serverOptions);
     if (auto listening = server.listen(); !listening) {

@@ -84,6 +84,7 @@ Server::Server(boost::asio::io_context& io, hal::EmbeddedDriver driver, ServerOp
   config_->maxPayloadBytes = options_.maxPayloadBytes;
   config_->faults = options_.faults;
   config_->trace = options_.trace;
+  config_->onModelReceived = options_.onModelReceived;
   config_->ledger = makeLedger(options_.limits);
   config_->runIntake = [lanes = &lanes_](hal::ApplicationId application,
                                          std::move_only_function<void()> job) {

@@ -72,6 +72,11 @@ struct ServerOptions {
   FaultInjection faults;
   /// Records the handling of every frame clients send ("ipc" spans, nnhal/trace.h).
   std::shared_ptr<TraceRecorder> trace{};
+  /// Sees each model a client asks to prepare once it is copied in and structurally valid
+  /// (hal::validateModel), before the driver's own checks, so that models the driver refuses
+  /// are seen too (nnhald --dump-models). Called on the client application's lane (its time
+  /// counts against that client only), from several lanes at once; must not throw.
+  ModelObserver onModelReceived{};
 };
 
 class Server {

@@ -77,7 +77,6 @@ class DeviceControl;
 
 namespace nnhal::ipc {
 
-/// What every session of a server shares.
 /// Test only: deliberate faults of the daemon, so that the soak harness can show it finds them.
 struct FaultInjection {
   /// Every execution through a socket (sync, async) maps one page of a new memfd and never
@@ -90,6 +89,12 @@ struct FaultInjection {
   std::shared_ptr<std::atomic<uint64_t>> executions = std::make_shared<std::atomic<uint64_t>>(0);
 };
 
+/// Sees a model a client sent to be prepared (ServerOptions::onModelReceived): the model,
+/// the client's application (its uid) and its connection (the session's id).
+using ModelObserver =
+    std::function<void(const Model& model, hal::ApplicationId application, uint64_t connection)>;
+
+/// What every session of a server shares.
 struct SessionConfig {
   std::shared_ptr<Device> device;
   /// The control of `device` (the embedded driver's own checks and cancellation).
@@ -106,6 +111,8 @@ struct SessionConfig {
   FaultInjection faults;
   /// Where each received frame's handling is recorded as an "ipc" span; null = none.
   std::shared_ptr<TraceRecorder> trace{};
+  /// ServerOptions::onModelReceived; empty = none.
+  ModelObserver onModelReceived{};
 };
 
 class Session : public std::enable_shared_from_this<Session>, public ChannelOwner {

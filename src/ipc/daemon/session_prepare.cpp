@@ -249,6 +249,9 @@ bool Session::handlePrepareModel(Frame& frame) {
               const uint64_t constants,
               attachModelPools(message->model.model, message->model.pools, *fds, room,
                                [](const Model& model) { return hal::validateModel(model); }));
+          if (config_->onModelReceived) {
+            config_->onModelReceived(message->model.model, application_, id_);
+          }
           NNHAL_TRY(config_->driver->checkPreparation(message->model.model, options));
           return constants;
         },
