@@ -39,6 +39,16 @@ expect_cat() {
   grep -qE '^top class: (286|283) ' <<<"$out" || fail "wrong top class from $*: $out"
 }
 
+# `classify ... --cache-dir DIR` must say what nnhal::CacheDirectory did: "cache: WORDS".
+expect_cache() {
+  local words=$1 out
+  shift
+  out=$("$@") || fail "failed: $*"
+  grep -q "^cache: $words" <<<"$out" || fail "expected 'cache: $words' from $*: $out"
+  grep -qE '^top class: (286|283) ' <<<"$out" || fail "wrong top class from $*: $out"
+  echo "   cache: $words"
+}
+
 echo "-- build and install $build into a prefix"
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNNHAL_BUILD_BENCH=OFF >/dev/null
@@ -86,10 +96,13 @@ g++ -std=c++23 -O1 examples/classify/classify.cpp $pc_flags -o "$work/classify-p
 
 echo "-- embedded driver"
 expect_cat "$work/classify/classify" "$model" "$input" --labels "$labels"
+echo "-- a host program caching its compilation (nnhal/cache_directory.h): the second start loads"
+expect_cache "compiled and saved" "$work/classify/classify" "$model" "$input" --cache-dir "$work/cache-embedded"
+expect_cache "loaded" "$work/classify/classify" "$model" "$input" --cache-dir "$work/cache-embedded"
 
 echo "-- through nnhald from the prefix"
 socket=$work/nnhald.sock
-"$prefix/bin/nnhald" --socket "$socket" --log-level warn &
+"$prefix/bin/nnhald" --socket "$socket" --cache-dir "$work/nnhald-state" --log-level warn &
 daemon_pid=$!
 for _ in $(seq 100); do [ -S "$socket" ] && break; sleep 0.1; done
 [ -S "$socket" ] || fail "nnhald did not listen on $socket"
@@ -99,6 +112,8 @@ expect_cat "$work/classify-pc" "$model" "$input" --labels "$labels" --connect "$
 if "$work/classify-client/classify_client" "$model" "$input" 2>/dev/null; then
   fail "classify_client without --connect must fail"
 fi
+expect_cache "compiled and saved" "$work/classify-pc" "$model" "$input" --connect "$socket" --cache-dir "$work/cache-client"
+expect_cache "loaded" "$work/classify-client/classify_client" "$model" "$input" --connect "$socket" --cache-dir "$work/cache-client"
 
 echo "-- examples/ with nnhal's source tree added by add_subdirectory"
 cmake -S examples -B "$work/examples" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

@@ -1,13 +1,15 @@
 // classify — the smallest host program of nnhal: imports a TensorFlow Lite image classifier,
 // prepares it, runs it on one input tensor and prints the top class.
 //
-//   classify MODEL.tflite INPUT.bin [--labels LABELS.txt] [--connect SOCKET]
+//   classify MODEL.tflite INPUT.bin [--labels LABELS.txt] [--connect SOCKET] [--cache-dir DIR]
 //
 // INPUT.bin holds the model's first input tensor as raw bytes (for a quantized MobileNet
 // 128x128: 1x128x128x3 uint8, 49152 bytes). Without --connect the model runs in this process
 // on the embedded driver (nnhal::driver, createDevice); with --connect it runs in the nnhald
 // listening on SOCKET (nnhal::client, connect). Built without NNHAL_EXAMPLE_EMBEDDED (the
 // target classify_client) the program links nnhal::client only and --connect is required.
+// With --cache-dir the compilation is cached there (nnhal/cache_directory.h): the first start
+// compiles and saves, the next ones load, and "cache: ..." says which.
 //
 // Prints "top class: INDEX (LABEL) score SCORE" and exits 0; on an error, prints the
 // ErrorStatus and its message to stderr and exits 1.
@@ -21,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "nnhal/cache_directory.h"
 #include "nnhal/client.h"
 #include "nnhal/device.h"
 #include "nnhal/memory.h"
@@ -35,6 +38,7 @@ struct Args {
   std::string input;
   std::string labels;
   std::string connect;
+  std::string cacheDir;
 };
 
 nnhal::Result<std::vector<uint8_t>> readFile(const std::string& path) {
@@ -80,7 +84,9 @@ float score(const nnhal::TensorDescription& desc, const uint8_t* data, size_t i)
 nnhal::Result<std::shared_ptr<nnhal::Device>> openDevice(const Args& args) {
   if (!args.connect.empty()) return nnhal::connect(args.connect);
 #ifdef NNHAL_EXAMPLE_EMBEDDED
-  return nnhal::createDevice();
+  nnhal::DeviceOptions options;
+  options.stateDirectory = args.cacheDir;  // the embedded driver's token map lives there too
+  return nnhal::createDevice(options);
 #else
   return nnhal::invalidArgument("this build links nnhal::client only: pass --connect SOCKET");
 #endif
@@ -99,8 +105,20 @@ nnhal::Result<void> classify(const Args& args) {
   }
 
   NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<nnhal::Device> device, openDevice(args));
-  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<nnhal::PreparedModel> prepared,
-                         device->prepareModel(std::move(imported.model)));
+  std::shared_ptr<nnhal::PreparedModel> prepared;
+  if (args.cacheDir.empty()) {
+    NNHAL_ASSIGN_OR_RETURN(prepared, device->prepareModel(std::move(imported.model)));
+  } else {
+    // The model file's bytes identify the model in the cache (CacheDirectory::tokenFor).
+    NNHAL_ASSIGN_OR_RETURN(const std::vector<uint8_t> modelBytes, readFile(args.model));
+    NNHAL_ASSIGN_OR_RETURN(const nnhal::CacheDirectory cache,
+                           nnhal::CacheDirectory::open(args.cacheDir, device));
+    NNHAL_ASSIGN_OR_RETURN(nnhal::CachedPreparation done,
+                           cache.prepare(std::move(imported.model), modelBytes));
+    prepared = std::move(done.preparedModel);
+    std::printf("cache: %s%s%s\n", std::string(nnhal::toString(done.outcome)).c_str(),
+                done.why.empty() ? "" : " - ", done.why.c_str());
+  }
 
   // One shared-memory pool for the input, one for the output.
   NNHAL_ASSIGN_OR_RETURN(nnhal::Memory inputPool, nnhal::Memory::create(inputBytes));
@@ -138,8 +156,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> positional;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if ((arg == "--labels" || arg == "--connect") && i + 1 < argc) {
-      (arg == "--labels" ? args.labels : args.connect) = argv[++i];
+    if ((arg == "--labels" || arg == "--connect" || arg == "--cache-dir") && i + 1 < argc) {
+      (arg == "--labels"    ? args.labels
+       : arg == "--connect" ? args.connect
+                            : args.cacheDir) = argv[++i];
     } else if (arg == "--version") {
       std::printf("classify (nnhal %s)\n", std::string(nnhal::kVersion).c_str());
       return 0;
@@ -150,7 +170,7 @@ int main(int argc, char** argv) {
   if (positional.size() != 2) {
     std::fprintf(stderr,
                  "usage: classify MODEL.tflite INPUT.bin [--labels LABELS.txt] "
-                 "[--connect SOCKET]\n");
+                 "[--connect SOCKET] [--cache-dir DIR]\n");
     return 2;
   }
   args.model = positional[0];

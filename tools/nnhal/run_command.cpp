@@ -1,10 +1,7 @@
 #include "tools/nnhal/run_command.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -18,8 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "cache/digest.h"
-#include "cache/file_io.h"
+#include "nnhal/cache_directory.h"
 #include "nnhal/client.h"
 #include "nnhal/tflite_import.h"
 #include "tools/common/litert_reference.h"
@@ -45,64 +41,6 @@ namespace {
 
 double millisecondsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-/// The compilation cache files of one model in `--cache-dir`.
-struct CacheFileSet {
-  cache::UniqueFd model, data;
-  CacheFiles files;
-  bool saved = false;  ///< the model cache file is not empty
-};
-
-/// Opens (creating) DIR/<token>.model and DIR/<token>.data in `args.cacheDir` (also the
-/// driver's state directory), token = SHA-256 of the model file's bytes and the execution
-/// preference.
-Result<CacheFileSet> openCacheFiles(const RunArgs& args) {
-  NNHAL_ASSIGN_OR_RETURN(std::vector<uint8_t> modelBytes, tools::readFile(args.model));
-  const auto preference = static_cast<uint8_t>(ExecutionPreference::FAST_SINGLE_ANSWER);
-  cache::Sha256 hash;
-  hash.update(modelBytes);
-  hash.update({&preference, 1});
-  const cache::Digest digest = hash.finish();
-
-  CacheFileSet set;
-  std::copy(digest.begin(), digest.end(), set.files.token.begin());
-  std::error_code created;  // the embedded driver creates it too; a daemon has its own
-  std::filesystem::create_directories(args.cacheDir, created);
-  const std::filesystem::path base = std::filesystem::path(args.cacheDir) / cache::toHex(digest);
-  std::filesystem::path modelPath = base, dataPath = base;
-  modelPath += ".model";
-  dataPath += ".data";
-  set.model.reset(::open(modelPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
-  set.data.reset(::open(dataPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
-  if (!set.model.valid() || !set.data.valid()) {
-    return fail(ErrorStatus::GENERAL_FAILURE, "cannot open the cache files " + base.string() +
-                                                  ".{model,data}: " + std::strerror(errno));
-  }
-  set.files.modelCache = {{set.model.get()}};
-  set.files.dataCache = {{set.data.get()}};
-  std::error_code ec;
-  set.saved = std::filesystem::file_size(modelPath, ec) > 0;
-  return set;
-}
-
-/// Prepares from the cache files when they hold a usable cache, otherwise compiles and saves.
-/// `hit` tells which happened.
-Result<std::shared_ptr<PreparedModel>> prepareWithCache(Device& device, const CacheFileSet& set,
-                                                        Model model, bool* hit) {
-  *hit = false;
-  if (set.saved) {
-    auto loaded = device.prepareModelFromCache(set.files);
-    if (loaded) {
-      *hit = true;
-      return loaded;
-    }
-    spdlog::info("cache: not usable ({}), compiling", loaded.error().message);
-  }
-  PrepareOptions options;
-  options.preference = ExecutionPreference::FAST_SINGLE_ANSWER;
-  options.cache = set.files;
-  return device.prepareModel(std::move(model), options);
 }
 
 /// Position of the tensor called `name` among `tensors`; nullopt when none is.
@@ -422,31 +360,43 @@ Result<void> runModel(const RunArgs& args) {
   // Names the extension operations of the profile (the model is moved into the driver).
   const std::vector<ExtensionNameAndPrefix> extensions = imported.model.extensionNameToPrefix;
 
-  // A device that reports no cache files is given none (IDevice.hal 1.2).
+  // With --cache-dir: the model's cache files in that folder (nnhal/cache_directory.h), loaded
+  // when usable, else compiled and saved; a device that reports no cache files is given none
+  // (IDevice.hal 1.2).
   const CompilationCaching caching = device->getCompilationCaching();
-  const bool useCache = !args.cacheDir.empty() && caching.available;
-  CacheFileSet cacheFiles;
-  if (useCache) {
-    NNHAL_ASSIGN_OR_RETURN(cacheFiles, openCacheFiles(args));
-  }
+  PrepareOptions prepareOptions;
+  prepareOptions.preference = ExecutionPreference::FAST_SINGLE_ANSWER;
   const auto prepareStart = Clock::now();
-  bool cacheHit = false;
   std::shared_ptr<PreparedModel> prepared;
-  if (!useCache) {
-    NNHAL_ASSIGN_OR_RETURN(prepared, device->prepareModel(std::move(imported.model)));
-  } else {
-    NNHAL_ASSIGN_OR_RETURN(
-        prepared, prepareWithCache(*device, cacheFiles, std::move(imported.model), &cacheHit));
-  }
-  const double prepareMs = millisecondsSince(prepareStart);
   // What the cache did: "hit", "saved" (a miss whose files the driver wrote), "not saved",
   // or "off" (the device does not cache: no files were passed).
-  std::string cacheState = args.cacheDir.empty() ? "" : "off";
-  if (useCache) {
-    struct stat written {};
-    const bool saved = ::fstat(cacheFiles.model.get(), &written) == 0 && written.st_size > 0;
-    cacheState = cacheHit ? "hit" : (saved ? "saved" : "not saved");
+  std::string cacheState;
+  if (args.cacheDir.empty()) {
+    NNHAL_ASSIGN_OR_RETURN(prepared,
+                           device->prepareModel(std::move(imported.model), prepareOptions));
+  } else {
+    NNHAL_ASSIGN_OR_RETURN(const CacheDirectory cache, CacheDirectory::open(args.cacheDir, device));
+    NNHAL_ASSIGN_OR_RETURN(const std::vector<uint8_t> modelBytes, tools::readFile(args.model));
+    NNHAL_ASSIGN_OR_RETURN(CachedPreparation done,
+                           cache.prepare(std::move(imported.model), modelBytes, prepareOptions));
+    prepared = std::move(done.preparedModel);
+    if (!done.why.empty()) spdlog::info("cache: {}", done.why);
+    switch (done.outcome) {
+      case CacheOutcome::kLoaded:
+        cacheState = "hit";
+        break;
+      case CacheOutcome::kCompiledAndSaved:
+        cacheState = "saved";
+        break;
+      case CacheOutcome::kCompiled:
+        cacheState = "not saved";
+        break;
+      case CacheOutcome::kCachingOff:
+        cacheState = "off";
+        break;
+    }
   }
+  const double prepareMs = millisecondsSince(prepareStart);
 
   // Request: every input and output in its own shared-memory pool.
   Request request;
