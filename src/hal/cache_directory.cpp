@@ -2,8 +2,6 @@
 // load-else-compile order of the NNAPI runtime's compilation caching.
 #include "nnhal/cache_directory.h"
 
-#include <cryptopp/filters.h>
-#include <cryptopp/hex.h>
 #include <cryptopp/sha.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -17,20 +15,13 @@
 #include <thread>
 #include <vector>
 
+#include "hal/model_token.h"
 #include "hal/unique_fd.h"
 
 namespace nnhal {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string hexOf(const CacheToken& token) {
-  std::string text;
-  CryptoPP::StringSource source(token.data(), token.size(), true,
-                                new CryptoPP::HexEncoder(new CryptoPP::StringSink(text),
-                                                         /*uppercase=*/false));
-  return text;
-}
 
 std::string errnoText() { return std::strerror(errno); }
 
@@ -66,7 +57,7 @@ Result<hal::UniqueFd> lockToken(const std::filesystem::path& path, Clock::time_p
 
 Result<OpenFiles> openFiles(const std::filesystem::path& folder, const CacheToken& token,
                             NumberOfCacheFiles counts, Clock::time_point until) {
-  const std::string base = (folder / hexOf(token)).string();
+  const std::string base = (folder / hal::tokenHex(token)).string();
   OpenFiles open;
   NNHAL_ASSIGN_OR_RETURN(open.lock, lockToken(base + ".lock", until));
   auto add = [&](const char* kind, uint32_t count, std::vector<CacheHandle>& handles,

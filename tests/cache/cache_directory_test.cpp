@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cache_test_util.h"
+#include "hal/model_token.h"
 #include "nnhal/cache_directory.h"
 
 namespace nnhal::cachetest {
@@ -145,12 +146,7 @@ TEST_F(CacheDirectoryTest, AModelAnotherProcessIsPreparingIsCompiledWithoutWaiti
   const CacheDirectory cache = open(device(), std::chrono::milliseconds(200));
   PrepareOptions options;
   const CacheToken token = cache.tokenFor(modelFileBytes(1), options);
-  std::string hex;
-  for (uint8_t byte : token) {
-    const char digits[] = "0123456789abcdef";
-    hex += digits[byte >> 4];
-    hex += digits[byte & 15];
-  }
+  const std::string hex = hal::tokenHex(token);
   // Another open file description holds the token's lock, as another process would.
   const int held = ::open((folder_ / (hex + ".lock")).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   ASSERT_GE(held, 0);

@@ -142,6 +142,11 @@ void addDaemonOptions(CLI::App& app, DaemonConfig& c) {
                  "Record the daemon's work (each client frame handled, preparations, "
                  "compilations, cache I/O, executions and their operations) and write it as "
                  "Chrome trace JSON to this file when nnhald stops (SIGTERM / SIGINT)");
+  app.add_option("--client-cache-entries", c.clientCacheEntries,
+                 "With --cache-dir: the compilations of clients that pass no cache files are "
+                 "cached by the daemon, in CACHE-DIR/clients/UID/, at most this many models per "
+                 "client application (uid; its least recently used go first); 0 turns it off")
+      ->capture_default_str();
   app.add_option("--dump-models", c.dumpModelsDir,
                  "For bug reports: write each model a client asks to prepare to this folder "
                  "(created, mode 0700), as CTS JSON (the model and its constants, which "
@@ -462,6 +467,8 @@ ipc::ServerOptions serverOptions(const DaemonConfig& c) {
     if (auto weight = parseApplicationWeight(text))
       options.applicationWeights[weight->first] = weight->second;
   }
+  if (!c.cacheDir.empty()) options.clientCacheRoot = std::filesystem::path(c.cacheDir) / "clients";
+  options.clientCacheEntries = c.clientCacheEntries;
   options.faults.leakMappingPerExecution = c.testLeakMapping;
   options.faults.hangAfterExecutions = c.testHangAfter;
   return options;

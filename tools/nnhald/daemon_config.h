@@ -24,6 +24,8 @@ struct DaemonConfig {
   /// Group name or number the client socket is given; empty: the daemon's own group.
   std::string socketGroup;
   std::string cacheDir;
+  /// Models cached per application for clients that pass no cache files (0: none).
+  uint32_t clientCacheEntries = 64;
   std::string tracePath;
   /// --dump-models: the folder each received model is written to (empty: none), and how many.
   std::string dumpModelsDir;

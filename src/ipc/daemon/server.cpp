@@ -85,6 +85,12 @@ Server::Server(boost::asio::io_context& io, hal::EmbeddedDriver driver, ServerOp
   config_->faults = options_.faults;
   config_->trace = options_.trace;
   config_->onModelReceived = options_.onModelReceived;
+  if (!options_.clientCacheRoot.empty() && options_.clientCacheEntries > 0 &&
+      config_->device->getCompilationCaching().available) {
+    config_->clientCache = std::make_shared<const ClientCache>(
+        options_.clientCacheRoot, config_->device->getNumberOfCacheFilesNeeded(),
+        options_.clientCacheEntries);
+  }
   config_->ledger = makeLedger(options_.limits);
   config_->runIntake = [lanes = &lanes_](hal::ApplicationId application,
                                          std::move_only_function<void()> job) {

@@ -72,6 +72,11 @@ struct ServerOptions {
   FaultInjection faults;
   /// Records the handling of every frame clients send ("ipc" spans, nnhal/trace.h).
   std::shared_ptr<TraceRecorder> trace{};
+  /// nnhald's compilation cache for clients that pass no cache files (ipc/daemon/client_cache.h):
+  /// a folder per application under this root; empty, or a driver that cannot cache: none.
+  std::filesystem::path clientCacheRoot;
+  /// Models kept per application in it (its least recently used go first).
+  uint32_t clientCacheEntries = 64;
   /// Sees each model a client asks to prepare once it is copied in and structurally valid
   /// (hal::validateModel), before the driver's own checks, so that models the driver refuses
   /// are seen too (nnhald --dump-models). Called on the client application's lane (its time

@@ -61,6 +61,7 @@
 #include "hal/driver_control.h"
 #include "hal/file_pool_staging.h"
 #include "ipc/daemon/channel.h"
+#include "ipc/daemon/client_cache.h"
 #include "ipc/daemon/client_limits.h"
 #include "ipc/daemon/handle_table.h"
 #include "ipc/daemon/quota.h"
@@ -113,6 +114,8 @@ struct SessionConfig {
   std::shared_ptr<TraceRecorder> trace{};
   /// ServerOptions::onModelReceived; empty = none.
   ModelObserver onModelReceived{};
+  /// Caches the preparations of clients that pass no cache files; null = none.
+  std::shared_ptr<const ClientCache> clientCache{};
 };
 
 class Session : public std::enable_shared_from_this<Session>, public ChannelOwner {

@@ -5,6 +5,7 @@
 #include <new>
 
 #include "hal/driver_control.h"
+#include "hal/model_token.h"
 #include "hal/pool_io.h"
 #include "hal/validation.h"
 #include "ipc/daemon/internal/session_detail.h"
@@ -45,6 +46,39 @@ CacheFiles cacheFiles(const WireCacheFiles& wire, const std::vector<UniqueFd>& f
     for (uint32_t index : handle) out.push_back(fds[index].get());
   }
   return files;
+}
+
+/// Prepares `message`'s model through nnhald's client cache: loaded from `cached` when it
+/// holds something, else (or when the load fails: damaged, another build's, evicted from the
+/// driver's token map) compiled with its files so that the driver saves it. `callback` is
+/// called once.
+ErrorStatus prepareThroughClientCache(const std::shared_ptr<hal::DeviceControl>& driver,
+                                      hal::ApplicationId application,
+                                      std::shared_ptr<PrepareModel> message, PrepareOptions options,
+                                      ClientCacheEntry cached, PrepareCallback callback) {
+  auto entry = std::make_shared<ClientCacheEntry>(std::move(cached));
+  options.cache = entry->files;
+  // The driver duplicates the descriptors it keeps at launch: the entry (held by this
+  // lambda) need only outlive the calls.
+  auto compile = [driver, application, message, options, entry](PrepareCallback done) {
+    return driver->prepareChecked(std::move(message->model.model), options, application,
+                                  std::move(done));
+  };
+  if (!entry->written) return compile(std::move(callback));
+  // The driver calls the load's callback whatever its launch status (a refusal included), so
+  // the compile always follows a failed load and the status to report is the compile's.
+  driver->prepareFromCache(
+      entry->files, options.deadline, application,
+      [compile = std::move(compile),
+       callback = std::move(callback)](Result<std::shared_ptr<PreparedModel>>&& loaded) mutable {
+        if (loaded) {
+          callback(std::move(loaded));
+          return;
+        }
+        spdlog::debug("client cache: not loaded ({}); compiling", loaded.error().message);
+        compile(std::move(callback));
+      });
+  return ErrorStatus::NONE;
 }
 
 }  // namespace
@@ -235,13 +269,15 @@ bool Session::handlePrepareModel(Frame& frame) {
   if (message->cache) options.cache = cacheFiles(*message->cache, *fds);
   // The model's pools, its constants and the driver's own argument checks are read on the
   // application's lane; then Launched carries the driver's status, and the compilation starts.
-  queue_.schedule(std::move(admitted->ticket), [this, callId, fds, message, charges,
+  // A client that passes no cache files has its compilation cached by nnhald, when it can.
+  auto cached = std::make_shared<std::optional<ClientCacheEntry>>();
+  queue_.schedule(std::move(admitted->ticket), [this, callId, fds, message, charges, cached,
                                                 options = std::move(options)](
                                                    WorkQueue::Running running) mutable {
     const uint64_t room =
         config_->ledger->remaining(usage_.get(), account_.get(), Resource::kConstantBytes);
     offIoThread(
-        [this, fds, message, options, room]() -> Result<uint64_t> {
+        [this, fds, message, options, room, cached]() -> Result<uint64_t> {
           // The structure first (sizes, indexes, locations: no constant is read), so that a
           // malformed model costs no copy; then every check on the copy, which is what the
           // driver compiles.
@@ -253,9 +289,18 @@ bool Session::handlePrepareModel(Frame& frame) {
             config_->onModelReceived(message->model.model, application_, id_);
           }
           NNHAL_TRY(config_->driver->checkPreparation(message->model.model, options));
+          if (config_->clientCache && !options.cache) {
+            auto entry = config_->clientCache->open(application_,
+                                                    hal::modelToken(message->model.model, options));
+            if (entry) {
+              *cached = std::move(*entry);
+            } else {
+              spdlog::warn("session {}: client cache: {}", id_, entry.error().message);
+            }
+          }
           return constants;
         },
-        [this, callId, fds, message, charges, options,
+        [this, callId, fds, message, charges, options, cached,
          running = std::move(running)](Result<uint64_t> constants) mutable {
           // The client left while its model was read: nothing to compile (the ticket and
           // the slot go with `running`).
@@ -292,6 +337,10 @@ bool Session::handlePrepareModel(Frame& frame) {
           launchPreparation(
               std::move(running), callId, charges, lowPower, [&](PrepareCallback callback) {
                 // Checked off the io thread already: not validated again here.
+                if (cached->has_value()) {
+                  return prepareThroughClientCache(config_->driver, application_, message, options,
+                                                   std::move(**cached), std::move(callback));
+                }
                 return config_->driver->prepareChecked(std::move(message->model.model), options,
                                                        application_, std::move(callback));
               });
