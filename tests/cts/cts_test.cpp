@@ -1,6 +1,6 @@
 // The NNAPI CTS test models of shared/cts, one GoogleTest case per test model, each run
-// through the embedded driver with executeSynchronously, with execute + callback, and with
-// every output's dimensions left unspecified. Instantiated once per folder (V1_0 ...), so
+// through the embedded driver in every mode of tools/common/cts_runner.h, as the VTS
+// GeneratedTests vary them. Instantiated once per folder (V1_0 ...), so
 // `--gtest_filter='V1_2/*'` runs one HAL version.
 #include <gtest/gtest.h>
 
@@ -62,13 +62,42 @@ class Cts : public ::testing::TestWithParam<Entry> {
 
 std::shared_ptr<Device>* Cts::device_ = nullptr;
 
+// The VTS GeneratedTests' variations: every mode with MeasureTiming NO and YES (the timing
+// rules checked), output 0 one element short with unspecified output shapes
+// (OUTPUT_INSUFFICIENT_SIZE), and for single-operation models with TENSOR_QUANT8_ASYMM
+// operands the signed-quantization twin, which must pass, or be skipped, exactly as the
+// original is.
 TEST_P(Cts, Passes) {
   const CtsModel& cts = *GetParam().model;
-  for (CtsMode mode : {CtsMode::kSynchronous, CtsMode::kAsync, CtsMode::kDynamicOutputShape,
-                       CtsMode::kBurst, CtsMode::kDeviceBuffers}) {
-    const CtsOutcome outcome = runCtsModel(**device_, cts, mode);
-    EXPECT_TRUE(outcome.passed) << cts.version << "/" << cts.spec << " [" << toString(mode)
-                                << "]: " << outcome.message;
+  CtsRunOptions run;
+  bool syncPassed = false, syncSkipped = false;
+  for (MeasureTiming measure : {MeasureTiming::NO, MeasureTiming::YES}) {
+    run.measure = measure;
+    for (CtsMode mode : {CtsMode::kSynchronous, CtsMode::kAsync, CtsMode::kDynamicOutputShape,
+                         CtsMode::kBurst, CtsMode::kDeviceBuffers, CtsMode::kFenced}) {
+      const CtsOutcome outcome = runCtsModel(**device_, cts, mode, run);
+      if (mode == CtsMode::kSynchronous && measure == MeasureTiming::NO) {
+        syncPassed = outcome.passed;
+        syncSkipped = outcome.skipped;
+      }
+      if (mode == CtsMode::kFenced && outcome.skipped) continue;  // an output of unknown shape
+      EXPECT_TRUE(outcome.passed) << cts.version << "/" << cts.spec << " [" << toString(mode)
+                                  << ", measure " << (measure == MeasureTiming::YES ? "YES" : "NO")
+                                  << "]: " << outcome.message;
+    }
+  }
+  CtsRunOptions shortOutput;
+  shortOutput.outputOneElementShort = true;
+  const CtsOutcome insufficient =
+      runCtsModel(**device_, cts, CtsMode::kDynamicOutputShape, shortOutput);
+  EXPECT_TRUE(insufficient.passed)
+      << cts.version << "/" << cts.spec
+      << " [dynamic, output 0 one element short]: " << insufficient.message;
+  if (hasCoupledQuantization(cts)) {
+    const CtsOutcome coupled =
+        runCtsModel(**device_, toSignedQuantization(cts), CtsMode::kSynchronous);
+    EXPECT_EQ(coupled.passed, syncPassed) << "signed twin: " << coupled.message;
+    EXPECT_EQ(coupled.skipped, syncSkipped) << "signed twin: " << coupled.message;
   }
 }
 

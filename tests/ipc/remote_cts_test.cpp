@@ -1,7 +1,7 @@
 // A conformance subset through nnhald: every NNAPI CTS model of shared/cts/V1_0 and
-// V1_1 (V1_2 and V1_3 on request), executed synchronously, asynchronously, in a burst and with
-// unspecified output dimensions on a remote Device, judged by the same rules as the embedded CTS
-// suite (tests/cts).
+// V1_1 (V1_2 and V1_3 on request), in every mode of tools/common/cts_runner.h on a remote
+// Device (fenced included), with MeasureTiming YES and an output one element short too, judged
+// by the same rules as the embedded CTS suite (tests/cts).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -28,11 +28,27 @@ void runFolder(const char* folder) {
       ++models;
       for (tools::CtsMode mode : {tools::CtsMode::kSynchronous, tools::CtsMode::kAsync,
                                   tools::CtsMode::kDynamicOutputShape, tools::CtsMode::kBurst,
-                                  tools::CtsMode::kDeviceBuffers}) {
+                                  tools::CtsMode::kDeviceBuffers, tools::CtsMode::kFenced}) {
         const tools::CtsOutcome outcome = tools::runCtsModel(**device, cts, mode);
+        if (mode == tools::CtsMode::kFenced && outcome.skipped) continue;
         EXPECT_TRUE(outcome.passed)
             << cts.name << " [" << tools::toString(mode) << "]: " << outcome.message;
       }
+      // The timing rules with MeasureTiming::YES, and an output one element short.
+      tools::CtsRunOptions measured;
+      measured.measure = MeasureTiming::YES;
+      for (tools::CtsMode mode : {tools::CtsMode::kSynchronous, tools::CtsMode::kFenced}) {
+        const tools::CtsOutcome outcome = tools::runCtsModel(**device, cts, mode, measured);
+        if (mode == tools::CtsMode::kFenced && outcome.skipped) continue;
+        EXPECT_TRUE(outcome.passed)
+            << cts.name << " [" << tools::toString(mode) << ", measure YES]: " << outcome.message;
+      }
+      tools::CtsRunOptions shortOutput;
+      shortOutput.outputOneElementShort = true;
+      const tools::CtsOutcome insufficient =
+          tools::runCtsModel(**device, cts, tools::CtsMode::kDynamicOutputShape, shortOutput);
+      EXPECT_TRUE(insufficient.passed)
+          << cts.name << " [output 0 one element short]: " << insufficient.message;
     }
   }
   EXPECT_GT(models, 100u);

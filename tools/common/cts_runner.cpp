@@ -8,6 +8,7 @@
 #include <string>
 #include <variant>
 
+#include "hal/operand_utils.h"
 #include "nnhal/buffer.h"
 #include "nnhal/burst.h"
 
@@ -131,6 +132,8 @@ std::string_view toString(CtsMode mode) {
       return "burst";
     case CtsMode::kDeviceBuffers:
       return "device-buffers";
+    case CtsMode::kFenced:
+      return "fenced";
   }
   return "?";
 }
@@ -251,13 +254,90 @@ Result<DeviceBuffers> moveIntoDeviceBuffers(Device& device,
 
 }  // namespace
 
+namespace {
+
+std::string timingText(const Timing& timing) {
+  auto field = [](uint64_t us) {
+    return us == kNoTiming ? std::string("none") : std::to_string(us);
+  };
+  return "{onDevice " + field(timing.timeOnDevice) + " us, inDriver " + field(timing.timeInDriver) +
+         " us}";
+}
+
+/// The VTS's timing rules for one Timing; "" when they hold.
+std::string checkTiming(const Timing& timing, MeasureTiming measure, const std::string& what) {
+  if (measure == MeasureTiming::NO) {
+    if (timing.timeOnDevice != kNoTiming || timing.timeInDriver != kNoTiming) {
+      return what + " " + timingText(timing) + " reported without MeasureTiming::YES";
+    }
+    return "";
+  }
+  if (timing.timeOnDevice != kNoTiming && timing.timeInDriver != kNoTiming &&
+      timing.timeOnDevice > timing.timeInDriver) {
+    return what + " " + timingText(timing) + ": more time on the device than in the driver";
+  }
+  return "";
+}
+
+/// For kFenced: the rules for each Timing, and each fenced time within its launched one.
+std::string checkFencedTiming(const FencedExecutionInfo& info, MeasureTiming measure) {
+  for (const auto& [timing, what] : {std::pair{&info.timingLaunched, "timingLaunched"},
+                                     std::pair{&info.timingFenced, "timingFenced"}}) {
+    if (auto why = checkTiming(*timing, measure, what); !why.empty()) return why;
+  }
+  const Timing& launched = info.timingLaunched;
+  const Timing& fenced = info.timingFenced;
+  if (fenced.timeOnDevice != kNoTiming && launched.timeOnDevice != kNoTiming &&
+      fenced.timeOnDevice > launched.timeOnDevice) {
+    return "timingFenced.timeOnDevice " + std::to_string(fenced.timeOnDevice) +
+           " us exceeds timingLaunched's " + std::to_string(launched.timeOnDevice) + " us";
+  }
+  if (fenced.timeInDriver != kNoTiming && launched.timeInDriver != kNoTiming &&
+      fenced.timeInDriver > launched.timeInDriver) {
+    return "timingFenced.timeInDriver " + std::to_string(fenced.timeInDriver) +
+           " us exceeds timingLaunched's " + std::to_string(launched.timeInDriver) + " us";
+  }
+  return "";
+}
+
+bool hasUnknownDimension(const std::vector<uint32_t>& dims) {
+  return dims.empty() || std::ranges::find(dims, 0u) != dims.end();
+}
+
+/// Runs a fenced execution with no fences to wait for; the outcome is getExecutionInfo's.
+Result<ExecutionResult> executeFenced(PreparedModel& prepared, const Request& request,
+                                      const ExecuteOptions& options, std::string* timingProblem) {
+  NNHAL_ASSIGN_OR_RETURN(FencedExecutionResult fenced,
+                         prepared.executeFenced(request, {}, options));
+  if (fenced.syncFence.valid()) {
+    NNHAL_TRY(fenced.syncFence.wait(std::nullopt));
+  }
+  if (fenced.callback == nullptr) return fail(ErrorStatus::GENERAL_FAILURE, "no fenced callback");
+  NNHAL_ASSIGN_OR_RETURN(const FencedExecutionInfo info, fenced.callback->getExecutionInfo());
+  if (info.status != ErrorStatus::NONE) {
+    return fail(info.status, "getExecutionInfo reported " + std::string(toString(info.status)));
+  }
+  *timingProblem = checkFencedTiming(info, options.measure);
+  return ExecutionResult{};
+}
+
+}  // namespace
+
 CtsOutcome runCtsModel(Device& device, const CtsModel& cts, CtsMode mode,
-                       std::chrono::nanoseconds loopTimeout) {
+                       const CtsRunOptions& run) {
   const bool infiniteLoop = cts.name.rfind("while_infinite_loop", 0) == 0;
   Model model = cts.model;
   if (mode == CtsMode::kDynamicOutputShape) {
     for (uint32_t index : model.main.outputIndexes) {
       for (uint32_t& d : model.main.operands[index].dimensions) d = 0;
+    }
+  }
+  if (mode == CtsMode::kFenced && !cts.expectFailure) {
+    for (uint32_t index : model.main.outputIndexes) {
+      const Operand& output = model.main.operands[index];
+      if (!hal::isScalarType(output.type) && hasUnknownDimension(output.dimensions)) {
+        return {false, "an output of unknown shape: not run fenced", true};
+      }
     }
   }
   auto prepared = device.prepareModel(Model(model));
@@ -275,9 +355,19 @@ CtsOutcome runCtsModel(Device& device, const CtsModel& cts, CtsMode mode,
   auto request = ctsRequest(cts);
   if (!request) return {false, "cannot build the request: " + request.error().message};
 
+  // VTS OutputType::INSUFFICIENT: output 0 one element short.
+  const Operand& output0 = cts.model.main.operands[cts.model.main.outputIndexes[0]];
+  const size_t element0 = elementSize(output0.type);
+  const bool shortOutput = run.outputOneElementShort && !cts.expectFailure && !infiniteLoop &&
+                           mode != CtsMode::kFenced && mode != CtsMode::kDeviceBuffers &&
+                           !cts.outputs.empty() && cts.outputs[0].size() >= 2 * element0;
+  if (shortOutput) request->outputs[0].location.length -= static_cast<uint32_t>(element0);
+
   ExecuteOptions options;
-  if (infiniteLoop) options.loopTimeout = loopTimeout;
+  options.measure = run.measure;
+  if (infiniteLoop) options.loopTimeout = run.loopTimeout;
   Result<ExecutionResult> result;
+  std::string timingProblem;
   DeviceBuffers deviceBuffers;  // kDeviceBuffers only
   if (mode == CtsMode::kAsync) {
     std::promise<Result<ExecutionResult>> done;
@@ -293,8 +383,10 @@ CtsOutcome runCtsModel(Device& device, const CtsModel& cts, CtsMode mode,
     auto burst = (*prepared)->configureExecutionBurst();
     if (!burst) return {false, "configureExecutionBurst failed: " + burst.error().message};
     OptionalTimePoint deadline;
-    if (infiniteLoop) deadline = std::chrono::steady_clock::now() + loopTimeout;
-    result = (*burst)->execute(*request, MeasureTiming::NO, deadline);
+    if (infiniteLoop) deadline = std::chrono::steady_clock::now() + run.loopTimeout;
+    result = (*burst)->execute(*request, run.measure, deadline);
+  } else if (mode == CtsMode::kFenced) {
+    result = executeFenced(**prepared, *request, options, &timingProblem);
   } else {
     result = (*prepared)->executeSynchronously(*request, options);
   }
@@ -306,12 +398,33 @@ CtsOutcome runCtsModel(Device& device, const CtsModel& cts, CtsMode mode,
     }
     return {false, "an infinite WHILE loop did not end with MISSED_DEADLINE_*"};
   }
+  if (shortOutput) {
+    if (result) return {false, "output 0 one element short, but the execution succeeded"};
+    if (result.error().status != ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) {
+      return {false,
+              "output 0 one element short: " + std::string(nnhal::toString(result.error().status)) +
+                  ", expected OUTPUT_INSUFFICIENT_SIZE (" + result.error().message + ")"};
+    }
+    const std::vector<OutputShape>& shapes = result.error().outputShapes;
+    if (shapes.size() != request->outputs.size()) {
+      return {false, "OUTPUT_INSUFFICIENT_SIZE with " + std::to_string(shapes.size()) +
+                         " output shapes, expected " + std::to_string(request->outputs.size())};
+    }
+    if (shapes[0].isSufficient) return {false, "output 0 one element short reported sufficient"};
+    if (!hasUnknownDimension(output0.dimensions) && shapes[0].dimensions != output0.dimensions) {
+      return {false, "output 0 one element short: shape " + dimsText(shapes[0].dimensions) +
+                         ", expected " + dimsText(output0.dimensions)};
+    }
+    return {true, ""};
+  }
   if (!result) {
     if (cts.expectFailure) return {true, ""};
     return {false, "execution failed: " + result.error().message + " (" +
                        std::string(nnhal::toString(result.error().status)) + ")"};
   }
   if (cts.expectFailure) return {false, "execution succeeded but the model must fail"};
+  if (mode != CtsMode::kFenced) timingProblem = checkTiming(result->timing, run.measure, "timing");
+  if (!timingProblem.empty()) return {false, timingProblem};
 
   const Memory& pool = std::get<Memory>(request->pools[0]);
   std::vector<std::vector<uint8_t>> actual;
@@ -336,6 +449,75 @@ CtsOutcome runCtsModel(Device& device, const CtsModel& cts, CtsMode mode,
   std::string why = judgeOutputs(cts, actual, result->outputShapes);
   if (!why.empty()) return {false, why};
   return {true, ""};
+}
+
+bool hasCoupledQuantization(const CtsModel& cts) {
+  const Subgraph& main = cts.model.main;
+  if (cts.expectFailure || main.operations.size() != 1 || !cts.model.referenced.empty()) {
+    return false;
+  }
+  // The VTS's exceptions: operations whose quant8 operands are not coupled to their values
+  // (a hit mask, raw-byte hashing, an int32 pad value, CAST) or that take unsigned only.
+  const Operation& operation = main.operations[0];
+  switch (operation.type) {
+    case OperationType::HASHTABLE_LOOKUP:
+    case OperationType::LSH_PROJECTION:
+    case OperationType::PAD_V2:
+    case OperationType::CAST:
+    case OperationType::QUANTIZED_16BIT_LSTM:
+      return false;
+    default:
+      break;
+  }
+  auto quant8 = [&](uint32_t index) {
+    return main.operands[index].type == OperandType::TENSOR_QUANT8_ASYMM;
+  };
+  return std::ranges::any_of(operation.inputs, quant8) ||
+         std::ranges::any_of(operation.outputs, quant8);
+}
+
+CtsModel toSignedQuantization(const CtsModel& cts) {
+  CtsModel out = cts;
+  out.name += "_signed";
+  // The pools are shared with `cts`: the converted constants go into copies.
+  for (auto& pool : out.model.pools) {
+    if (!pool.valid()) continue;
+    auto copy = Memory::create(pool.size());
+    if (!copy) continue;  // left shared: the conversion below then skips its constants
+    std::memcpy(copy->data(), pool.data(), pool.size());
+    pool = std::move(*copy);
+  }
+  auto flip = [](uint8_t* bytes, size_t count) {
+    for (size_t i = 0; i < count; ++i) bytes[i] ^= 0x80;  // u8 x -> s8 x - 128
+  };
+  auto convert = [&](Subgraph& subgraph, bool isMain) {
+    for (size_t i = 0; i < subgraph.operands.size(); ++i) {
+      Operand& operand = subgraph.operands[i];
+      if (operand.type != OperandType::TENSOR_QUANT8_ASYMM) continue;
+      operand.type = OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+      operand.zeroPoint -= 128;
+      const DataLocation& at = operand.location;
+      if (operand.lifetime == OperandLifeTime::CONSTANT_COPY &&
+          size_t{at.offset} + at.length <= out.model.operandValues.size()) {
+        flip(out.model.operandValues.data() + at.offset, at.length);
+      } else if (operand.lifetime == OperandLifeTime::CONSTANT_REFERENCE &&
+                 at.poolIndex < out.model.pools.size() &&
+                 out.model.pools[at.poolIndex].data() != cts.model.pools[at.poolIndex].data() &&
+                 size_t{at.offset} + at.length <= out.model.pools[at.poolIndex].size()) {
+        flip(out.model.pools[at.poolIndex].data() + at.offset, at.length);
+      }
+      if (!isMain) continue;
+      for (size_t k = 0; k < subgraph.inputIndexes.size(); ++k) {
+        if (subgraph.inputIndexes[k] == i) flip(out.inputs[k].data(), out.inputs[k].size());
+      }
+      for (size_t k = 0; k < subgraph.outputIndexes.size(); ++k) {
+        if (subgraph.outputIndexes[k] == i) flip(out.outputs[k].data(), out.outputs[k].size());
+      }
+    }
+  };
+  convert(out.model.main, true);
+  for (Subgraph& subgraph : out.model.referenced) convert(subgraph, false);
+  return out;
 }
 
 }  // namespace nnhal::tools

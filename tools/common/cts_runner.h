@@ -20,6 +20,10 @@ enum class CtsMode {
   /// executeSynchronously with every input and output in a driver-managed buffer of its own
   /// (Device::allocate; inputs filled by copyFrom, outputs read back by copyTo)
   kDeviceBuffers,
+  /// executeFenced with no fences to wait for; the outcome and timing from getExecutionInfo
+  /// after the returned fence signalled (HAL 1.3). Models with an output of unknown shape
+  /// are skipped (a fenced execution must not have one).
+  kFenced,
 };
 
 std::string_view toString(CtsMode mode);
@@ -42,12 +46,41 @@ struct CtsOutcome {
 std::string judgeOutputs(const CtsModel& cts, const std::vector<std::vector<uint8_t>>& actual,
                          const std::vector<OutputShape>& shapes);
 
+/// The variations the VTS GeneratedTests make of each mode.
+struct CtsRunOptions {
+  /// MeasureTiming of the execution. The timing rules are checked either way (the VTS's):
+  /// with NO every Timing field is kNoTiming; with YES a field may be kNoTiming, and
+  /// timeOnDevice <= timeInDriver when both are reported; for kFenced the same for
+  /// timingLaunched and timingFenced, and each fenced time <= its launched one.
+  MeasureTiming measure = MeasureTiming::NO;
+  /// Output 0's buffer one element short (VTS OutputType::INSUFFICIENT): the execution must
+  /// fail with OUTPUT_INSUFFICIENT_SIZE and report output 0 as not sufficient, with its
+  /// full dimensions. Models whose output 0 holds fewer than 2 elements, and kFenced and
+  /// kDeviceBuffers, are run as they are.
+  bool outputOneElementShort = false;
+  /// The WHILE loop timeout for `while_infinite_loop*` models.
+  std::chrono::nanoseconds loopTimeout = std::chrono::milliseconds(200);
+};
+
 /// Prepares and executes `cts` on `device` in `mode` and judges it. expectFailure models
 /// pass when preparation or execution fails; a failed preparation of a model the device says
 /// it does not fully support is skipped. `while_infinite_loop*` models pass when the
-/// execution ends with MISSED_DEADLINE_* within `loopTimeout` (in kBurst mode, which has no
-/// loop timeout, a deadline `loopTimeout` from the start).
+/// execution ends with MISSED_DEADLINE_* within the loop timeout (in kBurst and kFenced
+/// modes, a deadline that far from the start).
 CtsOutcome runCtsModel(Device& device, const CtsModel& cts, CtsMode mode,
-                       std::chrono::nanoseconds loopTimeout = std::chrono::milliseconds(200));
+                       const CtsRunOptions& options = {});
+
+/// The model the VTS's quantization coupling test derives from `cts`: every
+/// TENSOR_QUANT8_ASYMM operand becomes TENSOR_QUANT8_ASYMM_SIGNED with its zero point and
+/// values moved down by 128 (constants, inputs and expected outputs alike); the name gets
+/// "_signed". Applied by the VTS to single-operation models with such operands, which
+/// must then pass exactly when the original passes (and be skipped exactly when it is).
+CtsModel toSignedQuantization(const CtsModel& cts);
+
+/// True when the VTS runs the quantization coupling test on `cts`: a valid model of one
+/// operation, no referenced subgraph, a TENSOR_QUANT8_ASYMM input or output of that
+/// operation, and the operation not one of HASHTABLE_LOOKUP, LSH_PROJECTION, PAD_V2, CAST and
+/// QUANTIZED_16BIT_LSTM (whose quant8 operands are not coupled to their values).
+bool hasCoupledQuantization(const CtsModel& cts);
 
 }  // namespace nnhal::tools

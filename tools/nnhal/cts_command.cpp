@@ -78,8 +78,10 @@ std::vector<tools::CtsMode> modesFor(const std::string& mode) {
   if (mode == "dynamic") return {tools::CtsMode::kDynamicOutputShape};
   if (mode == "burst") return {tools::CtsMode::kBurst};
   if (mode == "device-buffers") return {tools::CtsMode::kDeviceBuffers};
-  return {tools::CtsMode::kSynchronous, tools::CtsMode::kAsync, tools::CtsMode::kDynamicOutputShape,
-          tools::CtsMode::kBurst, tools::CtsMode::kDeviceBuffers};
+  if (mode == "fenced") return {tools::CtsMode::kFenced};
+  return {tools::CtsMode::kSynchronous,        tools::CtsMode::kAsync,
+          tools::CtsMode::kDynamicOutputShape, tools::CtsMode::kBurst,
+          tools::CtsMode::kDeviceBuffers,      tools::CtsMode::kFenced};
 }
 
 /// Runs `cts` in every mode; prints a line per mode unless `silent` (a pass only if !quiet).

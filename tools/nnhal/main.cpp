@@ -6,8 +6,8 @@
 //             [--json] [--cache-dir DIR] [--connect SOCKET] [--profile] [--trace FILE]
 //   nnhal info [--connect SOCKET | --state-dir DIR] [--json]
 //   nnhal calibrate --models DIR --state-dir DIR [--runs N]
-//   nnhal cts PATH... [--mode all|sync|async|dynamic|burst] [--filter S] [--quiet]
-//             [--connect SOCKET] [--json] [--junit FILE]
+//   nnhal cts PATH... [--mode all|sync|async|dynamic|burst|device-buffers|fenced] [--filter S]
+//             [--quiet] [--connect SOCKET] [--json] [--junit FILE]
 //   nnhal dump-graph MODEL.tflite [--output FILE.dot] [--connect SOCKET]
 //   nnhal stats --connect SOCKET [--json]
 #include <spdlog/cfg/env.h>
@@ -164,11 +164,12 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::ExistingPath);
   cts->add_option("--mode", ctsArgs.mode,
-                  "all: sync, async, dynamic output shapes, burst and device buffers "
-                  "(every input and output in a driver-managed buffer); or one of "
-                  "sync|async|dynamic|burst|device-buffers")
+                  "all: sync, async, dynamic output shapes, burst, device buffers "
+                  "(every input and output in a driver-managed buffer) and fenced "
+                  "(executeFenced); or one of sync|async|dynamic|burst|device-buffers|fenced")
       ->capture_default_str()
-      ->check(CLI::IsMember({"all", "sync", "async", "dynamic", "burst", "device-buffers"}));
+      ->check(
+          CLI::IsMember({"all", "sync", "async", "dynamic", "burst", "device-buffers", "fenced"}));
   cts->add_option("--connect", ctsArgs.connect,
                   "Run through the nnhald daemon listening on this socket instead of the "
                   "embedded driver");
