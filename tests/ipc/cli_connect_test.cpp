@@ -168,8 +168,8 @@ TEST(CliConnect, CtsInBurstModeThroughTheDaemon) {
 }
 
 // --json and --junit through the daemon: every mode (sync, async, dynamic output shapes,
-// burst, device buffers) of a filtered subset runs on nnhald, the counts agree with the models
-// of the folder, and `info --json` reports the daemon's device.
+// burst, device buffers, fenced) of a filtered subset runs on nnhald, the counts agree with the
+// models of the folder, and `info --json` reports the daemon's device.
 TEST(CliConnect, CtsJsonAndJunitThroughTheDaemon) {
   Daemon daemon;
   ASSERT_TRUE(daemon.running());
@@ -199,8 +199,8 @@ TEST(CliConnect, CtsJsonAndJunitThroughTheDaemon) {
   EXPECT_EQ(report["totals"]["models"], expected);
   EXPECT_EQ(report["totals"]["passed"], expected);
   EXPECT_EQ(report["totals"]["failed"], 0);
-  EXPECT_EQ(report["modes"].size(), 5u);
-  for (const auto& model : report["models"]) EXPECT_EQ(model["modes"].size(), 5u) << model;
+  EXPECT_EQ(report["modes"].size(), 6u);  // sync, async, dynamic, burst, device buffers, fenced
+  for (const auto& model : report["models"]) EXPECT_EQ(model["modes"].size(), 6u) << model;
   EXPECT_NE(readAll(log).find("[ipc] sent PrepareModel"), std::string::npos);  // on nnhald
   const std::string junit = readAll(xml);
   size_t testcases = 0;
