@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "hal/cache_file_set.h"
 #include "hal/model_token.h"
 #include "hal/unique_fd.h"
 
@@ -28,9 +29,7 @@ std::string errnoText() { return std::strerror(errno); }
 /// The cache files of one token, open, and the lock that makes them this process's.
 struct OpenFiles {
   hal::UniqueFd lock;
-  std::vector<hal::UniqueFd> fds;
-  std::vector<std::filesystem::path> modelPaths;
-  CacheFiles files;
+  hal::CacheFileSet set;
 };
 
 /// Takes the token's lock (flock on FOLDER/<hex>.lock), waiting until `until`.
@@ -60,44 +59,8 @@ Result<OpenFiles> openFiles(const std::filesystem::path& folder, const CacheToke
   const std::string base = (folder / hal::tokenHex(token)).string();
   OpenFiles open;
   NNHAL_ASSIGN_OR_RETURN(open.lock, lockToken(base + ".lock", until));
-  auto add = [&](const char* kind, uint32_t count, std::vector<CacheHandle>& handles,
-                 bool isModel) -> Result<void> {
-    for (uint32_t i = 0; i < count; ++i) {
-      const std::string path = base + kind + (i == 0 ? std::string() : std::to_string(i));
-      hal::UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
-      if (!fd.valid()) {
-        return fail(ErrorStatus::GENERAL_FAILURE,
-                    "cannot open the cache file " + path + ": " + errnoText());
-      }
-      handles.push_back({fd.get()});
-      if (isModel) open.modelPaths.push_back(path);
-      open.fds.push_back(std::move(fd));
-    }
-    return {};
-  };
-  NNHAL_TRY(add(".model", counts.modelCache, open.files.modelCache, true));
-  NNHAL_TRY(add(".data", counts.dataCache, open.files.dataCache, false));
-  open.files.token = token;
+  NNHAL_ASSIGN_OR_RETURN(open.set, hal::openCacheFileSet(base, counts, token));
   return open;
-}
-
-/// True when any of `fds` holds bytes (something may be there to load).
-bool anyWritten(const std::vector<hal::UniqueFd>& fds) {
-  for (const hal::UniqueFd& fd : fds) {
-    struct stat st {};
-    if (::fstat(fd.get(), &st) == 0 && st.st_size > 0) return true;
-  }
-  return false;
-}
-
-/// True when every model cache file holds bytes (the driver saved).
-bool modelFilesWritten(const std::vector<std::filesystem::path>& paths) {
-  if (paths.empty()) return false;
-  for (const auto& path : paths) {
-    std::error_code error;
-    if (std::filesystem::file_size(path, error) == 0 || error) return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -175,8 +138,8 @@ Result<CachedPreparation> CacheDirectory::prepare(Model model, std::span<const u
   if (options.deadline) until = std::min(until, *options.deadline);
   auto opened = openFiles(folder_, tokenFor(modelBytes, options), counts, until);
   if (!opened) return compile(CacheOutcome::kCompiled, opened.error().message);
-  if (anyWritten(opened->fds)) {
-    auto loaded = device_->prepareModelFromCache(opened->files, options.deadline);
+  if (opened->set.anyWritten()) {
+    auto loaded = device_->prepareModelFromCache(opened->set.files, options.deadline);
     if (loaded) {
       result.preparedModel = std::move(*loaded);
       result.outcome = CacheOutcome::kLoaded;
@@ -184,15 +147,13 @@ Result<CachedPreparation> CacheDirectory::prepare(Model model, std::span<const u
     }
     result.why = "not loaded: " + loaded.error().message;
     // Nothing stale stays behind should the driver save nothing this time.
-    for (const hal::UniqueFd& fd : opened->fds) {
+    for (const hal::UniqueFd& fd : opened->set.fds) {
       if (::ftruncate(fd.get(), 0) != 0) break;
     }
   }
-  options.cache = opened->files;
+  options.cache = opened->set.files;
   NNHAL_ASSIGN_OR_RETURN(result.preparedModel, device_->prepareModel(std::move(model), options));
-  const bool saved =
-      opened->modelPaths.empty() ? anyWritten(opened->fds) : modelFilesWritten(opened->modelPaths);
-  if (saved) {
+  if (opened->set.saved()) {
     result.outcome = CacheOutcome::kCompiledAndSaved;
   } else {
     result.outcome = CacheOutcome::kCompiled;

@@ -162,26 +162,6 @@ Result<CtsModel> convert(const json& test, std::string_view spec, std::string_vi
   return cts;
 }
 
-std::string_view lifetimeName(OperandLifeTime lifetime) {
-  switch (lifetime) {
-    case OperandLifeTime::TEMPORARY_VARIABLE:
-      return "TEMPORARY_VARIABLE";
-    case OperandLifeTime::SUBGRAPH_INPUT:
-      return "SUBGRAPH_INPUT";
-    case OperandLifeTime::SUBGRAPH_OUTPUT:
-      return "SUBGRAPH_OUTPUT";
-    case OperandLifeTime::CONSTANT_COPY:
-      return "CONSTANT_COPY";
-    case OperandLifeTime::CONSTANT_REFERENCE:
-      return "CONSTANT_REFERENCE";
-    case OperandLifeTime::NO_VALUE:
-      return "NO_VALUE";
-    case OperandLifeTime::SUBGRAPH:
-      return "SUBGRAPH";
-  }
-  return "";
-}
-
 /// The element type the CTS files name for an operand type, and its size in bytes; an empty
 /// name for a type the format does not hold (extension and OEM types).
 std::pair<std::string_view, size_t> dataTypeOf(OperandType type) {
@@ -285,7 +265,7 @@ Result<json> subgraphToJson(const Model& model, const Subgraph& subgraph, const 
                         {"dimensions", operand.dimensions},
                         {"scale", operand.scale},
                         {"zeroPoint", operand.zeroPoint},
-                        {"lifetime", std::string(lifetimeName(operand.lifetime))},
+                        {"lifetime", std::string(toString(operand.lifetime))},
                         {"numberOfConsumers", operand.numberOfConsumers},
                         {"channelQuant", channelQuant},
                         {"isIgnored", ignored},

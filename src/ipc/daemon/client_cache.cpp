@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "hal/cache_file_set.h"
 #include "hal/model_token.h"
 
 namespace nnhal::ipc {
@@ -38,34 +39,15 @@ Result<ClientCacheEntry> ClientCache::open(hal::ApplicationId application,
   }
   ::chmod(root_.c_str(), 0700);
   ::chmod(folder.c_str(), 0700);
-  const std::string base = (folder / hal::tokenHex(token)).string();
+  NNHAL_ASSIGN_OR_RETURN(
+      hal::CacheFileSet set,
+      hal::openCacheFileSet((folder / hal::tokenHex(token)).string(), counts_, token));
+  for (const fs::path& path : set.paths) touch(path);
   ClientCacheEntry entry;
-  bool created = false;
-  auto add = [&](const char* kind, uint32_t count,
-                 std::vector<CacheHandle>& handles) -> Result<void> {
-    for (uint32_t i = 0; i < count; ++i) {
-      const std::string path = base + kind + (i == 0 ? std::string() : std::to_string(i));
-      hal::UniqueFd fd(::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW));
-      if (!fd.valid() && errno == ENOENT) {
-        fd = hal::UniqueFd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
-        created = true;
-      }
-      if (!fd.valid()) {
-        return fail(ErrorStatus::GENERAL_FAILURE,
-                    "cannot open the cache file " + path + ": " + std::strerror(errno));
-      }
-      struct stat st {};
-      if (::fstat(fd.get(), &st) == 0 && st.st_size > 0) entry.written = true;
-      touch(path);
-      handles.push_back({fd.get()});
-      entry.fds.push_back(std::move(fd));
-    }
-    return {};
-  };
-  NNHAL_TRY(add(".model", counts_.modelCache, entry.files.modelCache));
-  NNHAL_TRY(add(".data", counts_.dataCache, entry.files.dataCache));
-  entry.files.token = token;
-  if (created) evictBeyondLimit(folder);
+  entry.written = set.anyWritten();
+  entry.files = std::move(set.files);
+  entry.fds = std::move(set.fds);
+  if (set.created) evictBeyondLimit(folder);
   return entry;
 }
 
