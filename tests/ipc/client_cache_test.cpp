@@ -4,6 +4,7 @@
 // entry is compiled and saved again; without --cache-dir nothing is written.
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -158,6 +159,44 @@ TEST(ClientCache, NothingIsWrittenWithoutACacheDirectoryOrWithTheLimitAtZero) {
   ASSERT_TRUE(device) << device.error().message;
   ASSERT_TRUE((*device)->prepareModel(convModel(), {}));
   EXPECT_FALSE(fs::exists(cacheDir / "clients"));
+}
+
+// Another application (uid 65534, its own processes, through the CLI) has its own folder and
+// its own limit: with room for one model each, its preparations neither load nor evict ours.
+TEST(ClientCache, AnotherApplicationNeitherLoadsNorEvictsOurs) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to run a client as another user";
+  const std::string asNobody = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+  if (std::system((asNobody + "test -x " + std::string(NNHAL_CLI_PATH)).c_str()) != 0) {
+    GTEST_SKIP() << "setpriv missing, or nnhal not reachable by another user from here";
+  }
+  TempDir dir;
+  const fs::path cacheDir = dir.path() / "cache";
+  Daemon daemon(
+      {"--cache-dir", cacheDir.string(), "--client-cache-entries", "1", "--socket-mode", "0666"});
+  ASSERT_TRUE(daemon.running());
+  ASSERT_EQ(::chmod(daemon.socket().parent_path().c_str(), 0755), 0);
+  auto device = connect(daemon.socket());
+  ASSERT_TRUE(device) << device.error().message;
+  ASSERT_TRUE((*device)->prepareModel(convModel(), {}));
+  const auto ours = cachedModels(cacheDir);
+  ASSERT_EQ(ours.size(), 1u);
+  const std::string models = std::string(NNHAL_SHARED_DIR) + "/models/";
+  for (const char* model :
+       {"mobilenet_v1_0.25_128_quant.tflite", "mlperftiny_kws_ref_model.tflite"}) {
+    const std::string command = asNobody + NNHAL_CLI_PATH + " run --num_runs 1 --warmup_runs 0 " +
+                                "--connect " + daemon.socket().string() + " --model " + models +
+                                model + " >/dev/null 2>&1";
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  }
+  // Its own folder, holding one model (its limit); ours is untouched and still loads.
+  size_t theirs = 0;
+  for (const auto& file : fs::directory_iterator(cacheDir / "clients" / "65534")) {
+    theirs += file.path().extension() == ".model";
+  }
+  EXPECT_EQ(theirs, 1u);
+  EXPECT_EQ(cachedModels(cacheDir), ours);
+  ASSERT_TRUE((*device)->prepareModel(convModel(), {}));
+  EXPECT_EQ(cachedModels(cacheDir), ours);
 }
 
 // The token is the model's content and options, not where its constants lie.
