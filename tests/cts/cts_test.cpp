@@ -63,7 +63,8 @@ class Cts : public ::testing::TestWithParam<Entry> {
 std::shared_ptr<Device>* Cts::device_ = nullptr;
 
 // The VTS GeneratedTests' variations: every mode with MeasureTiming NO and YES (the timing
-// rules checked), output 0 one element short with unspecified output shapes
+// rules checked), request pools of the three kinds, a fenced execution waiting for a fence,
+// output 0 one element short with unspecified output shapes
 // (OUTPUT_INSUFFICIENT_SIZE), and for single-operation models with TENSOR_QUANT8_ASYMM
 // operands the signed-quantization twin, which must pass, or be skipped, exactly as the
 // original is.
@@ -86,6 +87,27 @@ TEST_P(Cts, Passes) {
                                   << "]: " << outcome.message;
     }
   }
+  // The request in a hardware_buffer_blob pool (the VTS's BLOB_AHWB memory) for each of
+  // its four executors, and in an mmap_fd pool (a region of a regular file).
+  for (const auto& [kind, modes] :
+       {std::pair{
+            MemoryKind::HARDWARE_BUFFER_BLOB,
+            std::vector{CtsMode::kSynchronous, CtsMode::kAsync, CtsMode::kBurst, CtsMode::kFenced}},
+        std::pair{MemoryKind::MMAP_FD, std::vector{CtsMode::kSynchronous, CtsMode::kBurst}}}) {
+    CtsRunOptions pool;
+    pool.poolKind = kind;
+    for (CtsMode mode : modes) {
+      const CtsOutcome outcome = runCtsModel(**device_, cts, mode, pool);
+      if (mode == CtsMode::kFenced && outcome.skipped) continue;
+      EXPECT_TRUE(outcome.passed) << cts.version << "/" << cts.spec << " [" << toString(mode)
+                                  << ", " << toString(kind) << " pool]: " << outcome.message;
+    }
+  }
+  CtsRunOptions fence;
+  fence.waitForFence = true;
+  const CtsOutcome fenced = runCtsModel(**device_, cts, CtsMode::kFenced, fence);
+  EXPECT_TRUE(fenced.passed || fenced.skipped)
+      << cts.version << "/" << cts.spec << " [fenced, waiting for a fence]: " << fenced.message;
   CtsRunOptions shortOutput;
   shortOutput.outputOneElementShort = true;
   const CtsOutcome insufficient =

@@ -8,6 +8,9 @@
 #include <optional>
 #include <sstream>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cryptopp/base64.h>
 #include <cryptopp/filters.h>
 #include <nlohmann/json.hpp>
@@ -158,6 +161,19 @@ Result<CtsModel> convert(const json& test, std::string_view spec, std::string_vi
     NNHAL_ASSIGN_OR_RETURN(auto bytes, decodeBase64(operand.at("data").get<std::string>()));
     cts.outputs.push_back(std::move(bytes));
     cts.outputIgnored.push_back(operand.at("isIgnored").get<bool>());
+  }
+  if (j.contains("nnhalOutputTolerances")) {
+    const json& tolerances = j.at("nnhalOutputTolerances");
+    if (!tolerances.is_array() || tolerances.size() != cts.outputs.size()) {
+      return invalidArgument("nnhalOutputTolerances: one {atol, rtol} per main output expected");
+    }
+    for (const json& t : tolerances) {
+      const OutputTolerance tolerance{t.at("atol").get<double>(), t.at("rtol").get<double>()};
+      if (!(tolerance.atol >= 0) || !(tolerance.rtol >= 0)) {
+        return invalidArgument("nnhalOutputTolerances: atol and rtol must be >= 0");
+      }
+      cts.outputTolerances.push_back(tolerance);
+    }
   }
   return cts;
 }
@@ -371,6 +387,13 @@ Result<json> ctsModelToJson(const CtsModel& cts) {
                   {"expectFailure", cts.expectFailure},
                   {"expectedMultinomialDistributionTolerance", cts.multinomialTolerance},
                   {"minSupportedVersion", "UNKNOWN"}};
+    if (!cts.outputTolerances.empty()) {
+      json tolerances = json::array();
+      for (const OutputTolerance& t : cts.outputTolerances) {
+        tolerances.push_back({{"atol", t.atol}, {"rtol", t.rtol}});
+      }
+      model["nnhalOutputTolerances"] = std::move(tolerances);
+    }
     return json{{"name", cts.name}, {"model", std::move(model)}};
   } catch (const json::exception& e) {
     return invalidArgument(std::string("CTS JSON: ") + e.what());
@@ -405,7 +428,28 @@ std::vector<std::filesystem::path> ctsFiles(const std::filesystem::path& root) {
   return files;
 }
 
-Result<Request> ctsRequest(const CtsModel& cts) {
+namespace {
+
+/// A pool of `size` zero bytes of `kind` (ctsRequest).
+Result<Memory> requestPool(size_t size, MemoryKind kind) {
+  if (kind != MemoryKind::MMAP_FD) return Memory::create(size, kind);
+  constexpr size_t kOffset = 4096 + 16;  // neither 0 nor page aligned
+  const std::string folder = std::filesystem::temp_directory_path().string();
+  const int fd = ::open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return fail(ErrorStatus::GENERAL_FAILURE, "cannot create a temporary file in " + folder);
+  }
+  Result<Memory> pool = fail(ErrorStatus::GENERAL_FAILURE, "cannot size the temporary file");
+  if (::ftruncate(fd, static_cast<off_t>(kOffset + size)) == 0) {
+    pool = Memory::fromFd(fd, size, kOffset, MemoryKind::MMAP_FD);
+  }
+  ::close(fd);  // the Memory holds its own duplicate
+  return pool;
+}
+
+}  // namespace
+
+Result<Request> ctsRequest(const CtsModel& cts, MemoryKind kind) {
   Request request;
   size_t total = 0;
   std::vector<size_t> inputOffsets;
@@ -418,7 +462,7 @@ Result<Request> ctsRequest(const CtsModel& cts) {
     outputOffsets.push_back(total);
     total = alignUp(total + std::max<size_t>(bytes.size(), 1));
   }
-  NNHAL_ASSIGN_OR_RETURN(Memory pool, Memory::create(std::max<size_t>(total, 1)));
+  NNHAL_ASSIGN_OR_RETURN(Memory pool, requestPool(std::max<size_t>(total, 1), kind));
   for (size_t i = 0; i < cts.inputs.size(); ++i) {
     RequestArgument argument;
     if (cts.inputs[i].empty()) {

@@ -26,6 +26,14 @@
 
 namespace nnhal::tools {
 
+/// How far an output may be from the expected one: |got - want| <= atol + rtol * |want|
+/// for each element. {0, 0} asks for the same bits (bool8: the same truth value).
+struct OutputTolerance {
+  double atol = 0.0;
+  double rtol = 0.0;
+  bool operator==(const OutputTolerance&) const = default;
+};
+
 /// One test model of a CTS JSON file.
 struct CtsModel {
   std::string name;     ///< e.g. "conv_float_all_inputs_as_internal"
@@ -42,6 +50,10 @@ struct CtsModel {
   std::vector<std::vector<uint8_t>> outputs;
   /// Per output: true if its values are not to be compared.
   std::vector<bool> outputIgnored;
+  /// Per output, replacing the CTS's per-type rules when not empty (nnhal's own field
+  /// "nnhalOutputTolerances" of the model, absent from AOSP's files): what a random graph's
+  /// outputs are judged by (tools/common/random_graph.h), bit-exact where the computation is.
+  std::vector<OutputTolerance> outputTolerances;
 };
 
 /// Decodes standard base64 (with padding). Errors: INVALID_ARGUMENT on a bad character or
@@ -80,7 +92,11 @@ std::vector<std::filesystem::path> ctsFiles(const std::filesystem::path& root);
 
 /// A Request for `cts`: one shared-memory pool holding every input (with its data) and every
 /// output (sized for the expected data, at least 1 byte), each at an 8-byte aligned offset;
-/// inputs with no data are passed with hasNoValue. Dimensions are left empty.
-Result<Request> ctsRequest(const CtsModel& cts);
+/// inputs with no data are passed with hasNoValue. Dimensions are left empty. The pool is of
+/// `kind`: ASHMEM and HARDWARE_BUFFER_BLOB from Memory::create; MMAP_FD a region of a
+/// regular file (an unnamed temporary file) that starts 4,112 bytes in, as
+/// ANeuralNetworksMemory_createFromFd may give one. Errors: RESOURCE_EXHAUSTED_PERSISTENT
+/// or GENERAL_FAILURE when the pool cannot be made.
+Result<Request> ctsRequest(const CtsModel& cts, MemoryKind kind = MemoryKind::ASHMEM);
 
 }  // namespace nnhal::tools

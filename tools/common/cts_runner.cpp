@@ -8,6 +8,8 @@
 #include <string>
 #include <variant>
 
+#include <fmt/format.h>
+
 #include "hal/operand_utils.h"
 #include "nnhal/buffer.h"
 #include "nnhal/burst.h"
@@ -189,6 +191,10 @@ std::string judgeOutputs(const CtsModel& cts, const std::vector<std::vector<uint
         return "output " + std::to_string(k) + " has an unsupported type " +
                std::string(toString(operand.type));
     }
+    if (k < cts.outputTolerances.size()) {
+      atol = cts.outputTolerances[k].atol;
+      rtol = cts.outputTolerances[k].rtol;
+    }
     const size_t count = expected.size() / elementSize(operand.type);
     for (size_t i = 0; i < count; ++i) {
       const double want = element(operand.type, expected.data(), i);
@@ -197,8 +203,8 @@ std::string judgeOutputs(const CtsModel& cts, const std::vector<std::vector<uint
                           ? (want != 0) == (got != 0)
                           : std::fabs(got - want) <= atol + rtol * std::fabs(want);
       if (!ok || std::isnan(want)) {
-        return "output " + std::to_string(k) + " element " + std::to_string(i) + ": got " +
-               std::to_string(got) + ", expected " + std::to_string(want);
+        return fmt::format("output {} element {}: got {:.9g}, expected {:.9g} (atol {}, rtol {})",
+                           k, i, got, want, atol, rtol);
       }
     }
   }
@@ -304,11 +310,25 @@ bool hasUnknownDimension(const std::vector<uint32_t>& dims) {
   return dims.empty() || std::ranges::find(dims, 0u) != dims.end();
 }
 
-/// Runs a fenced execution with no fences to wait for; the outcome is getExecutionInfo's.
+/// Runs a fenced execution with no fences to wait for, or with one that is signalled after
+/// the call returned (`waitForFence`); the outcome is getExecutionInfo's.
 Result<ExecutionResult> executeFenced(PreparedModel& prepared, const Request& request,
-                                      const ExecuteOptions& options, std::string* timingProblem) {
+                                      const ExecuteOptions& options, bool waitForFence,
+                                      std::string* timingProblem) {
+  std::vector<SyncFence> waitFor;
+  if (waitForFence) {
+    NNHAL_ASSIGN_OR_RETURN(SyncFence fence, SyncFence::create());
+    waitFor.push_back(std::move(fence));
+  }
   NNHAL_ASSIGN_OR_RETURN(FencedExecutionResult fenced,
-                         prepared.executeFenced(request, {}, options));
+                         prepared.executeFenced(request, waitFor, options));
+  if (waitForFence) {
+    if (fenced.syncFence.valid() && fenced.syncFence.state() == SyncFence::State::kSignaled) {
+      return fail(ErrorStatus::GENERAL_FAILURE,
+                  "the execution's fence signalled before the fence it waits for");
+    }
+    NNHAL_TRY(waitFor[0].signal());
+  }
   if (fenced.syncFence.valid()) {
     NNHAL_TRY(fenced.syncFence.wait(std::nullopt));
   }
@@ -352,7 +372,7 @@ CtsOutcome runCtsModel(Device& device, const CtsModel& cts, CtsMode mode,
     }
     return {false, why};
   }
-  auto request = ctsRequest(cts);
+  auto request = ctsRequest(cts, run.poolKind);
   if (!request) return {false, "cannot build the request: " + request.error().message};
 
   // VTS OutputType::INSUFFICIENT: output 0 one element short.
@@ -386,7 +406,7 @@ CtsOutcome runCtsModel(Device& device, const CtsModel& cts, CtsMode mode,
     if (infiniteLoop) deadline = std::chrono::steady_clock::now() + run.loopTimeout;
     result = (*burst)->execute(*request, run.measure, deadline);
   } else if (mode == CtsMode::kFenced) {
-    result = executeFenced(**prepared, *request, options, &timingProblem);
+    result = executeFenced(**prepared, *request, options, run.waitForFence, &timingProblem);
   } else {
     result = (*prepared)->executeSynchronously(*request, options);
   }
@@ -449,6 +469,29 @@ CtsOutcome runCtsModel(Device& device, const CtsModel& cts, CtsMode mode,
   std::string why = judgeOutputs(cts, actual, result->outputShapes);
   if (!why.empty()) return {false, why};
   return {true, ""};
+}
+
+Result<std::vector<std::vector<uint8_t>>> computeOutputs(Device& device, const CtsModel& cts) {
+  CtsModel sized = cts;
+  for (size_t k = 0; k < sized.outputs.size(); ++k) {
+    const Operand& output = cts.model.main.operands[cts.model.main.outputIndexes[k]];
+    if (hasUnknownDimension(output.dimensions)) {
+      return invalidArgument("output " + std::to_string(k) + " has an unknown dimension");
+    }
+    size_t count = 1;
+    for (uint32_t d : output.dimensions) count *= d;
+    sized.outputs[k].assign(count * elementSize(output.type), 0);
+  }
+  NNHAL_ASSIGN_OR_RETURN(auto prepared, device.prepareModel(Model(cts.model)));
+  NNHAL_ASSIGN_OR_RETURN(Request request, ctsRequest(sized));
+  NNHAL_TRY(prepared->executeSynchronously(request));
+  const Memory& pool = std::get<Memory>(request.pools[0]);
+  std::vector<std::vector<uint8_t>> outputs;
+  for (size_t k = 0; k < sized.outputs.size(); ++k) {
+    const uint8_t* begin = pool.data() + request.outputs[k].location.offset;
+    outputs.emplace_back(begin, begin + sized.outputs[k].size());
+  }
+  return outputs;
 }
 
 bool hasCoupledQuantization(const CtsModel& cts) {

@@ -40,7 +40,8 @@ struct CtsOutcome {
 /// Judges actual outputs against the expected ones: per-type tolerances (float32 atol 1e-5
 /// rtol 5 ulp, or 0.0048828125 both when relaxed or when the model has any TENSOR_FLOAT16
 /// operand; float16 0.0048828125 both; int32 1; quant8 1 (3 for "mobilenet" tests); quant16
-/// 1; bool8 exact), reported output shapes equal to the expected dimensions, ignored outputs
+/// 1; bool8 exact; or each output's CtsModel::outputTolerances where the model has them),
+/// reported output shapes equal to the expected dimensions, ignored outputs
 /// skipped, RANDOM_MULTINOMIAL judged by class frequencies. Returns "" when all pass,
 /// otherwise the first failure.
 std::string judgeOutputs(const CtsModel& cts, const std::vector<std::vector<uint8_t>>& actual,
@@ -58,6 +59,13 @@ struct CtsRunOptions {
   /// full dimensions. Models whose output 0 holds fewer than 2 elements, and kFenced and
   /// kDeviceBuffers, are run as they are.
   bool outputOneElementShort = false;
+  /// The kind of the request's pool (ctsRequest): ashmem, mmap_fd (a regular file) or
+  /// hardware_buffer_blob, as the VTS's TestMemory kinds. kDeviceBuffers moves every
+  /// argument out of it into a driver-managed buffer.
+  MemoryKind poolKind = MemoryKind::ASHMEM;
+  /// kFenced only: the execution waits for one fence, which is signalled only after
+  /// executeFenced returned; its own fence must not have signalled before that.
+  bool waitForFence = false;
   /// The WHILE loop timeout for `while_infinite_loop*` models.
   std::chrono::nanoseconds loopTimeout = std::chrono::milliseconds(200);
 };
@@ -69,6 +77,12 @@ struct CtsRunOptions {
 /// modes, a deadline that far from the start).
 CtsOutcome runCtsModel(Device& device, const CtsModel& cts, CtsMode mode,
                        const CtsRunOptions& options = {});
+
+/// Prepares `cts` on `device`, runs it once with executeSynchronously and returns the bytes
+/// of every main output (sized by the operands' dimensions, which must all be known): the
+/// expected outputs a reference device gives. Errors: the preparation's or the execution's,
+/// with its message; INVALID_ARGUMENT for an output of unknown shape.
+Result<std::vector<std::vector<uint8_t>>> computeOutputs(Device& device, const CtsModel& cts);
 
 /// The model the VTS's quantization coupling test derives from `cts`: every
 /// TENSOR_QUANT8_ASYMM operand becomes TENSOR_QUANT8_ASYMM_SIGNED with its zero point and

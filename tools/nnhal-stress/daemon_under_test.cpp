@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <thread>
 
 namespace nnhal::stress {
@@ -48,7 +49,8 @@ bool socketAccepts(const std::filesystem::path& socket) {
 }
 
 Result<std::unique_ptr<DaemonUnderTest>> DaemonUnderTest::start(
-    const std::filesystem::path& binary, const std::vector<std::string>& args) {
+    const std::filesystem::path& binary, const std::vector<std::string>& args,
+    const std::vector<std::string>& environment) {
   std::unique_ptr<DaemonUnderTest> daemon(new DaemonUnderTest());
   char pattern[] = "/tmp/nnhal-stress-XXXXXX";
   if (::mkdtemp(pattern) == nullptr) {
@@ -68,14 +70,27 @@ Result<std::unique_ptr<DaemonUnderTest>> DaemonUnderTest::start(
     argv.insert(argv.end(), {"--cache-dir", (daemon->directory_ / "cache").string()});
   }
   argv.insert(argv.end(), args.begin(), args.end());
+  // Both lists are made before fork: the child of a multithreaded process must not allocate.
+  std::vector<char*> raw;
+  for (std::string& arg : argv) raw.push_back(arg.data());
+  raw.push_back(nullptr);
+  std::vector<std::string> variables = environment;  // they replace inherited ones
+  std::vector<char*> env;
+  for (std::string& variable : variables) env.push_back(variable.data());
+  for (char** inherited = environ; *inherited != nullptr; ++inherited) {
+    const std::string_view entry(*inherited);
+    const std::string_view name = entry.substr(0, entry.find('='));
+    const bool replaced = std::ranges::any_of(variables, [&](const std::string& v) {
+      return std::string_view(v).substr(0, v.find('=')) == name;
+    });
+    if (!replaced) env.push_back(*inherited);
+  }
+  env.push_back(nullptr);
   daemon->pid_ = ::fork();
   if (daemon->pid_ < 0) return fail(ErrorStatus::GENERAL_FAILURE, "fork failed");
   if (daemon->pid_ == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a stress run that is killed takes its daemon along
-    std::vector<char*> raw;
-    for (std::string& arg : argv) raw.push_back(arg.data());
-    raw.push_back(nullptr);
-    ::execv(raw[0], raw.data());
+    ::execve(raw[0], raw.data(), env.data());
     ::_exit(127);
   }
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);

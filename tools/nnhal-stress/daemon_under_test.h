@@ -16,11 +16,12 @@ namespace nnhal::stress {
 
 class DaemonUnderTest {
  public:
-  /// Starts `binary` with `args` on a fresh socket and a cache directory under a temporary
-  /// directory and waits (10 s at most) until it accepts. Errors: GENERAL_FAILURE when it does not
-  /// come up.
-  static Result<std::unique_ptr<DaemonUnderTest>> start(const std::filesystem::path& binary,
-                                                        const std::vector<std::string>& args);
+  /// Starts `binary` with `args` (and `environment`, "NAME=VALUE" entries added to this
+  /// process's) on a fresh socket and a cache directory under a temporary directory and waits
+  /// (10 s at most) until it accepts. Errors: GENERAL_FAILURE when it does not come up.
+  static Result<std::unique_ptr<DaemonUnderTest>> start(
+      const std::filesystem::path& binary, const std::vector<std::string>& args,
+      const std::vector<std::string>& environment = {});
   /// The daemon listening on `socket`; its pid comes from SO_PEERCRED. Errors:
   /// DEVICE_UNAVAILABLE when nothing accepts there.
   static Result<std::unique_ptr<DaemonUnderTest>> attach(const std::filesystem::path& socket);

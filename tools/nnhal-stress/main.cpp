@@ -171,6 +171,18 @@ int main(int argc, char** argv) {
   app.add_option("--models", models, "Folder of .tflite models (and inputs/)")
       ->capture_default_str();
   app.add_option("--seed", options.seed, "Seed of every random choice")->capture_default_str();
+  app.add_option("--graphs", options.graphs,
+                 "random-graphs: check this many graphs, however long it takes (0: as many as "
+                 "--duration allows)")
+      ->capture_default_str();
+  app.add_option("--failures", options.failures,
+                 "random-graphs: write each graph whose results differ here, as a CTS JSON file "
+                 "`nnhal cts FILE` replays")
+      ->capture_default_str();
+  app.add_option("--reference-isa", options.referenceIsa,
+                 "random-graphs: kernel level (NNHAL_ISA) of the reference nnhald")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"scalar", "avx2", "avx512", "vnni"}));
   app.add_option("--json", json, "Also write the results as JSON to this file");
   app.add_option("--child", childRole, "(internal) run as a client process of a test")->group("");
   CLI11_PARSE(app, argc, argv);
@@ -179,6 +191,7 @@ int main(int argc, char** argv) {
   options.models = models;
   options.duration = std::chrono::milliseconds(static_cast<int64_t>(durationSeconds * 1000));
   options.self = std::filesystem::canonical("/proc/self/exe");
+  options.nnhald = nnhald;
 
   if (!childRole.empty()) {
     options.socket = connectSocket;

@@ -37,7 +37,9 @@ const std::vector<StressTestInfo>& allStressTests() {
        "again",
        memoryMappedModelLoad},
       {"random-graphs",
-       "valid random graphs of several operations, prepared and run (refusals are fine)",
+       "valid random graphs (float32, float16, quant8 asymm and signed; bool8 and int32 "
+       "beside them) run on every path, results compared with an nnhald at --reference-isa; "
+       "a graph that differs is written to --failures",
        randomGraphs},
       {"performance-degradation",
        "median inference latency while --compile-threads threads keep compiling, vs alone; "

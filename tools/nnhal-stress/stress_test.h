@@ -40,6 +40,13 @@ struct StressOptions {
   unsigned compileThreads = 5;                 ///< performance degradation: threads compiling
   double maxDegradation = 1.3;  ///< performance degradation: highest latency ratio allowed
   uint64_t seed = 1;
+  std::filesystem::path nnhald;  ///< the daemon binary, for the random-graph reference
+  /// random-graphs: check this many graphs (0: as many as --duration allows)
+  uint64_t graphs = 0;
+  /// random-graphs: where a graph whose results differ is written (CTS JSON)
+  std::filesystem::path failures = "random-graph-failures";
+  /// random-graphs: NNHAL_ISA of the reference nnhald the results are compared with
+  std::string referenceIsa = "scalar";
 };
 
 class TestContext {
@@ -53,6 +60,8 @@ class TestContext {
   const StressOptions& options() const { return options_; }
   /// False once the deadline passed or the runner stopped the test.
   bool keepGoing() const { return !stop_.load() && std::chrono::steady_clock::now() < deadline_; }
+  /// Overrides fraction(): the share of a counted task (random-graphs --graphs) done.
+  void setFraction(double fraction) { fraction_ = fraction; }
   bool stopped() const { return stop_.load(); }
   std::chrono::steady_clock::time_point deadline() const { return deadline_; }
   /// Counts `n` operations done (the watchdog's sign of life).
@@ -60,6 +69,7 @@ class TestContext {
   uint64_t operations() const { return operations_.load(); }
   /// Elapsed share of the duration, in [0, 1].
   double fraction() const {
+    if (fraction_ >= 0) return fraction_;
     const double done =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() /
         std::chrono::duration<double>(options_.duration).count();
@@ -76,6 +86,7 @@ class TestContext {
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point deadline_;
   std::atomic<uint64_t> operations_{0};
+  std::atomic<double> fraction_{-1.0};
 };
 
 struct StressTestInfo {

@@ -86,11 +86,12 @@ std::vector<tools::CtsMode> modesFor(const std::string& mode) {
 
 /// Runs `cts` in every mode; prints a line per mode unless `silent` (a pass only if !quiet).
 ModelResult runModel(Device& device, const tools::CtsModel& cts,
-                     const std::vector<tools::CtsMode>& modes, bool silent, bool quiet) {
+                     const std::vector<tools::CtsMode>& modes, const tools::CtsRunOptions& run,
+                     bool silent, bool quiet) {
   ModelResult result{cts.name, cts.spec, cts.version, {}, 0.0, Verdict::kPassed, ""};
   const auto start = Clock::now();
   for (tools::CtsMode mode : modes) {
-    tools::CtsOutcome outcome = tools::runCtsModel(device, cts, mode);
+    tools::CtsOutcome outcome = tools::runCtsModel(device, cts, mode, run);
     if (!silent && (!outcome.passed || !quiet)) {
       const char* word = outcome.passed ? "PASS" : outcome.skipped ? "SKIP" : "FAIL";
       std::printf("%s %s/%s [%s]%s%s\n", word, cts.version.c_str(), cts.name.c_str(),
@@ -217,6 +218,10 @@ int runCts(const CtsArgs& args) {
   size_t skipped = 0;
   std::vector<ModelResult> results;
   std::vector<LoadError> loadErrors;
+  tools::CtsRunOptions run;
+  run.poolKind = args.pool == "mmap_fd"                ? MemoryKind::MMAP_FD
+                 : args.pool == "hardware_buffer_blob" ? MemoryKind::HARDWARE_BUFFER_BLOB
+                                                       : MemoryKind::ASHMEM;
   const auto start = Clock::now();
   for (const std::string& path : args.paths) {
     for (const auto& file : tools::ctsFiles(path)) {
@@ -230,7 +235,7 @@ int runCts(const CtsArgs& args) {
       }
       for (const tools::CtsModel& cts : *models) {
         if (!args.filter.empty() && cts.name.find(args.filter) == std::string::npos) continue;
-        results.push_back(runModel(**device, cts, modes, args.json, args.quiet));
+        results.push_back(runModel(**device, cts, modes, run, args.json, args.quiet));
         const Verdict verdict = results.back().verdict;
         if (verdict == Verdict::kSkipped) {
           ++skipped;

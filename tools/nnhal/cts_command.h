@@ -15,6 +15,7 @@ struct CtsArgs {
   unsigned threads = 0;            ///< kernel threads (0 = all cores)
   bool json = false;               ///< print one JSON object instead of lines and tables
   std::string junit;               ///< also write a JUnit XML report here ("" = none)
+  std::string pool = "ashmem";     ///< request pool kind: ashmem | mmap_fd | hardware_buffer_blob
 };
 
 /// Runs every test model under args.paths; prints one line per model and mode, a summary

@@ -182,6 +182,11 @@ int main(int argc, char** argv) {
                   "Also write a JUnit XML report to this file (a testcase per model; failures "
                   "with their message, unsupported models as skipped); checked before the run");
   cts->add_option("--threads", ctsArgs.threads, "Kernel threads (0 = all cores)");
+  cts->add_option("--pool", ctsArgs.pool,
+                  "Kind of the request's shared-memory pool: ashmem (memfd), mmap_fd (a region "
+                  "of a regular file) or hardware_buffer_blob")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"ashmem", "mmap_fd", "hardware_buffer_blob"}));
 
   cli::DumpGraphArgs dumpArgs;
   CLI::App* dump = app.add_subcommand(
