@@ -6,6 +6,9 @@
 #include <numeric>
 #include <optional>
 #include <random>
+#include <set>
+
+#include "hal/tflite/model_builder.h"
 
 namespace nnhal::tools {
 namespace {
@@ -34,7 +37,7 @@ class Generator {
  public:
   Generator(uint64_t seed, const RandomGraphOptions& options) : random_(seed), options_(options) {}
 
-  CtsModel build(uint64_t seed) {
+  Result<CtsModel> build(uint64_t seed) {
     static constexpr OperandType kMainTypes[] = {
         OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16, OperandType::TENSOR_QUANT8_ASYMM,
         OperandType::TENSOR_QUANT8_ASYMM_SIGNED};
@@ -67,7 +70,7 @@ class Generator {
   }
 
   // --- operands --------------------------------------------------------------------------
-  Operand& operand(uint32_t index) { return model_.main.operands[index]; }
+  Operand& operand(uint32_t index) { return builder_.operand(index); }
   const std::vector<uint32_t>& dims(uint32_t index) { return operand(index).dimensions; }
 
   uint32_t addOperand(OperandType type, std::vector<uint32_t> dimensions, float scale,
@@ -78,9 +81,10 @@ class Generator {
     op.scale = scale;
     op.zeroPoint = zeroPoint;
     op.lifetime = lifetime;
-    model_.main.operands.push_back(std::move(op));
-    exact_.push_back(exact);
-    return static_cast<uint32_t>(model_.main.operands.size() - 1);
+    const uint32_t index = builder_.addOperand(std::move(op));
+    exact_.resize(index + 1, true);  // the builder's own scalars are constants: exact
+    exact_[index] = exact;
+    return index;
   }
 
   /// A scale and zero point for a new quantized tensor of `type` (float types: 0, 0).
@@ -128,30 +132,18 @@ class Generator {
   }
 
   uint32_t constant(OperandType type, std::vector<uint32_t> dimensions, float scale,
-                    int32_t zeroPoint, const std::vector<uint8_t>& bytes) {
+                    int32_t zeroPoint, std::vector<uint8_t> bytes) {
     const uint32_t index = addOperand(type, std::move(dimensions), scale, zeroPoint,
                                       OperandLifeTime::CONSTANT_COPY, true);
-    const size_t offset = (model_.operandValues.size() + 7) / 8 * 8;
-    model_.operandValues.resize(offset + bytes.size());
-    std::memcpy(model_.operandValues.data() + offset, bytes.data(), bytes.size());
-    operand(index).location = {0, static_cast<uint32_t>(offset),
-                               static_cast<uint32_t>(bytes.size())};
+    builder_.setConstantOwned(index, std::move(bytes));  // large ones go to the pool
     return index;
   }
-  template <typename T>
-  uint32_t scalar(OperandType type, T value) {
-    std::vector<uint8_t> bytes(sizeof(T));
-    std::memcpy(bytes.data(), &value, sizeof(T));
-    return constant(type, {}, 0.0f, 0, bytes);
-  }
-  uint32_t int32Scalar(int32_t value) { return scalar(OperandType::INT32, value); }
-  uint32_t boolScalar(bool value) { return scalar(OperandType::BOOL, uint8_t{value}); }
+  uint32_t int32Scalar(int32_t value) { return builder_.addInt32Scalar(value); }
+  uint32_t boolScalar(bool value) { return builder_.addBoolScalar(value); }
   /// A FLOAT32 scalar, or FLOAT16 in a float16 graph (beta of SOFTMAX).
   uint32_t floatScalar(float value) {
-    if (type_ == OperandType::TENSOR_FLOAT16) {
-      return scalar(OperandType::FLOAT16, static_cast<_Float16>(value));
-    }
-    return scalar(OperandType::FLOAT32, value);
+    return type_ == OperandType::TENSOR_FLOAT16 ? builder_.addFloat16Scalar(value)
+                                                : builder_.addFloat32Scalar(value);
   }
   uint32_t int32Tensor(const std::vector<int32_t>& values, std::vector<uint32_t> dimensions) {
     std::vector<uint8_t> bytes(values.size() * 4);
@@ -183,7 +175,7 @@ class Generator {
       const size_t count = elementCount(shape);
       const uint32_t index = addOperand(type_, std::move(shape), scale, zeroPoint,
                                         OperandLifeTime::SUBGRAPH_INPUT, true);
-      model_.main.inputIndexes.push_back(index);
+      inputIndexes_.push_back(index);
       inputs_.push_back(randomBytes(type_, count, -2.0f, 2.0f));
       main_.push_back(index);
     }
@@ -195,8 +187,8 @@ class Generator {
                   std::vector<uint32_t> outDims, float scale, int32_t zeroPoint, bool exact) {
     const uint32_t out = addOperand(outType, std::move(outDims), scale, zeroPoint,
                                     OperandLifeTime::TEMPORARY_VARIABLE, exact);
-    for (uint32_t i : inputs) ++operand(i).numberOfConsumers;
-    model_.main.operations.push_back({type, inputs, {out}});
+    for (uint32_t i : inputs) consumed_.insert(i);
+    builder_.addOperation(type, inputs, {out});
     if (outType == type_) main_.push_back(out);
     if (outType == OperandType::TENSOR_BOOL8) bools_.push_back(out);
     return out;
@@ -217,8 +209,9 @@ class Generator {
   bool isFloatGraph() const {
     return type_ == OperandType::TENSOR_FLOAT32 || type_ == OperandType::TENSOR_FLOAT16;
   }
+  bool isExact(uint32_t t) const { return t >= exact_.size() || exact_[t]; }
   bool allExact(const std::vector<uint32_t>& tensors) {
-    return std::ranges::all_of(tensors, [this](uint32_t t) { return exact_[t]; });
+    return std::ranges::all_of(tensors, [this](uint32_t t) { return isExact(t); });
   }
   uint32_t pickMain() { return choose(main_); }
   /// Another main-type tensor of the given shape (and exact when asked), or none.
@@ -226,7 +219,7 @@ class Generator {
                                          bool mustBeExact) {
     std::vector<uint32_t> candidates;
     for (uint32_t t : main_) {
-      if (t != not_ && dims(t) == shape && (!mustBeExact || exact_[t])) candidates.push_back(t);
+      if (t != not_ && dims(t) == shape && (!mustBeExact || isExact(t))) candidates.push_back(t);
     }
     if (candidates.empty()) return std::nullopt;
     return choose(candidates);
@@ -318,7 +311,7 @@ class Generator {
 
   bool unary(OperationType type) {
     const uint32_t a = pickMain();
-    const bool exact = exact_[a];
+    const bool exact = isExact(a);
     switch (type) {
       case OperationType::ABS:
       case OperationType::NEG:
@@ -404,7 +397,7 @@ class Generator {
     const uint32_t b = bias(a, weights, units);
     const auto [scale, zeroPoint] = sumParams(a, weights, depth);
     result(OperationType::FULLY_CONNECTED, {a, weights, b, int32Scalar(uniformInt(0, 3))}, type_,
-           {batch, units}, scale, zeroPoint, !isFloatGraph() && exact_[a]);
+           {batch, units}, scale, zeroPoint, !isFloatGraph() && isExact(a));
     return true;
   }
 
@@ -464,7 +457,7 @@ class Generator {
     const size_t terms = size_t{w->filterH} * w->filterW * (depthwise ? 1 : w->channels);
     const auto [scale, zeroPoint] = sumParams(a, f, terms);
     result(depthwise ? OperationType::DEPTHWISE_CONV_2D : OperationType::CONV_2D, inputs, type_,
-           outShape(*w, outChannels), scale, zeroPoint, !isFloatGraph() && exact_[a]);
+           outShape(*w, outChannels), scale, zeroPoint, !isFloatGraph() && isExact(a));
     return true;
   }
 
@@ -480,7 +473,7 @@ class Generator {
                                     int32Scalar(static_cast<int32_t>(w->filterH)),
                                     int32Scalar(uniformInt(0, 3))};
     if (w->nchw) inputs.push_back(boolScalar(true));
-    const bool exact = exact_[a] && (type == OperationType::MAX_POOL_2D || !isFloatGraph());
+    const bool exact = isExact(a) && (type == OperationType::MAX_POOL_2D || !isFloatGraph());
     sameScaleResult(type, inputs, a, outShape(*w, w->channels), exact);
     return true;
   }
@@ -530,7 +523,7 @@ class Generator {
     std::vector<int32_t> target(out.begin(), out.end());
     if (chance(0.3)) target[uniform(0, static_cast<uint32_t>(target.size() - 1))] = -1;
     const uint32_t shape = int32Tensor(target, {static_cast<uint32_t>(target.size())});
-    sameScaleResult(OperationType::RESHAPE, {a, shape}, a, out, exact_[a]);
+    sameScaleResult(OperationType::RESHAPE, {a, shape}, a, out, isExact(a));
     return true;
   }
 
@@ -543,7 +536,7 @@ class Generator {
     std::vector<uint32_t> out;
     for (int32_t p : permutation) out.push_back(shape[static_cast<size_t>(p)]);
     const uint32_t perm = int32Tensor(permutation, {static_cast<uint32_t>(shape.size())});
-    sameScaleResult(OperationType::TRANSPOSE, {a, perm}, a, out, exact_[a]);
+    sameScaleResult(OperationType::TRANSPOSE, {a, perm}, a, out, isExact(a));
     return true;
   }
 
@@ -557,7 +550,7 @@ class Generator {
       sameScaleResult(OperationType::SOFTMAX, inputs, a, dims(a), false);
     } else {
       const int32_t zeroPoint = type_ == OperandType::TENSOR_QUANT8_ASYMM ? 0 : -128;
-      result(OperationType::SOFTMAX, inputs, type_, dims(a), 1.0f / 256, zeroPoint, exact_[a]);
+      result(OperationType::SOFTMAX, inputs, type_, dims(a), 1.0f / 256, zeroPoint, isExact(a));
     }
     return true;
   }
@@ -584,7 +577,7 @@ class Generator {
     }
     const uint32_t axesTensor = int32Tensor(axes, {static_cast<uint32_t>(axes.size())});
     newScaleResult(OperationType::MEAN, {a, axesTensor, int32Scalar(keepDims ? 1 : 0)}, out,
-                   !isFloatGraph() && exact_[a]);
+                   !isFloatGraph() && isExact(a));
     return true;
   }
 
@@ -600,7 +593,7 @@ class Generator {
       out.push_back(d + static_cast<uint32_t>(before + after));
     }
     const uint32_t p = int32Tensor(paddings, {static_cast<uint32_t>(shape.size()), 2});
-    sameScaleResult(OperationType::PAD, {a, p}, a, out, exact_[a]);
+    sameScaleResult(OperationType::PAD, {a, p}, a, out, isExact(a));
     return true;
   }
 
@@ -608,7 +601,7 @@ class Generator {
     if (!bools_.empty() && chance(0.5)) return false;  // leave room for SELECT
     std::vector<uint32_t> exactOnes;
     for (uint32_t t : main_) {
-      if (exact_[t]) exactOnes.push_back(t);
+      if (isExact(t)) exactOnes.push_back(t);
     }
     if (exactOnes.empty()) return false;
     const uint32_t a = choose(exactOnes);
@@ -647,7 +640,7 @@ class Generator {
   bool argMax() {
     const uint32_t a = pickMain();
     const std::vector<uint32_t> shape = dims(a);
-    if (!exact_[a] || shape.size() < 2) return false;
+    if (!isExact(a) || shape.size() < 2) return false;
     const uint32_t axis = uniform(0, static_cast<uint32_t>(shape.size() - 1));
     std::vector<uint32_t> out = shape;
     out.erase(out.begin() + axis);
@@ -660,7 +653,7 @@ class Generator {
   /// DEQUANTIZE of a quantized tensor, QUANTIZE of an exact float one: a side output.
   bool changeType() {
     const uint32_t a = pickMain();
-    if (!exact_[a]) return false;
+    if (!isExact(a)) return false;
     if (isFloatGraph()) {
       const OperandType to =
           chance(0.5) ? OperandType::TENSOR_QUANT8_ASYMM : OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
@@ -674,23 +667,23 @@ class Generator {
     return true;
   }
 
-  CtsModel finish(uint64_t seed) {
-    Subgraph& main = model_.main;
-    for (uint32_t t = 0; t < main.operands.size(); ++t) {
-      Operand& op = main.operands[t];
-      if (op.lifetime == OperandLifeTime::TEMPORARY_VARIABLE && op.numberOfConsumers == 0) {
+  Result<CtsModel> finish(uint64_t seed) {
+    std::vector<uint32_t> outputs;
+    for (uint32_t t = 0; t < builder_.operandCount(); ++t) {
+      Operand& op = operand(t);
+      if (op.lifetime == OperandLifeTime::TEMPORARY_VARIABLE && !consumed_.contains(t)) {
         op.lifetime = OperandLifeTime::SUBGRAPH_OUTPUT;
-        main.outputIndexes.push_back(t);
+        outputs.push_back(t);
       }
     }
     CtsModel cts;
     cts.name = "random_graph_" + std::to_string(seed);
     cts.spec = "random_graph";
     cts.version = "V1_3";
-    for (uint32_t t : main.outputIndexes) {
-      const OperandType type = main.operands[t].type;
+    for (uint32_t t : outputs) {
+      const OperandType type = operand(t).type;
       OutputTolerance tolerance = kExact;
-      if (!exact_[t]) {
+      if (!isExact(t)) {
         tolerance = type == OperandType::TENSOR_FLOAT16   ? kFloat16Sums
                     : type == OperandType::TENSOR_FLOAT32 ? kFloat32Sums
                                                           : OutputTolerance{1.0, 0.0};
@@ -699,7 +692,8 @@ class Generator {
       cts.outputIgnored.push_back(false);
       cts.outputs.emplace_back();
     }
-    cts.model = std::move(model_);
+    NNHAL_ASSIGN_OR_RETURN(cts.model,
+                           std::move(builder_).finish(std::move(inputIndexes_), outputs));
     cts.inputs = std::move(inputs_);
     return cts;
   }
@@ -707,8 +701,10 @@ class Generator {
   std::mt19937_64 random_;
   RandomGraphOptions options_;
   OperandType type_ = OperandType::TENSOR_FLOAT32;
-  Model model_;
-  std::vector<bool> exact_;
+  hal::tfl::ModelBuilder builder_;
+  std::vector<uint32_t> inputIndexes_;
+  std::set<uint32_t> consumed_;  ///< operands some operation reads
+  std::vector<bool> exact_;      ///< per operand (operands past its end are exact)
   std::vector<uint32_t> main_;
   std::vector<uint32_t> bools_;
   std::vector<std::vector<uint8_t>> inputs_;
@@ -716,7 +712,7 @@ class Generator {
 
 }  // namespace
 
-CtsModel generateRandomGraph(uint64_t seed, const RandomGraphOptions& options) {
+Result<CtsModel> generateRandomGraph(uint64_t seed, const RandomGraphOptions& options) {
   return Generator(seed, options).build(seed);
 }
 

@@ -38,9 +38,12 @@ struct RandomGraphOptions {
   unsigned maxInputs = 3;      ///< 1..maxInputs inputs of the main type
 };
 
-/// One generated model with its inputs; `outputs` are left empty (the reference fills them)
-/// and `outputTolerances` hold each output's rule (above). `name` is "random_graph_<seed>".
-CtsModel generateRandomGraph(uint64_t seed, const RandomGraphOptions& options = {});
+/// One generated model with its inputs, built as a client builds one
+/// (hal/tflite/model_builder.h: constants of more than 128 bytes in a shared-memory pool);
+/// `outputs` are left empty (the reference fills them) and `outputTolerances` hold each
+/// output's rule (above). `name` is "random_graph_<seed>". Errors:
+/// RESOURCE_EXHAUSTED_PERSISTENT when the constants' pool cannot be created.
+Result<CtsModel> generateRandomGraph(uint64_t seed, const RandomGraphOptions& options = {});
 
 /// "QUANT8_ASYMM: CONV_2D ADD LOGISTIC" — the main type and the operations, in order.
 std::string describeRandomGraph(const CtsModel& graph);

@@ -7,7 +7,13 @@ namespace nnhal::tools {
 RandomGraphCheck checkRandomGraph(Device& underTest, Device& reference, uint64_t seed, CtsMode mode,
                                   const RandomGraphOptions& options) {
   RandomGraphCheck check;
-  check.graph = generateRandomGraph(seed, options);
+  auto graph = generateRandomGraph(seed, options);
+  if (!graph) {
+    check.verdict = RandomGraphCheck::Verdict::kReferenceFailed;
+    check.message = "the graph could not be made: " + graph.error().message;
+    return check;
+  }
+  check.graph = std::move(*graph);
   auto expected = computeOutputs(reference, check.graph);
   if (!expected) {
     check.verdict = RandomGraphCheck::Verdict::kReferenceFailed;

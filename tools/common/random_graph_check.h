@@ -22,7 +22,8 @@ struct RandomGraphCheck {
     /// tolerances), or it failed to run a graph the reference ran
     kWrongResult,
     /// the reference refused or failed the graph: the generator made a graph the driver
-    /// thinks invalid, or the driver is wrong; either way a failure of the check
+    /// thinks invalid, or the driver is wrong; either way a failure of the check (also when
+    /// the graph's constants could not be given a pool)
     kReferenceFailed,
   };
   Verdict verdict = Verdict::kPassed;
