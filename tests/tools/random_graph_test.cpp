@@ -179,6 +179,35 @@ TEST_F(RandomGraphTest, AResultOneStepOffFailsAndItsWrittenFileFailsTheSameWayOn
   fs::remove_all(folder);
 }
 
+// The tolerances travel in the model's "nnhalOutputTolerances"; a list that does not give
+// one pair of non-negative numbers per output is refused with a message, not half-applied.
+TEST_F(RandomGraphTest, MalformedOutputTolerancesAreRefused) {
+  auto made = generateRandomGraph(3);
+  ASSERT_TRUE(made);
+  made->outputs.assign(made->outputs.size(), std::vector<uint8_t>(4, 0));
+  auto json = ctsModelToJson(*made);
+  ASSERT_TRUE(json) << json.error().message;
+  auto loaded = ctsModelFromJson(*json, "random_graph", "V1_3");
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  EXPECT_EQ(loaded->outputTolerances, made->outputTolerances);
+
+  const nlohmann::json good = (*json)["model"]["nnhalOutputTolerances"];
+  nlohmann::json tooMany = good;
+  tooMany.push_back({{"atol", 0}, {"rtol", 0}});
+  nlohmann::json negative = good;
+  negative[0]["atol"] = -1;
+  nlohmann::json notANumber = good;
+  notANumber[0]["rtol"] = "tiny";
+  for (const nlohmann::json& bad : {tooMany, negative, notANumber, nlohmann::json("none")}) {
+    nlohmann::json test = *json;
+    test["model"]["nnhalOutputTolerances"] = bad;
+    auto refused = ctsModelFromJson(test, "random_graph", "V1_3");
+    ASSERT_FALSE(refused) << bad.dump();
+    EXPECT_EQ(refused.error().status, ErrorStatus::INVALID_ARGUMENT);
+    EXPECT_FALSE(refused.error().message.empty());
+  }
+}
+
 TEST_F(RandomGraphTest, FloatSumsMayDifferByTheirToleranceButNotByATenthOfAPercent) {
   size_t k = 0;
   CtsModel graph = graphWithOutput(device(), OperandType::TENSOR_FLOAT32, false, k);
