@@ -116,7 +116,8 @@ void CacheActor::post(Save message) {
         try {
           auto locks = tryLock(*m->files, true, busy);
           if (!locks && busy) return true;
-          outcome = locks ? save(*m, *locks) : std::unexpected(locks.error());
+          outcome = locks ? save(*m, *locks, busy) : std::unexpected(locks.error());
+          if (busy) return true;  // the token map's lock, held by another process
         } catch (const std::exception& e) {
           outcome = failure(std::string("saving the compilation cache failed: ") + e.what());
         }
@@ -162,7 +163,7 @@ void CacheActor::post(Load message) {
       });
 }
 
-Result<void> CacheActor::save(const Save& m, Locks& /*locks: held while writing*/) {
+Result<void> CacheActor::save(const Save& m, Locks& /*locks: held while writing*/, bool& busy) {
   const ScopedTraceSpan span(runtime_->trace(), "cache", "saveToCache");
   if (!enabled()) return failure("compilation caching is disabled (no state directory)");
   const int modelFd = m.files->model.get(), dataFd = m.files->data.get();
@@ -174,9 +175,10 @@ Result<void> CacheActor::save(const Save& m, Locks& /*locks: held while writing*
   if (sameFile(modelFd, dataFd)) return failure("the model and data cache are the same file");
   // The digest is durable before any byte of the files changes: a crash in between leaves a
   // mapping that rejects whatever the files then hold.
-  NNHAL_TRY(tokens_->put(cache::TokenEntry{m.runAs.application, m.token, m.image.modelDigest,
-                                           static_cast<uint8_t>(m.runAs.priority),
-                                           static_cast<uint8_t>(m.runAs.preference)}));
+  NNHAL_TRY(tokens_->tryPut(cache::TokenEntry{m.runAs.application, m.token, m.image.modelDigest,
+                                              static_cast<uint8_t>(m.runAs.priority),
+                                              static_cast<uint8_t>(m.runAs.preference)},
+                            busy));
   NNHAL_TRY(cache::rewriteWhole(dataFd, m.image.data));
   NNHAL_TRY(cache::rewriteWhole(modelFd, m.image.model));
   return {};

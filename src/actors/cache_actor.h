@@ -109,11 +109,14 @@ class CacheActor {
   };
   Result<Locks> tryLock(const CacheFds& files, bool exclusive, bool& busy) const;
   /// Runs `attempt` on `owner`'s lane until it stops asking for a retry (it returns true
-  /// when the files were busy); between tries a timer waits with backoff, off the lane.
+  /// when the files or the token map were locked by another process); between tries a
+  /// timer waits with backoff, off the lane, so the lane serves the owner's other work.
   /// After kLockTimeout it calls `timedOut` (on the lane).
   void withRetry(hal::ApplicationId owner, std::function<bool()> attempt,
                  std::function<void()> timedOut);
-  Result<void> save(const Save& message, Locks& locks);
+  /// Records the token, then writes the files. `busy` (nothing written) when another
+  /// process holds the token map's lock: the caller tries again on its timer.
+  Result<void> save(const Save& message, Locks& locks, bool& busy);
   /// Replies, then reads the data cache.
   void load(Load& message, Locks& locks);
 

@@ -181,6 +181,17 @@ Result<void> TokenMap::update(TokenOwner owner, const Token& token,
                               const std::optional<TokenEntry>& entry) {
   std::lock_guard<std::mutex> guard(mutex_);
   NNHAL_ASSIGN_OR_RETURN(FileLock lock, FileLock::acquire(lockFd_.get(), true, kLockTimeout));
+  return updateLocked(owner, token, entry);
+}
+
+Result<void> TokenMap::tryPut(const TokenEntry& entry, bool& busy) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  NNHAL_ASSIGN_OR_RETURN(FileLock lock, FileLock::tryAcquire(lockFd_.get(), true, busy));
+  return updateLocked(entry.owner, entry.token, entry);
+}
+
+Result<void> TokenMap::updateLocked(TokenOwner owner, const Token& token,
+                                    const std::optional<TokenEntry>& entry) {
   reloadIfChanged();
   std::erase_if(entries_, [&](const TokenEntry& entry) {
     return entry.owner == owner && entry.token == token;

@@ -94,6 +94,10 @@ class TokenMap {
   Result<void> put(const Token& token, const Digest& digest, TokenOwner owner = 0);
   /// put() of a whole entry (with the options of the preparation that saved it).
   Result<void> put(const TokenEntry& entry);
+  /// put() without waiting for another process: when the map's lock is held elsewhere it
+  /// changes nothing, sets `busy` and returns GENERAL_FAILURE, so that an actor can try
+  /// again on a timer instead of sleeping on its strand. Errors otherwise: as put.
+  Result<void> tryPut(const TokenEntry& entry, bool& busy);
   /// Forgets (owner, token) (durably). Errors: as put.
   Result<void> erase(const Token& token, TokenOwner owner = 0);
   /// The digest `owner` recorded for `token`, if any (re-reading the file when another
@@ -126,8 +130,12 @@ class TokenMap {
   void reloadIfChanged();  // reload() when the file's stamp changed
   std::optional<FileStamp> stamp() const;
   Result<void> persist();  // writes entries_ (caller holds the flock)
-  /// Replaces (owner, token) by `entry` (or removes it when `entry` is empty).
+  /// Replaces (owner, token) by `entry` (or removes it when `entry` is empty), waiting up to
+  /// kLockTimeout for the flock.
   Result<void> update(TokenOwner owner, const Token& token, const std::optional<TokenEntry>& entry);
+  /// update() once the flock is held (and mutex_).
+  Result<void> updateLocked(TokenOwner owner, const Token& token,
+                            const std::optional<TokenEntry>& entry);
   /// Drops the oldest entry of the owner holding the most (mutex_ held).
   void evictOneLocked(TokenOwner inserting);
 

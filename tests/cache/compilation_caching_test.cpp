@@ -5,16 +5,19 @@
 // rewriting the cache later through the prepared model's own descriptors.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <future>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "actors/prepared_model_impl.h"
 #include "cache/cache_format.h"
+#include "cache/token_map.h"
 #include "cache_test_util.h"
 #include "nnhal/device.h"
 
@@ -453,6 +456,37 @@ TEST_P(CompilationCachingTest, ValidCacheOfAnotherModelUnderThisToken) {
   }
   writeAll(dataPath_, readAll(otherData));
   expectLoadFails(ErrorStatus::GENERAL_FAILURE);
+}
+
+// Another process (here another open file description) holds the token map's lock while
+// this driver saves: the save waits for it on a timer, not on the application's cache lane,
+// so the application's other cache work is answered meanwhile; once the lock is free the save
+// completes and loads.
+TEST_P(CompilationCachingTest, ASaveWaitingForTheTokenMapLeavesTheLaneFree) {
+  const std::filesystem::path lockPath = stateDir_ / cache::TokenMap::kLockName;
+  const int held = ::open(lockPath.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(held, 0) << lockPath;
+  ASSERT_EQ(::flock(held, LOCK_EX), 0);
+  Fds saveFds;
+  const CacheFiles saving = files(saveFds);
+  std::thread saver([&] { save(saving); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the save is waiting now
+
+  // A load of a token never saved, on the same application's lane.
+  Fds otherFds;
+  const auto start = std::chrono::steady_clock::now();
+  auto other = load(files(otherFds, O_RDWR, O_RDWR, tokenFor(2)));
+  const auto answeredAfter = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(other);
+  EXPECT_EQ(other.error().status, ErrorStatus::GENERAL_FAILURE);
+  // Before, the lane slept until the lock was free (1.5 s below); now it answers at once.
+  EXPECT_LT(answeredAfter, std::chrono::milliseconds(1000));
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500) - answeredAfter);
+  ::flock(held, LOCK_UN);
+  ::close(held);
+  saver.join();
+  expectLoadsCorrectly();
 }
 
 // IDevice.hal 1.2: a driver that cannot cache reports (0, 0), and a client that passes files

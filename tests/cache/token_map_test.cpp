@@ -2,8 +2,10 @@
 // several maps on one directory, and consistency after a process is killed mid-update.
 #include "cache/token_map.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -213,6 +215,36 @@ TEST(TokenMapTest, ProcessKilledWhileUpdatingLeavesAConsistentMap) {
 }
 
 // Entries belong to their owner: another owner neither finds nor replaces them.
+// tryPut never waits for another process: while the lock file is held elsewhere it says
+// busy and changes nothing; once free, it records like put.
+TEST(TokenMapTest, TryPutIsBusyWhileAnotherProcessHoldsTheLock) {
+  TempDir dir;
+  auto map = openMap(dir);
+  ASSERT_NE(map, nullptr);
+  const std::filesystem::path lockPath = dir.path() / "state" / TokenMap::kLockName;
+  const int held = ::open(lockPath.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(::flock(held, LOCK_EX), 0);
+  const TokenEntry entry{7, token(1), digestOf(token(1))};
+  bool busy = false;
+  const auto start = std::chrono::steady_clock::now();
+  auto refused = map->tryPut(entry, busy);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  ASSERT_FALSE(refused);
+  EXPECT_TRUE(busy);
+  EXPECT_EQ(refused.error().status, ErrorStatus::GENERAL_FAILURE);
+  EXPECT_FALSE(map->find(token(1), 7));
+  EXPECT_EQ(map->size(), 0u);
+
+  ::flock(held, LOCK_UN);
+  ::close(held);
+  busy = true;
+  ASSERT_TRUE(map->tryPut(entry, busy));
+  EXPECT_FALSE(busy);
+  EXPECT_EQ(map->find(token(1), 7), digestOf(token(1)));
+  EXPECT_EQ(openMap(dir)->find(token(1), 7), digestOf(token(1)));  // durable
+}
+
 TEST(TokenMapTest, OwnersSeeOnlyTheirOwnTokens) {
   TempDir dir;
   auto map = openMap(dir);
