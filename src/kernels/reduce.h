@@ -41,7 +41,10 @@ void meanFloat32(const float* in, float* out, const ReduceLayout& layout, size_t
                  size_t end) noexcept;
 
 /// Requantization of a quantized mean: out = round((mean(q) - inputZeroPoint) * scaleRatio)
-/// + outputZeroPoint, saturated, with scaleRatio = inputScale / outputScale.
+/// + outputZeroPoint, saturated, with scaleRatio = inputScale / outputScale: the exact mean
+/// rounded once (half away from zero), as XNNPACK (what LiteRT runs) computes it. TFLite's
+/// reference kernels and the NNAPI CPU reference (which truncate, or round twice) are within
+/// one step of it (docs/TESTING.md).
 struct MeanQuantParams {
   double scaleRatio = 1.0;
   int32_t inputZeroPoint = 0;

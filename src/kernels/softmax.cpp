@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 namespace nnhal::kernels {
 
@@ -28,10 +29,11 @@ void softmaxFloat32(const float* in, float* out, const SoftmaxShape& shape, floa
 }
 
 SoftmaxExpTable makeSoftmaxExpTable(float beta, float inputScale) noexcept {
+  // In float, as TFLite's PopulateSoftmaxLookupTable: the product of the scales first.
+  const float factor = -inputScale * beta;
   SoftmaxExpTable table{};
-  const double factor = static_cast<double>(beta) * static_cast<double>(inputScale);
   for (size_t d = 0; d < table.size(); ++d) {
-    table[d] = static_cast<float>(std::exp(-factor * static_cast<double>(d)));
+    table[d] = std::exp(factor * static_cast<float>(d));
   }
   return table;
 }
@@ -42,6 +44,7 @@ void softmaxQuant8(const T* in, T* out, const SoftmaxShape& shape, const Softmax
   constexpr int32_t kMin = std::numeric_limits<T>::min();
   constexpr int32_t kMax = std::numeric_limits<T>::max();
   constexpr int32_t kOutputZeroPoint = kMin;  // 0 for uint8_t, -128 for int8_t
+  constexpr float kOutputScale = 1.0f / 256.0f;
   const size_t n = shape.axisSize;
   const size_t step = shape.inner;
   for (size_t w = begin; w < end; ++w) {
@@ -50,12 +53,17 @@ void softmaxQuant8(const T* in, T* out, const SoftmaxShape& shape, const Softmax
     T* y = out + base;
     int32_t maxValue = kMin;
     for (size_t k = 0; k < n; ++k) maxValue = std::max<int32_t>(maxValue, x[k * step]);
-    double sum = 0.0;
+    // TFLite's quantized softmax step for step: a float sum in element order, the inverse of
+    // sum * (1/256), and each probability in output steps rounded as QuantizeSoftmaxOutput
+    // does on x86 (uint8: add 0.5 and truncate; int8: round half away from zero).
+    float sum = 0.0f;
     for (size_t k = 0; k < n; ++k) sum += table[static_cast<size_t>(maxValue - x[k * step])];
-    const double scale = 256.0 / sum;  // sum >= 1: the maximum contributes exp(0)
+    const float inverse = 1.0f / (sum * kOutputScale);  // sum >= 1: the maximum gives exp(0)
     for (size_t k = 0; k < n; ++k) {
-      const double level = table[static_cast<size_t>(maxValue - x[k * step])] * scale;
-      const int32_t q = static_cast<int32_t>(std::round(level)) + kOutputZeroPoint;
+      const float level = table[static_cast<size_t>(maxValue - x[k * step])] * inverse;
+      const int32_t q = std::is_same_v<T, uint8_t>
+                            ? static_cast<int32_t>(level + 0.5f)
+                            : static_cast<int32_t>(std::round(level)) + kOutputZeroPoint;
       y[k * step] = static_cast<T>(std::clamp(q, kMin, kMax));
     }
   }

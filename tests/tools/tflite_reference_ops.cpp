@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <utility>
 
 namespace nnhal::tflite_reference {
 namespace {
@@ -381,6 +382,148 @@ std::vector<int32_t> logistic(const QuantTensor& input, float outScale, int32_t 
     const auto q =
         static_cast<int32_t>(std::round(y * inverseScale) + static_cast<float>(outZeroPoint));
     result[i] = std::clamp(q, qmin, qmax);
+  }
+  return result;
+}
+
+std::vector<int32_t> softmax(const QuantTensor& input, float beta, uint32_t axis, bool isUnsigned) {
+  // table[255 - d] = expf(-scale * beta * d), indexed from the vector's maximum as TFLite does.
+  std::vector<float> table(256);
+  const float scale = -input.scale * beta;
+  for (int32_t d = 0; d <= 255; ++d) table[static_cast<size_t>(255 - d)] = std::exp(scale * d);
+  const size_t outer = product(input.dims, 0, axis);
+  const size_t length = input.dims[axis];
+  const size_t inner = product(input.dims, axis + 1);
+  const int32_t zeroPoint = isUnsigned ? 0 : -128;
+  const int32_t qmin = isUnsigned ? 0 : -128;
+  const int32_t qmax = isUnsigned ? 255 : 127;
+  std::vector<int32_t> result(input.values.size());
+  for (size_t o = 0; o < outer; ++o) {
+    for (size_t i = 0; i < inner; ++i) {
+      const auto at = [&](size_t k) { return (o * length + k) * inner + i; };
+      int32_t largest = qmin;
+      for (size_t k = 0; k < length; ++k) largest = std::max(largest, input.values[at(k)]);
+      const auto weight = [&](size_t k) {
+        return table[static_cast<size_t>(255 - largest + input.values[at(k)])];
+      };
+      float sum = 0.0f;
+      for (size_t k = 0; k < length; ++k) sum += weight(k);
+      const float inverse = 1.0f / (sum * (1.0f / 256.0f));
+      for (size_t k = 0; k < length; ++k) {
+        const float p = weight(k) * inverse;
+        const int32_t q = isUnsigned ? static_cast<int32_t>(p + 0.5f)
+                                     : static_cast<int32_t>(std::round(p)) + zeroPoint;
+        result[at(k)] = std::clamp(q, qmin, qmax);
+      }
+    }
+  }
+  return result;
+}
+
+namespace {
+
+/// The reduced dimensions of `axes` (negative from the end, repeats merged).
+std::vector<bool> reducedDimensions(size_t rank, const std::vector<int32_t>& axes) {
+  std::vector<bool> reduced(rank, false);
+  for (int32_t a : axes) {
+    reduced[static_cast<size_t>(a < 0 ? a + static_cast<int32_t>(rank) : a)] = true;
+  }
+  return reduced;
+}
+
+/// The sums of the values (minus `offset`) of each output element (row-major over the kept
+/// dimensions), and the count of values averaged into each.
+std::pair<std::vector<int64_t>, int64_t> reducedSums(const QuantTensor& input,
+                                                     const std::vector<bool>& reduced,
+                                                     int32_t offset) {
+  const size_t rank = input.dims.size();
+  size_t outputs = 1;
+  int64_t count = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    if (reduced[d]) {
+      count *= input.dims[d];
+    } else {
+      outputs *= input.dims[d];
+    }
+  }
+  std::vector<int64_t> sums(outputs, 0);
+  std::vector<size_t> coords(rank, 0);
+  for (size_t flat = 0; flat < input.values.size(); ++flat) {
+    size_t rest = flat;
+    for (size_t d = rank; d-- > 0;) {
+      coords[d] = rest % input.dims[d];
+      rest /= input.dims[d];
+    }
+    size_t out = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      if (!reduced[d]) out = out * input.dims[d] + coords[d];
+    }
+    sums[out] += input.values[flat] - offset;
+  }
+  return {sums, count};
+}
+
+}  // namespace
+
+std::vector<int32_t> mean(const QuantTensor& input, const std::vector<int32_t>& axes, bool keepDims,
+                          float outScale, int32_t outZeroPoint, int32_t qmin, int32_t qmax) {
+  const bool isUnsigned = qmin == 0;
+  const bool heightAndWidth = input.dims.size() == 4 && keepDims && axes.size() == 2 &&
+                              ((axes[0] == 1 && axes[1] == 2) || (axes[0] == 2 && axes[1] == 1));
+  const auto reduced = reducedDimensions(input.dims.size(), axes);
+  std::vector<int32_t> result;
+  if (heightAndWidth && isUnsigned) {
+    const auto [sums, count] = reducedSums(input, reduced, 0);
+    const float countAsFloat = static_cast<float>(count);
+    const int32_t bias = outZeroPoint - static_cast<int32_t>(static_cast<float>(input.zeroPoint) *
+                                                             input.scale / outScale);
+    const Multiplier m =
+        quantizeMultiplier(static_cast<double>(input.scale / (countAsFloat * outScale)));
+    for (const int64_t sum : sums) {
+      const int32_t v = multiplyByQuantizedMultiplier(static_cast<int32_t>(sum), m) + bias;
+      result.push_back(std::clamp(v, qmin, qmax));
+    }
+  } else if (heightAndWidth) {
+    const auto [sums, count] = reducedSums(input, reduced, input.zeroPoint);
+    const Multiplier m =
+        quantizeMultiplier(static_cast<double>(input.scale) / static_cast<double>(outScale));
+    const auto n = static_cast<int32_t>(count);
+    for (const int64_t sum : sums) {
+      int32_t v = multiplyByQuantizedMultiplier(static_cast<int32_t>(sum), m);
+      v = v > 0 ? (v + n / 2) / n : (v - n / 2) / n;
+      result.push_back(std::clamp(v + outZeroPoint, qmin, qmax));
+    }
+  } else if (input.scale == outScale && input.zeroPoint == outZeroPoint) {
+    const auto [sums, count] = reducedSums(input, reduced, 0);
+    for (const int64_t sum : sums) {
+      result.push_back(
+          static_cast<int32_t>(static_cast<int32_t>(sum) / static_cast<int32_t>(count)));
+    }
+  } else {
+    const auto [sums, count] = reducedSums(input, reduced, 0);
+    const float ratio = input.scale / outScale;
+    const float bias = static_cast<float>(-input.zeroPoint) * ratio + 0.5f;
+    for (const int64_t sum : sums) {
+      const float average = static_cast<float>(sum) / static_cast<float>(count);
+      float v = std::round(average * ratio + bias) + static_cast<float>(outZeroPoint);
+      v = std::max(std::min(v, static_cast<float>(qmax)), static_cast<float>(qmin));
+      result.push_back(static_cast<int32_t>(v));
+    }
+  }
+  return result;
+}
+
+std::vector<int32_t> meanRoundedOnce(const QuantTensor& input, const std::vector<int32_t>& axes,
+                                     float outScale, int32_t outZeroPoint, int32_t qmin,
+                                     int32_t qmax) {
+  const auto [sums, count] = reducedSums(input, reducedDimensions(input.dims.size(), axes), 0);
+  const double ratio = static_cast<double>(input.scale) / static_cast<double>(outScale);
+  std::vector<int32_t> result;
+  for (const int64_t sum : sums) {
+    const double average = static_cast<double>(sum) / static_cast<double>(count);
+    const double level = std::round((average - input.zeroPoint) * ratio);
+    result.push_back(static_cast<int32_t>(
+        std::clamp(level + outZeroPoint, static_cast<double>(qmin), static_cast<double>(qmax))));
   }
   return result;
 }

@@ -139,6 +139,37 @@ std::vector<int32_t> concatenation(const std::vector<QuantTensor>& inputs, uint3
 std::vector<int32_t> logistic(const QuantTensor& input, float outScale, int32_t outZeroPoint,
                               int32_t qmin, int32_t qmax);
 
+/// SOFTMAX of quantized data along `axis` as TFLite's kernels compute it on x86
+/// (PopulateSoftmaxLookupTable, optimized_ops::Softmax; LiteRT runs the same): a float table
+/// of expf(-inputScale * beta * d) for d = 0..255 steps below the vector's maximum, the table
+/// values summed in float in element order, each times 1 / (sum * 1/256) in float, rounded
+/// (uint8: +0.5 and truncation; int8: half away from zero), plus the output zero point (0 or
+/// -128), clamped. TFLite's own kernels take the last axis only; any axis works here.
+std::vector<int32_t> softmax(const QuantTensor& input, float beta, uint32_t axis, bool isUnsigned);
+
+/// MEAN of quantized data as TFLite's reference kernels compute it (EvalMeanReferenceOps in
+/// kernels/reduce.cc), which takes one of three paths:
+/// - a 4-D input, keep_dims, and the axes exactly {1, 2} or {2, 1}: for uint8
+///   (reference_ops::Mean) the sum of the raw values times QuantizeMultiplier(float(input
+///   scale / (count * output scale))) plus output zero point - trunc(float(input zero point *
+///   input scale / output scale)); for int8 (reference_integer_ops::Mean) the sum of (q - input
+///   zero point) times QuantizeMultiplier(input scale / output scale in double), divided by the
+///   count rounding half away from zero, plus the output zero point;
+/// - the same scale and zero point in and out (reference_ops::Mean<T, int>): the integer sum
+///   divided by the count, truncated toward zero;
+/// - otherwise (QuantizedMeanOrSum): the float mean times the float scale ratio, plus
+///   -input zero point * ratio + 0.5, TfLiteRound, plus the output zero point, clamped.
+/// `axes` as the operation gives them (negative ones count from the end, repeats allowed).
+std::vector<int32_t> mean(const QuantTensor& input, const std::vector<int32_t>& axes, bool keepDims,
+                          float outScale, int32_t outZeroPoint, int32_t qmin, int32_t qmax);
+
+/// MEAN rounded once, as XNNPACK (what LiteRT runs) and nnhal compute it: the exact mean of
+/// (q - input zero point) times input scale / output scale (in double), rounded half away from
+/// zero, plus the output zero point, clamped. Each of TFLite's paths is within one step of it.
+std::vector<int32_t> meanRoundedOnce(const QuantTensor& input, const std::vector<int32_t>& axes,
+                                     float outScale, int32_t outZeroPoint, int32_t qmin,
+                                     int32_t qmax);
+
 /// RESIZE_BILINEAR of quantized data, NHWC, to [N, outHeight, outWidth, C].
 /// uint8 (reference_ops::ResizeBilinear): source position in float (dst * scale, or
 /// (dst + 0.5) * scale - 0.5 with half-pixel centers), each corner value times its row
