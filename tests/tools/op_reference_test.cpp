@@ -26,12 +26,14 @@
 #include <vector>
 
 #include "hal/operand_utils.h"
+#include "hal/tflite/model_builder.h"
 #include "nnhal/device.h"
 #include "nnhal/memory.h"
 #include "nnhal/prepared_model.h"
 #include "nnhal/tflite_import.h"
 #include "nnhal/types.h"
 #include "tools/common/random_graph.h"
+#include "tools/tflite_reference_lstm.h"
 #include "tools/tflite_reference_ops.h"
 
 namespace nnhal {
@@ -155,12 +157,30 @@ class ExposedRun {
       t.channelScales = pc->scales;
     }
     const auto b = bytes(i);
+    if (o.type == OperandType::TENSOR_QUANT16_SYMM) {
+      t.values.resize(b.size() / 2);
+      for (size_t k = 0; k < t.values.size(); ++k) {
+        int16_t v = 0;
+        std::memcpy(&v, b.data() + 2 * k, 2);
+        t.values[k] = v;
+      }
+      return t;
+    }
     t.values.resize(b.size());
     const bool isUnsigned = o.type == OperandType::TENSOR_QUANT8_ASYMM;
     for (size_t k = 0; k < b.size(); ++k) {
       t.values[k] = isUnsigned ? int32_t{b[k]} : int32_t{static_cast<int8_t>(b[k])};
     }
     return t;
+  }
+
+  /// Whether optional operand `i` has a value.
+  bool present(uint32_t i) const { return operand(i).lifetime != OperandLifeTime::NO_VALUE; }
+
+  float floatAt(uint32_t i) const {
+    float v = 0.0f;
+    std::memcpy(&v, bytes(i).data(), 4);
+    return v;
   }
 
   std::vector<int32_t> int32s(uint32_t i) const {
@@ -402,6 +422,38 @@ std::optional<Expected> reference(const ExposedRun& run, const Operation& op) {
       return Expected{ref::mean(input, axes, keepDims, out.scale, out.zeroPoint, qmin, qmax),
                       ref::meanRoundedOnce(input, axes, out.scale, out.zeroPoint, qmin, qmax), 1.0};
     }
+    case OperationType::QUANTIZED_LSTM: {
+      // Without layer normalization; with a projection only for hidden zero point 0 (TFLite
+      // and the NNAPI CPU reference fold a non-zero one into the projection differently).
+      for (uint32_t k = 20; k < 24; ++k) {
+        if (run.present(in[k])) return std::nullopt;
+      }
+      if (run.present(in[16]) && run.int32At(in[30]) != 0) return std::nullopt;
+      ref::QuantizedLstmStep step;
+      const auto optional = [&](uint32_t k) {
+        return run.present(in[k]) ? run.quant(in[k]) : ref::QuantTensor{};
+      };
+      step.input = run.quant(in[0]);
+      for (uint32_t g = 0; g < 4; ++g) {
+        step.inputWeights[g] = optional(1 + g);
+        step.recurrentWeights[g] = optional(5 + g);
+        if (run.present(in[12 + g])) step.biases[g] = run.int32s(in[12 + g]);
+      }
+      for (uint32_t g = 0; g < 3; ++g) step.peepholeWeights[g] = optional(9 + g);
+      step.projectionWeights = optional(16);
+      if (run.present(in[17])) step.projectionBias = run.int32s(in[17]);
+      step.outputState = run.quant(in[18]);
+      step.cellState = run.quant(in[19]);
+      step.cellClip = run.floatAt(in[24]);
+      step.projectionClip = run.floatAt(in[25]);
+      step.hiddenZeroPoint = run.int32At(in[30]);
+      step.hiddenScale = run.floatAt(in[31]);
+      const auto r = ref::quantizedLstm(step);
+      std::vector<int32_t> v = r.outputState;
+      v.insert(v.end(), r.cellState.begin(), r.cellState.end());
+      v.insert(v.end(), r.output.begin(), r.output.end());
+      return Expected{v, v};
+    }
     case OperationType::RESHAPE: {
       if (!isQuant8(out.type)) return std::nullopt;
       auto v = run.quant(in[0]).values;
@@ -414,6 +466,14 @@ std::optional<Expected> reference(const ExposedRun& run, const Operation& op) {
 
 /// nnhal's output of `op`, as raw values (or float bit patterns for DEQUANTIZE).
 std::vector<int32_t> actual(const ExposedRun& run, const Operation& op) {
+  if (op.type == OperationType::QUANTIZED_LSTM) {  // output state, cell state, output
+    std::vector<int32_t> v;
+    for (const uint32_t o : op.outputs) {
+      const auto values = run.quant(o).values;
+      v.insert(v.end(), values.begin(), values.end());
+    }
+    return v;
+  }
   const Operand& out = run.operand(op.outputs[0]);
   if (out.type == OperandType::TENSOR_FLOAT32) return run.int32s(op.outputs[0]);
   return run.quant(op.outputs[0]).values;
@@ -507,7 +567,7 @@ TEST(OperationReference, EveryQuantizedOperationOfTheRealModelsMatchesTflitesAri
   for (const char* type :
        {"CONV_2D", "CONV_2D per-channel", "DEPTHWISE_CONV_2D", "DEPTHWISE_CONV_2D per-channel",
         "FULLY_CONNECTED", "ADD", "SUB", "MUL", "AVERAGE_POOL_2D", "QUANTIZE", "DEQUANTIZE",
-        "CONCATENATION", "LOGISTIC", "RESIZE_BILINEAR", "SOFTMAX"}) {
+        "CONCATENATION", "LOGISTIC", "RESIZE_BILINEAR", "SOFTMAX", "QUANTIZED_LSTM"}) {
     EXPECT_GT(checkedPerType[type], 0u) << type;
   }
 }
@@ -561,6 +621,100 @@ TEST(OperationReference, QuantizedOperationsOfRandomGraphsMatchTflitesArithmetic
         "CONCATENATION", "DEQUANTIZE"}) {
     EXPECT_GE(checkedPerType[type], 10u) << type;
   }
+}
+
+// The real models' LSTMs use neither CIFG, nor peepholes, nor a projection: one step with all
+// three (and both clips) checks those paths of QUANTIZED_LSTM against TFLite's arithmetic.
+TEST(OperationReference, QuantizedLstmWithCifgPeepholesAndProjectionMatchesTflitesArithmetic) {
+  constexpr uint32_t kBatch = 2, kInput = 5, kUnits = 8, kOutput = 4;
+  std::mt19937 random(30);
+  hal::tfl::ModelBuilder b;
+  const auto tensor = [&](OperandType type, std::vector<uint32_t> dims, float scale,
+                          int32_t zeroPoint) {
+    const uint32_t index = b.addOperand(type, std::move(dims));
+    b.operand(index).scale = scale;
+    b.operand(index).zeroPoint = zeroPoint;
+    return index;
+  };
+
+  const auto randomConstant = [&](uint32_t index, size_t elementBytes, int32_t range) {
+    const Operand& o = b.operand(index);
+    size_t count = 1;
+    for (const uint32_t d : o.dimensions) count *= d;
+    std::vector<uint8_t> bytes(count * elementBytes);
+    std::uniform_int_distribution<int32_t> value(-range, range);
+    for (size_t k = 0; k < count; ++k) {
+      const int32_t v = value(random);
+      std::memcpy(bytes.data() + k * elementBytes, &v, elementBytes);  // little endian
+    }
+    b.setConstantOwned(index, std::move(bytes));
+    return index;
+  };
+  const auto omitted = [&](OperandType type) {
+    const uint32_t index = b.addOmitted(type);
+    if (type != OperandType::TENSOR_INT32) b.operand(index).scale = 1.0f;
+    return index;
+  };
+  using T = OperandType;
+  const uint32_t input = tensor(T::TENSOR_QUANT8_ASYMM_SIGNED, {kBatch, kInput}, 0.02f, 3);
+  std::vector<uint32_t> in = {input, omitted(T::TENSOR_QUANT8_SYMM)};
+  for (int g = 0; g < 3; ++g) {
+    in.push_back(randomConstant(tensor(T::TENSOR_QUANT8_SYMM, {kUnits, kInput}, 0.01f, 0), 1, 127));
+  }
+  in.push_back(omitted(T::TENSOR_QUANT8_SYMM));
+  for (int g = 0; g < 3; ++g) {
+    in.push_back(
+        randomConstant(tensor(T::TENSOR_QUANT8_SYMM, {kUnits, kOutput}, 0.012f, 0), 1, 127));
+  }
+  in.push_back(omitted(T::TENSOR_QUANT16_SYMM));
+  for (int g = 0; g < 2; ++g) {
+    in.push_back(randomConstant(tensor(T::TENSOR_QUANT16_SYMM, {kUnits}, 0.0005f, 0), 2, 3000));
+  }
+  in.push_back(omitted(T::TENSOR_INT32));
+  for (int g = 0; g < 3; ++g) {
+    in.push_back(randomConstant(tensor(T::TENSOR_INT32, {kUnits}, 0.0002f, 0), 4, 5000));
+  }
+  in.push_back(randomConstant(tensor(T::TENSOR_QUANT8_SYMM, {kOutput, kUnits}, 0.015f, 0), 1, 127));
+  in.push_back(randomConstant(tensor(T::TENSOR_INT32, {kOutput}, 0.000105f, 0), 4, 2000));
+  const uint32_t outputStateIn =
+      tensor(T::TENSOR_QUANT8_ASYMM_SIGNED, {kBatch, kOutput}, 0.03f, -2);
+  const uint32_t cellStateIn = tensor(T::TENSOR_QUANT16_SYMM, {kBatch, kUnits}, 1.0f / 2048, 0);
+  in.push_back(outputStateIn);
+  in.push_back(cellStateIn);
+  for (int g = 0; g < 4; ++g) in.push_back(omitted(T::TENSOR_QUANT16_SYMM));
+  in.push_back(b.addFloat32Scalar(3.0f));  // cell clip
+  in.push_back(b.addFloat32Scalar(1.5f));  // projection clip
+  for (int g = 0; g < 4; ++g) in.push_back(b.addFloat32Scalar(1.0f / 4096));
+  in.push_back(b.addInt32Scalar(0));         // hidden zero point
+  in.push_back(b.addFloat32Scalar(0.007f));  // hidden scale
+  const uint32_t outputStateOut =
+      tensor(T::TENSOR_QUANT8_ASYMM_SIGNED, {kBatch, kOutput}, 0.03f, -2);
+  const uint32_t cellStateOut = tensor(T::TENSOR_QUANT16_SYMM, {kBatch, kUnits}, 1.0f / 2048, 0);
+  const uint32_t output = tensor(T::TENSOR_QUANT8_ASYMM_SIGNED, {kBatch, kOutput}, 0.03f, -2);
+  b.addOperation(OperationType::QUANTIZED_LSTM, in, {outputStateOut, cellStateOut, output});
+  auto model = std::move(b).finish({input, outputStateIn, cellStateIn},
+                                   {outputStateOut, cellStateOut, output});
+  ASSERT_TRUE(model) << model.error().message;
+  for (const uint32_t i : model->main.inputIndexes) {
+    model->main.operands[i].lifetime = OperandLifeTime::SUBGRAPH_INPUT;
+  }
+  for (const uint32_t i : model->main.outputIndexes) {
+    model->main.operands[i].lifetime = OperandLifeTime::SUBGRAPH_OUTPUT;
+  }
+
+  auto device = createDevice();
+  ASSERT_TRUE(device) << device.error().message;
+  size_t values = 0;
+  for (uint32_t seed = 1; seed <= 20; ++seed) {  // inputs and both states drawn afresh
+    const auto run = ExposedRun::run(**device, *model, seed);
+    ASSERT_TRUE(run.has_value());
+    const auto tallies = checkOperations(*run);
+    ASSERT_EQ(tallies.count("QUANTIZED_LSTM"), 1u) << "the step was not checked";
+    const Tally& t = tallies.at("QUANTIZED_LSTM");
+    EXPECT_EQ(t.mismatches, 0u) << "seed " << seed << ": " << t.firstMismatch;
+    values += t.elements;
+  }
+  EXPECT_EQ(values, 20u * (2 * kBatch * kOutput + kBatch * kUnits));
 }
 
 }  // namespace
