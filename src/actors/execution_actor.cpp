@@ -3,6 +3,7 @@
 #include <chrono>
 #include <new>
 #include <string>
+#include <utility>
 
 #include "actors/fenced_execution.h"
 #include "actors/request_binding.h"
@@ -63,6 +64,36 @@ bool ExecutionActor::runsQuickly() const {
   return plan_->main().fullyStatic &&
          quickRuns_.load(std::memory_order_relaxed) >= kQuickRunsNeeded &&
          runtime_->scheduler().idleFor(runAs_.application, runAs_.priority);
+}
+
+Result<ExecutionActor::FencedHold> ExecutionActor::FencedHold::acquire(
+    ExecutionActor& actor, CancelRegistry::Cancel cancel) {
+  if (!actor.gate_.enter()) {
+    return fail(ErrorStatus::DEVICE_UNAVAILABLE, "the prepared model is shutting down");
+  }
+  const std::optional<uint64_t> actorHook = actor.fenceWaits_.add(cancel);
+  const std::optional<uint64_t> runtimeHook = actor.runtime_->fenceWaits().add(cancel);
+  if (!actorHook || !runtimeHook) {
+    if (actorHook) actor.fenceWaits_.remove(*actorHook);
+    if (runtimeHook) actor.runtime_->fenceWaits().remove(*runtimeHook);
+    actor.gate_.leave();
+    return fail(ErrorStatus::DEVICE_UNAVAILABLE,
+                runtimeHook ? "the prepared model is shutting down" : "the device was released");
+  }
+  return FencedHold(&actor, *actorHook, *runtimeHook);
+}
+
+ExecutionActor::FencedHold::FencedHold(FencedHold&& other) noexcept
+    : actor_(std::exchange(other.actor_, nullptr)),
+      actorHook_(other.actorHook_),
+      runtimeHook_(other.runtimeHook_) {}
+
+void ExecutionActor::FencedHold::release() {
+  ExecutionActor* actor = std::exchange(actor_, nullptr);
+  if (actor == nullptr) return;
+  actor->fenceWaits_.remove(actorHook_);
+  actor->runtime_->fenceWaits().remove(runtimeHook_);
+  actor->gate_.leave();  // last: the actor may be destroyed from here on
 }
 
 Result<ExecutionResult> ExecutionActor::runAdmitted(const Request& request,

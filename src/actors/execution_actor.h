@@ -92,6 +92,44 @@ class ExecutionActor {
   /// their fences with DEVICE_UNAVAILABLE, and waits for in-flight ones.
   void stop();
 
+  /// What a fenced execution (actors/fenced_execution.h) holds of its actor while it is in
+  /// flight: a place in the actor's drain gate, so stop() waits for it, and its cancel hook
+  /// with the actor (stop()) and with the runtime (the device released). release() removes
+  /// the hook and leaves the gate, once; after it the actor may be destroyed. Destroying an
+  /// unreleased hold releases it.
+  class FencedHold {
+   public:
+    /// Admits a fenced execution of `actor` whose waits `cancel` ends. Errors:
+    /// DEVICE_UNAVAILABLE when the prepared model is stopping or the device was released.
+    static Result<FencedHold> acquire(ExecutionActor& actor, CancelRegistry::Cancel cancel);
+
+    FencedHold(FencedHold&& other) noexcept;
+    FencedHold& operator=(FencedHold&&) = delete;
+    ~FencedHold() { release(); }
+
+    void release();
+
+   private:
+    FencedHold(ExecutionActor* actor, uint64_t actorHook, uint64_t runtimeHook)
+        : actor_(actor), actorHook_(actorHook), runtimeHook_(runtimeHook) {}
+
+    ExecutionActor* actor_;  ///< null once released
+    uint64_t actorHook_;
+    uint64_t runtimeHook_;
+  };
+
+  /// The runtime the fence waits and the run use (its executor and scheduler).
+  const std::shared_ptr<Runtime>& runtime() const { return runtime_; }
+
+  /// Runs a request that passed validate() and holds `lease` on the scheduler, on the
+  /// calling thread: what every path ends in (a fenced execution once its fences signalled).
+  /// `start` is when the execution was launched (timing); `cancelled`, when set and true,
+  /// stops it before its next step.
+  Result<ExecutionResult> runAdmitted(const Request& request, const ExecuteOptions& options,
+                                      std::chrono::steady_clock::time_point start,
+                                      const std::atomic<bool>* cancelled, Lease& lease,
+                                      BurstResources* burst = nullptr);
+
   /// The argument checks of every execution path: MeasureTiming, loop timeout,
   /// hal::validateRequest, and the driver-managed buffers a request names
   /// (actors/request_binding.h). Errors: INVALID_ARGUMENT naming the field; GENERAL_FAILURE
@@ -114,12 +152,6 @@ class ExecutionActor {
   hal::ApplicationId application() const { return runAs_.application; }
 
  private:
-  friend class FencedExecution;
-
-  Result<ExecutionResult> runAdmitted(const Request& request, const ExecuteOptions& options,
-                                      std::chrono::steady_clock::time_point start,
-                                      const std::atomic<bool>* cancelled, Lease& lease,
-                                      BurstResources* burst = nullptr);
   /// runAdmitted for a request without token pools: the engine's run and its timing.
   Result<ExecutionResult> runEngine(const Request& request, const ExecuteOptions& options,
                                     std::chrono::steady_clock::time_point start,

@@ -130,10 +130,6 @@ Result<FencedExecutionResult> FencedExecution::launch(
     }
   }
   NNHAL_ASSIGN_OR_RETURN(SyncFence done, SyncFence::create());
-  if (!actor.gate_.enter()) {
-    return fail(ErrorStatus::DEVICE_UNAVAILABLE, "the prepared model is shutting down");
-  }
-
   auto completion = std::make_shared<FencedCompletion>();
   auto execution = std::make_shared<FencedExecution>(actor, request, waitFor, options,
                                                      timeoutAfterFence, launched, done, completion);
@@ -141,20 +137,15 @@ Result<FencedExecutionResult> FencedExecution::launch(
   execution->cancelled_ = std::move(cancelled);
   {
     std::lock_guard<std::mutex> lock(execution->mutex_);
-    const auto hook = [weak = std::weak_ptr<FencedExecution>(execution)](const Error& error) {
-      if (auto self = weak.lock()) self->abort(error);
-    };
-    execution->actorHook_ = actor.fenceWaits_.add(hook);
-    execution->runtimeHook_ = actor.runtime_->fenceWaits().add(hook);
-    if (!execution->actorHook_ || !execution->runtimeHook_) {
-      if (execution->actorHook_) actor.fenceWaits_.remove(*execution->actorHook_);
-      if (execution->runtimeHook_) actor.runtime_->fenceWaits().remove(*execution->runtimeHook_);
+    auto hold = ExecutionActor::FencedHold::acquire(
+        actor, [weak = std::weak_ptr<FencedExecution>(execution)](const Error& error) {
+          if (auto self = weak.lock()) self->abort(error);
+        });
+    if (!hold) {
       execution->phase_ = Phase::kDone;
-      actor.gate_.leave();
-      return fail(ErrorStatus::DEVICE_UNAVAILABLE, execution->runtimeHook_
-                                                       ? "the prepared model is shutting down"
-                                                       : "the device was released");
+      return std::unexpected(hold.error());
     }
+    execution->hold_.emplace(std::move(*hold));
   }
   execution->start();
   return FencedExecutionResult{std::move(done), std::move(completion)};
@@ -164,7 +155,7 @@ void FencedExecution::start() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (phase_ != Phase::kWaiting) return;  // already cancelled
   if (options_.deadline) {
-    timer_.emplace(actor_.runtime_->executor());
+    timer_.emplace(actor_.runtime()->executor());
     timer_->expires_at(*options_.deadline);
     timer_->async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
       if (ec) return;  // cancelled: the fences signalled or the execution ended
@@ -204,7 +195,7 @@ void FencedExecution::waitNextLocked() {
       // The admission may start the run at once, on its own thread: it is called outside
       // this lock. Until it does, the deadline and cancel hooks can still end the execution.
       phase_ = Phase::kAdmitting;
-      postTo(actor_.runtime_, [self = shared_from_this(), admission = admission_]() mutable {
+      postTo(actor_.runtime(), [self = shared_from_this(), admission = admission_]() mutable {
         admission([ticket = Ticket(self)](std::move_only_function<void()> finished) mutable {
           ticket.run(std::move(finished));
         });
@@ -227,7 +218,7 @@ void FencedExecution::waitNextLocked() {
                   {}});
     return;
   }
-  watch_.emplace(actor_.runtime_->executor());
+  watch_.emplace(actor_.runtime()->executor());
   boost::system::error_code ec;
   watch_->assign(fd, ec);
   if (ec) {
@@ -260,7 +251,7 @@ void FencedExecution::postRunLocked(std::move_only_function<void()> finished) {
   if (timer_) timer_->cancel();  // from here on the engine checks the deadline
   // Held until submit() returns: the job may run at once and release the last other
   // reference to the runtime (a callback dropping the model) while submit still posts.
-  const std::shared_ptr<Runtime> runtime = actor_.runtime_;
+  const std::shared_ptr<Runtime> runtime = actor_.runtime();
   runtime->scheduler().submit(
       actor_.application(), actor_.priority(), Work::kExecution,
       [self = shared_from_this(), finished = std::move(finished)](Lease lease) mutable {
@@ -297,8 +288,6 @@ void FencedExecution::finishLocked(const Result<ExecutionResult>& outcome) {
   phase_ = Phase::kDone;
   timer_.reset();
   watch_.reset();
-  if (actorHook_) actor_.fenceWaits_.remove(*actorHook_);
-  if (runtimeHook_) actor_.runtime_->fenceWaits().remove(*runtimeHook_);
 
   FencedExecutionInfo info;
   if (outcome) {
@@ -317,8 +306,8 @@ void FencedExecution::finishLocked(const Result<ExecutionResult>& outcome) {
   if (auto signalled = done_.signal(); !signalled) {
     spdlog::error("fenced execution: {}", signalled.error().message);
   }
-  // Last: once left, the actor may be destroyed.
-  actor_.gate_.leave();
+  // Last: once released, the actor may be destroyed.
+  hold_->release();
 }
 
 }  // namespace nnhal::actors

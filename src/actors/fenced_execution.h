@@ -120,8 +120,8 @@ class FencedExecution : public std::enable_shared_from_this<FencedExecution> {
   Phase phase_ = Phase::kWaiting;
   size_t next_ = 0;             ///< first fence not known to be signalled
   Clock::time_point fenced_{};  ///< when the last fence was seen signalled
-  std::optional<uint64_t> actorHook_;
-  std::optional<uint64_t> runtimeHook_;
+  /// The actor's gate and cancel hooks, from launch until finishLocked() (set by launch()).
+  std::optional<ExecutionActor::FencedHold> hold_;
   std::optional<boost::asio::posix::stream_descriptor> watch_;
   std::optional<boost::asio::steady_timer> timer_;
 };
