@@ -138,9 +138,6 @@ BurstResult BurstListener::handle(std::span<const FmqRequestDatum> packet,
   executed.outputs = std::move(request->outputs);
   executed.pools.reserve(memories->size());
   for (Memory& memory : *memories) executed.pools.emplace_back(std::move(memory));
-  ExecuteOptions options;
-  options.measure = request->measure;
-  options.deadline = request->deadline;
   // Client files are read here, on the burst's own thread, not by a driver slot.
   hal::FilePoolStaging staging;
   if (hal::hasFilePools(executed)) {
@@ -160,7 +157,8 @@ BurstResult BurstListener::handle(std::span<const FmqRequestDatum> packet,
     }
     running = std::move(*charged);
   }
-  Result<ExecutionResult> result = config_.model->executeSynchronously(executed, options);
+  Result<ExecutionResult> result =
+      config_.burst->execute(executed, request->measure, request->deadline);
   running.reset();
   if (result && !staging.empty()) {
     if (auto written = staging.writeBack(); !written) result = std::unexpected(written.error());

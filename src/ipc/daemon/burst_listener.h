@@ -1,8 +1,9 @@
 // ipc/daemon/burst_listener.h — the daemon's side of one burst (IBurstContext).
 //
 // An actor with a thread of its own: it reads request packets from the burst's request
-// queue, resolves their memory slots, runs the request on the prepared model (inline, on
-// its thread) and writes the result packet to the result queue in one write. Its state
+// queue, resolves their memory slots, runs the request through the prepared model's own
+// burst (nnhal/burst.h: inline, on its thread, with an arena of its own, as an embedded
+// client's burst runs) and writes the result packet to the result queue in one write. Its state
 // (the slot table, the last error) is its own; the session reaches it only through the
 // methods below.
 //
@@ -44,6 +45,7 @@
 #include "ipc/daemon/quota.h"
 #include "ipc/fmq.h"
 #include "ipc/messages.h"
+#include "nnhal/burst.h"
 #include "nnhal/prepared_model.h"
 
 namespace nnhal::ipc {
@@ -59,7 +61,9 @@ class BurstListener {
       const std::vector<int32_t>& slots, const std::function<bool()>& keepWaiting)>;
 
   struct Config {
-    std::shared_ptr<PreparedModel> model;
+    /// The prepared model's burst (PreparedModel::configureExecutionBurst), which keeps the
+    /// model alive.
+    std::shared_ptr<Burst> burst;
     /// Kept alive as long as the listener (the session's record of the prepared model).
     std::shared_ptr<const void> keepAlive;
     Fmq requests;  ///< the daemon reads

@@ -48,6 +48,9 @@ bool Session::handleConfigureBurst(const Frame& frame) {
   }
   auto charged = charge(Resource::kBursts);
   if (!charged) return reply(charged.error());
+  // The executions run through the model's own burst path, as an embedded client's do.
+  auto burst = model->second->model->configureExecutionBurst();
+  if (!burst) return reply(burst.error());
   const uint32_t requestLength = m->requestLength != 0 ? m->requestLength : kDefaultFmqLength;
   const uint32_t resultLength = m->resultLength != 0 ? m->resultLength : kDefaultFmqLength;
   auto requests = Fmq::create({sizeof(FmqRequestDatum), requestLength});
@@ -58,7 +61,7 @@ bool Session::handleConfigureBurst(const Frame& frame) {
   // The handle first: the listener's getMemories names it. Filled once the listener runs.
   const uint64_t handle = bursts_.add(nullptr);
   BurstListener::Config config;
-  config.model = model->second->model;
+  config.burst = std::move(*burst);
   config.keepAlive = model->second;
   config.requests = std::move(*requests);
   config.results = std::move(*results);
