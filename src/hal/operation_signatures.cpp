@@ -101,8 +101,9 @@ OperationSignature resize(OperationType type, CountSet inputs) {
 
 using Op = OperationType;
 
-std::array<OperationSignature, kOperationTypeFundamentalMax + 1> buildTable() {
-  std::vector<OperationSignature> list = {
+// The operations of HAL 1.0 (codes 0-28).
+std::vector<OperationSignature> hal10Signatures() {
+  return {
       binaryWithActivation(Op::ADD, kFloatQuantInt),
       pool(Op::AVERAGE_POOL_2D, kFloatQuant),
       {Op::CONCATENATION,
@@ -202,7 +203,12 @@ std::array<OperationSignature, kOperationTypeFundamentalMax + 1> buildTable() {
       // ..., 5 = rank, 6 = activation.
       {Op::SVDF, counts({7}), counts({2}), kFloat, {sameIn(1, 4), in(5, 6, kInt)}, {sameOut(0, 1)}},
       unary(Op::TANH, kFloatQuant),
-      // 1.1
+  };
+}
+
+// The operations of HAL 1.1 (codes 29-37).
+std::vector<OperationSignature> hal11Signatures() {
+  return {
       {Op::BATCH_TO_SPACE_ND,
        counts({2, 3}),
        counts({1}),
@@ -238,7 +244,12 @@ std::array<OperationSignature, kOperationTypeFundamentalMax + 1> buildTable() {
        kFloatQuant,
        {in(1, 1, kTensorInt)},
        {sameOut(0, 0)}},
-      // 1.2
+  };
+}
+
+// The operations of HAL 1.2, ABS to NOT_EQUAL.
+std::vector<OperationSignature> hal12SignaturesAbsToNotEqual() {
+  return {
       unary(Op::ABS, kFloatInt),
       {Op::ARGMAX,
        counts({2}),
@@ -376,6 +387,12 @@ std::array<OperationSignature, kOperationTypeFundamentalMax + 1> buildTable() {
       {Op::MINIMUM, counts({2}), counts({1}), kFloatQuantInt, {sameIn(1, 1)}, {sameOut(0, 0)}},
       unary(Op::NEG, kFloatInt),
       comparison(Op::NOT_EQUAL),
+  };
+}
+
+// The operations of HAL 1.2, PAD_V2 to RESIZE_NEAREST_NEIGHBOR.
+std::vector<OperationSignature> hal12SignaturesPadV2ToResizeNearestNeighbor() {
+  return {
       // Input, paddings, pad value (FLOAT16/FLOAT32, INT32 for quantized inputs).
       {Op::PAD_V2,
        counts({3}),
@@ -479,7 +496,12 @@ std::array<OperationSignature, kOperationTypeFundamentalMax + 1> buildTable() {
        {sameIn(1, 4), in(5, 6, kInt)},
        {sameOut(0, -1)}},
       resize(Op::RESIZE_NEAREST_NEIGHBOR, counts({4, 6})),
-      // 1.3
+  };
+}
+
+// The operations of HAL 1.3.
+std::vector<OperationSignature> hal13Signatures() {
+  return {
       {Op::QUANTIZED_LSTM,
        counts({32}),
        counts({3}),
@@ -512,10 +534,16 @@ std::array<OperationSignature, kOperationTypeFundamentalMax + 1> buildTable() {
        {},
        {out(0, 0, kInt)}},
   };
+}
+
+std::array<OperationSignature, kOperationTypeFundamentalMax + 1> buildTable() {
   std::array<OperationSignature, kOperationTypeFundamentalMax + 1> table;
-  for (auto& signature : list) {
-    const auto code = static_cast<size_t>(signature.type);
-    table[code] = std::move(signature);
+  for (auto make : {hal10Signatures, hal11Signatures, hal12SignaturesAbsToNotEqual,
+                    hal12SignaturesPadV2ToResizeNearestNeighbor, hal13Signatures}) {
+    for (auto& signature : make()) {
+      const auto code = static_cast<size_t>(signature.type);
+      table[code] = std::move(signature);
+    }
   }
   return table;
 }
