@@ -159,19 +159,45 @@ PrepareResult prepareQuantized16BitLstm(PrepareContext& ctx) {
   });
 }
 
-PrepareResult prepareQuantizedLstm(PrepareContext& ctx) {
+namespace {
+
+/// QUANTIZED_LSTM's operands once checked: sizes, the options present, and its scalars.
+struct QuantizedLstmShape {
+  uint32_t batch = 0;
+  uint32_t inputSize = 0;
+  uint32_t units = 0;
+  uint32_t outputSize = 0;
+  bool cifg = false;
+  bool peephole = false;
+  bool projection = false;
+  bool projectionBias = false;
+  bool layerNorm = false;
+  int cellShift = 0;  ///< log2 of the cell state's scale
+  float cellClip = 0.0f;
+  float projectionClip = 0.0f;
+  float intermediate[4] = {};  ///< the gates' intermediate scales
+  int32_t hiddenZeroPoint = 0;
+  float hiddenScale = 0.0f;
+};
+
+constexpr const char* kIntermediateRoles[4] = {
+    "input gate intermediate scale", "forget gate intermediate scale",
+    "cell gate intermediate scale", "output gate intermediate scale"};
+
+/// Inputs 0..17: the input, each gate's weights and bias, the peepholes and the projection.
+Result<void> checkQuantizedLstmWeights(const PrepareContext& ctx, QuantizedLstmShape& s) {
   NNHAL_TRY(seq::checkInputCount(ctx, {32}));
   NNHAL_TRY(seq::checkOutputCount(ctx, {3}));
   NNHAL_TRY(seq::requireType(ctx, 0, kI8, "input"));
   NNHAL_TRY(seq::requireRank(ctx, 0, 2, "input"));
-  const uint32_t batch = ctx.input(0).dimensions[0];
-  const uint32_t inputSize = ctx.input(0).dimensions[1];
+  s.batch = ctx.input(0).dimensions[0];
+  s.inputSize = ctx.input(0).dimensions[1];
   NNHAL_TRY(seq::requireType(ctx, 4, kSymm8, "input-to-output weights"));
   NNHAL_TRY(seq::requireRank(ctx, 4, 2, "input-to-output weights"));
-  const uint32_t units = ctx.input(4).dimensions[0];
+  s.units = ctx.input(4).dimensions[0];
   NNHAL_TRY(seq::requireType(ctx, 8, kSymm8, "recurrent-to-output weights"));
   NNHAL_TRY(seq::requireRank(ctx, 8, 2, "recurrent-to-output weights"));
-  const uint32_t outputSize = ctx.input(8).dimensions[1];
+  s.outputSize = ctx.input(8).dimensions[1];
 
   NNHAL_ASSIGN_OR_RETURN(const bool inputToInput, seq::optionalPresent(ctx, 1));
   NNHAL_ASSIGN_OR_RETURN(const bool recurrentToInput, seq::optionalPresent(ctx, 5));
@@ -180,7 +206,7 @@ PrepareResult prepareQuantizedLstm(PrepareContext& ctx) {
         "QUANTIZED_LSTM inputs 1 and 5 (input-to-input and recurrent-to-input weights) must "
         "both be present or both be omitted");
   }
-  const bool cifg = !inputToInput;
+  s.cifg = !inputToInput;
   static constexpr const char* kRoles[9] = {"",
                                             "input-to-input weights",
                                             "input-to-forget weights",
@@ -190,214 +216,233 @@ PrepareResult prepareQuantizedLstm(PrepareContext& ctx) {
                                             "recurrent-to-forget weights",
                                             "recurrent-to-cell weights",
                                             "recurrent-to-output weights"};
-  for (size_t i = cifg ? 2 : 1; i <= 8; ++i) {
-    if (cifg && i == 5) continue;
-    const uint32_t columns = i <= 4 ? inputSize : outputSize;
-    NNHAL_TRY(seq::requireTensor(ctx, i, kSymm8, {units, columns}, kRoles[i]));
+  for (size_t i = s.cifg ? 2 : 1; i <= 8; ++i) {
+    if (s.cifg && i == 5) continue;
+    const uint32_t columns = i <= 4 ? s.inputSize : s.outputSize;
+    NNHAL_TRY(seq::requireTensor(ctx, i, kSymm8, {s.units, columns}, kRoles[i]));
   }
 
   NNHAL_ASSIGN_OR_RETURN(const bool cellToInput, seq::optionalPresent(ctx, 9));
   NNHAL_ASSIGN_OR_RETURN(const bool cellToForget, seq::optionalPresent(ctx, 10));
   NNHAL_ASSIGN_OR_RETURN(const bool cellToOutput, seq::optionalPresent(ctx, 11));
-  const bool peephole = cellToForget && cellToOutput && (cellToInput || cifg);
-  if (!peephole && (cellToInput || cellToForget || cellToOutput)) {
+  s.peephole = cellToForget && cellToOutput && (cellToInput || s.cifg);
+  if (!s.peephole && (cellToInput || cellToForget || cellToOutput)) {
     return invalidArgument(
         "QUANTIZED_LSTM inputs 9..11 (peephole weights) must all be present (cell-to-input "
         "may be omitted with CIFG) or all be omitted");
   }
-  if (peephole) {
-    if (!cifg) NNHAL_TRY(seq::requireTensor(ctx, 9, kI16, {units}, "cell-to-input weights"));
-    NNHAL_TRY(seq::requireTensor(ctx, 10, kI16, {units}, "cell-to-forget weights"));
-    NNHAL_TRY(seq::requireTensor(ctx, 11, kI16, {units}, "cell-to-output weights"));
+  if (s.peephole) {
+    if (!s.cifg) NNHAL_TRY(seq::requireTensor(ctx, 9, kI16, {s.units}, "cell-to-input weights"));
+    NNHAL_TRY(seq::requireTensor(ctx, 10, kI16, {s.units}, "cell-to-forget weights"));
+    NNHAL_TRY(seq::requireTensor(ctx, 11, kI16, {s.units}, "cell-to-output weights"));
   }
 
   NNHAL_ASSIGN_OR_RETURN(const bool inputGateBias, seq::optionalPresent(ctx, 12));
-  if (cifg && inputGateBias) {
+  if (s.cifg && inputGateBias) {
     return invalidArgument(seq::describe(ctx, 12, "input gate bias") +
                            " must be omitted with CIFG");
   }
-  if (!cifg) NNHAL_TRY(seq::requireTensor(ctx, 12, kI32, {units}, "input gate bias"));
-  NNHAL_TRY(seq::requireTensor(ctx, 13, kI32, {units}, "forget gate bias"));
-  NNHAL_TRY(seq::requireTensor(ctx, 14, kI32, {units}, "cell gate bias"));
-  NNHAL_TRY(seq::requireTensor(ctx, 15, kI32, {units}, "output gate bias"));
+  if (!s.cifg) NNHAL_TRY(seq::requireTensor(ctx, 12, kI32, {s.units}, "input gate bias"));
+  NNHAL_TRY(seq::requireTensor(ctx, 13, kI32, {s.units}, "forget gate bias"));
+  NNHAL_TRY(seq::requireTensor(ctx, 14, kI32, {s.units}, "cell gate bias"));
+  NNHAL_TRY(seq::requireTensor(ctx, 15, kI32, {s.units}, "output gate bias"));
 
-  NNHAL_ASSIGN_OR_RETURN(const bool projection, seq::optionalPresent(ctx, 16));
-  NNHAL_ASSIGN_OR_RETURN(const bool projectionBias, seq::optionalPresent(ctx, 17));
-  if (projection) {
-    NNHAL_TRY(seq::requireTensor(ctx, 16, kSymm8, {outputSize, units}, "projection weights"));
-    if (projectionBias) {
-      NNHAL_TRY(seq::requireTensor(ctx, 17, kI32, {outputSize}, "projection bias"));
+  NNHAL_ASSIGN_OR_RETURN(s.projection, seq::optionalPresent(ctx, 16));
+  NNHAL_ASSIGN_OR_RETURN(s.projectionBias, seq::optionalPresent(ctx, 17));
+  if (s.projection) {
+    NNHAL_TRY(seq::requireTensor(ctx, 16, kSymm8, {s.outputSize, s.units}, "projection weights"));
+    if (s.projectionBias) {
+      NNHAL_TRY(seq::requireTensor(ctx, 17, kI32, {s.outputSize}, "projection bias"));
     }
   } else {
-    if (projectionBias) {
+    if (s.projectionBias) {
       return invalidArgument(seq::describe(ctx, 17, "projection bias") +
                              " must be omitted without projection weights");
     }
-    if (outputSize != units) {
+    if (s.outputSize != s.units) {
       return invalidArgument("QUANTIZED_LSTM without projection weights needs an output size (" +
-                             std::to_string(outputSize) + ") equal to the number of units (" +
-                             std::to_string(units) + ")");
+                             std::to_string(s.outputSize) + ") equal to the number of units (" +
+                             std::to_string(s.units) + ")");
     }
   }
 
-  NNHAL_TRY(seq::requireTensor(ctx, 18, kI8, {batch, outputSize}, "previous output"));
-  NNHAL_TRY(seq::requireTensor(ctx, 19, kI16, {batch, units}, "previous cell state"));
+  return {};
+}
+
+/// Inputs 18..31: the states, the layer norm weights, the clips, the gates' intermediate
+/// scales and the hidden state's quantization.
+Result<void> checkQuantizedLstmStates(const PrepareContext& ctx, QuantizedLstmShape& s) {
+  NNHAL_TRY(seq::requireTensor(ctx, 18, kI8, {s.batch, s.outputSize}, "previous output"));
+  NNHAL_TRY(seq::requireTensor(ctx, 19, kI16, {s.batch, s.units}, "previous cell state"));
   const std::optional<int> cellShift = checkedLog2(ctx.input(19).scale);
   if (!cellShift || *cellShift < -15 || *cellShift > -9) {
     return invalidArgument(seq::describe(ctx, 19, "previous cell state") +
                            " must have a power-of-two scale between 2^-15 and 2^-9");
   }
+  s.cellShift = *cellShift;
 
   bool norms[4] = {};
   for (size_t k = 0; k < 4; ++k) {
     NNHAL_ASSIGN_OR_RETURN(norms[k], seq::optionalPresent(ctx, 20 + k));
   }
-  const bool layerNorm = norms[1] && norms[2] && norms[3] && (norms[0] || cifg);
-  if (cifg && norms[0]) {
+  s.layerNorm = norms[1] && norms[2] && norms[3] && (norms[0] || s.cifg);
+  if (s.cifg && norms[0]) {
     return invalidArgument(seq::describe(ctx, 20, "input layer norm weights") +
                            " must be omitted with CIFG");
   }
-  if (!layerNorm && (norms[0] || norms[1] || norms[2] || norms[3])) {
+  if (!s.layerNorm && (norms[0] || norms[1] || norms[2] || norms[3])) {
     return invalidArgument(
         "QUANTIZED_LSTM inputs 20..23 (layer norm weights) must all be present (the input "
         "gate's omitted with CIFG) or all be omitted");
   }
-  if (layerNorm) {
+  if (s.layerNorm) {
     static constexpr const char* kNormRoles[4] = {
         "input layer norm weights", "forget layer norm weights", "cell layer norm weights",
         "output layer norm weights"};
-    for (size_t k = cifg ? 1 : 0; k < 4; ++k) {
-      NNHAL_TRY(seq::requireTensor(ctx, 20 + k, kI16, {units}, kNormRoles[k]));
+    for (size_t k = s.cifg ? 1 : 0; k < 4; ++k) {
+      NNHAL_TRY(seq::requireTensor(ctx, 20 + k, kI16, {s.units}, kNormRoles[k]));
     }
   }
 
-  NNHAL_ASSIGN_OR_RETURN(const float cellClip, seq::readClip(ctx, 24, "cell clip"));
-  NNHAL_ASSIGN_OR_RETURN(const float projectionClip, seq::readClip(ctx, 25, "projection clip"));
-  float intermediate[4] = {};
-  static constexpr const char* kIntermediateRoles[4] = {
-      "input gate intermediate scale", "forget gate intermediate scale",
-      "cell gate intermediate scale", "output gate intermediate scale"};
+  NNHAL_ASSIGN_OR_RETURN(s.cellClip, seq::readClip(ctx, 24, "cell clip"));
+  NNHAL_ASSIGN_OR_RETURN(s.projectionClip, seq::readClip(ctx, 25, "projection clip"));
   for (size_t k = 0; k < 4; ++k) {
-    NNHAL_ASSIGN_OR_RETURN(intermediate[k], seq::readFloat(ctx, 26 + k, kIntermediateRoles[k]));
-    if (!(intermediate[k] > 0.0f) && !(k == 0 && cifg)) {
+    NNHAL_ASSIGN_OR_RETURN(s.intermediate[k], seq::readFloat(ctx, 26 + k, kIntermediateRoles[k]));
+    if (!(s.intermediate[k] > 0.0f) && !(k == 0 && s.cifg)) {
       return invalidArgument(seq::describe(ctx, 26 + k, kIntermediateRoles[k]) +
                              " must be positive");
     }
   }
-  NNHAL_ASSIGN_OR_RETURN(const int32_t hiddenZeroPoint,
-                         seq::readInt32(ctx, 30, "hidden state zero point"));
-  NNHAL_ASSIGN_OR_RETURN(const float hiddenScale, seq::readFloat(ctx, 31, "hidden state scale"));
-  if (!(hiddenScale > 0.0f) || hiddenZeroPoint < -128 || hiddenZeroPoint > 127) {
+  NNHAL_ASSIGN_OR_RETURN(s.hiddenZeroPoint, seq::readInt32(ctx, 30, "hidden state zero point"));
+  NNHAL_ASSIGN_OR_RETURN(s.hiddenScale, seq::readFloat(ctx, 31, "hidden state scale"));
+  if (!(s.hiddenScale > 0.0f) || s.hiddenZeroPoint < -128 || s.hiddenZeroPoint > 127) {
     return invalidArgument(
         "QUANTIZED_LSTM inputs 30 and 31 (hidden state zero point and scale) must be an int8 "
         "zero point and a positive scale");
   }
 
-  NNHAL_TRY(seq::requireOutputType(ctx, 0, kI8));
-  NNHAL_TRY(seq::requireOutputType(ctx, 1, kI16));
-  NNHAL_TRY(seq::requireOutputType(ctx, 2, kI8));
-  NNHAL_TRY(ctx.setOutputShape(0, {batch, outputSize}));
-  NNHAL_TRY(ctx.setOutputShape(1, {batch, units}));
-  NNHAL_TRY(ctx.setOutputShape(2, {batch, outputSize}));
+  return {};
+}
 
-  // Effective scales, computed in float as the reference does.
+/// The kernel's effective scales, variance floors and clips, computed in float as the NNAPI
+/// CPU reference does.
+Result<kernels::QuantizedLstmParams> quantizedLstmParams(const PrepareContext& ctx,
+                                                         const QuantizedLstmShape& s) {
   kernels::QuantizedLstmParams p;
-  p.batch = batch;
-  p.inputSize = inputSize;
-  p.numUnits = units;
-  p.outputSize = outputSize;
-  p.cifg = cifg;
-  p.peephole = peephole;
-  p.layerNorm = layerNorm;
-  p.projection = projection;
+  p.batch = s.batch;
+  p.inputSize = s.inputSize;
+  p.numUnits = s.units;
+  p.outputSize = s.outputSize;
+  p.cifg = s.cifg;
+  p.peephole = s.peephole;
+  p.layerNorm = s.layerNorm;
+  p.projection = s.projection;
   p.inputZeroPoint = ctx.input(0).zeroPoint;
   p.prevOutputZeroPoint = ctx.input(18).zeroPoint;
-  p.hiddenZeroPoint = hiddenZeroPoint;
-  p.cellShift = *cellShift;
+  p.hiddenZeroPoint = s.hiddenZeroPoint;
+  p.cellShift = s.cellShift;
   const float inputScale = ctx.input(0).scale;
   const float prevOutputScale = ctx.input(18).scale;
-  const double cellScalePot = std::pow(2.0, *cellShift);
+  const double cellScalePot = std::pow(2.0, s.cellShift);
   auto gateScales = [&](size_t gate, size_t inputWeights, size_t recurrentWeights,
                         size_t peepholeWeights, kernels::QuantizedMultiplier* fromInput,
                         kernels::QuantizedMultiplier* fromRecurrent,
                         kernels::QuantizedMultiplier* fromCell) -> Result<void> {
-    const float inputEffective = ctx.input(inputWeights).scale * inputScale / intermediate[gate];
+    const float inputEffective = ctx.input(inputWeights).scale * inputScale / s.intermediate[gate];
     const float recurrentEffective =
-        ctx.input(recurrentWeights).scale * prevOutputScale / intermediate[gate];
+        ctx.input(recurrentWeights).scale * prevOutputScale / s.intermediate[gate];
     NNHAL_ASSIGN_OR_RETURN(*fromInput, multiplier(ctx, inputEffective, kIntermediateRoles[gate]));
     NNHAL_ASSIGN_OR_RETURN(*fromRecurrent,
                            multiplier(ctx, recurrentEffective, kIntermediateRoles[gate]));
-    if (fromCell != nullptr && peephole) {
-      const auto cellEffective =
-          static_cast<float>(cellScalePot * ctx.input(peepholeWeights).scale / intermediate[gate]);
+    if (fromCell != nullptr && s.peephole) {
+      const auto cellEffective = static_cast<float>(
+          cellScalePot * ctx.input(peepholeWeights).scale / s.intermediate[gate]);
       NNHAL_ASSIGN_OR_RETURN(*fromCell, multiplier(ctx, cellEffective, "peephole"));
     }
     return {};
   };
-  if (!cifg) {
+  if (!s.cifg) {
     NNHAL_TRY(gateScales(0, 1, 5, 9, &p.inputToInput, &p.recurrentToInput, &p.cellToInput));
   }
   NNHAL_TRY(gateScales(1, 2, 6, 10, &p.inputToForget, &p.recurrentToForget, &p.cellToForget));
   NNHAL_TRY(gateScales(2, 3, 7, 0, &p.inputToCell, &p.recurrentToCell, nullptr));
   NNHAL_TRY(gateScales(3, 4, 8, 11, &p.inputToOutput, &p.recurrentToOutput, &p.cellToOutput));
-  if (layerNorm) {
+  if (s.layerNorm) {
     kernels::QuantizedMultiplier* scales[4] = {&p.inputLayerNorm, &p.forgetLayerNorm,
                                                &p.cellLayerNorm, &p.outputLayerNorm};
     int32_t* limits[4] = {&p.inputVarianceLimit, &p.forgetVarianceLimit, &p.cellVarianceLimit,
                           &p.outputVarianceLimit};
-    for (size_t k = cifg ? 1 : 0; k < 4; ++k) {
+    for (size_t k = s.cifg ? 1 : 0; k < 4; ++k) {
       const float scale = ctx.input(20 + k).scale;
       NNHAL_ASSIGN_OR_RETURN(*scales[k], multiplier(ctx, scale, "layer norm"));
       *limits[k] = std::min(1, static_cast<int32_t>(10000 * scale));
     }
   }
   const auto hiddenEffective =
-      static_cast<float>(std::pow(2.0, -15) / hiddenScale * std::pow(2.0, -15));
+      static_cast<float>(std::pow(2.0, -15) / s.hiddenScale * std::pow(2.0, -15));
   NNHAL_ASSIGN_OR_RETURN(p.hiddenScale, multiplier(ctx, hiddenEffective, "hidden state"));
-  if (projection) {
-    const float projectionEffective = ctx.input(16).scale * hiddenScale / prevOutputScale;
+  if (s.projection) {
+    const float projectionEffective = ctx.input(16).scale * s.hiddenScale / prevOutputScale;
     NNHAL_ASSIGN_OR_RETURN(p.projectionScale, multiplier(ctx, projectionEffective, "projection"));
   }
-  if (cellClip > 0.0f) {
+  if (s.cellClip > 0.0f) {
     p.cellClip = static_cast<int16_t>(static_cast<int32_t>(
-        std::min(std::max(cellClip / ctx.input(19).scale, -32768.0f), 32767.0f)));
+        std::min(std::max(s.cellClip / ctx.input(19).scale, -32768.0f), 32767.0f)));
   }
-  if (projectionClip > 0.0f) {
+  if (s.projectionClip > 0.0f) {
     p.projectionClip = static_cast<int8_t>(static_cast<int32_t>(
-        std::min(std::max(projectionClip / prevOutputScale, -128.0f), 127.0f)));
+        std::min(std::max(s.projectionClip / prevOutputScale, -128.0f), 127.0f)));
   }
+
+  return p;
+}
+
+}  // namespace
+
+PrepareResult prepareQuantizedLstm(PrepareContext& ctx) {
+  QuantizedLstmShape s;
+  NNHAL_TRY(checkQuantizedLstmWeights(ctx, s));
+  NNHAL_TRY(checkQuantizedLstmStates(ctx, s));
+  NNHAL_TRY(seq::requireOutputType(ctx, 0, kI8));
+  NNHAL_TRY(seq::requireOutputType(ctx, 1, kI16));
+  NNHAL_TRY(seq::requireOutputType(ctx, 2, kI8));
+  NNHAL_TRY(ctx.setOutputShape(0, {s.batch, s.outputSize}));
+  NNHAL_TRY(ctx.setOutputShape(1, {s.batch, s.units}));
+  NNHAL_TRY(ctx.setOutputShape(2, {s.batch, s.outputSize}));
+
+  NNHAL_ASSIGN_OR_RETURN(const kernels::QuantizedLstmParams p, quantizedLstmParams(ctx, s));
 
   seq::ScratchPlan plan;
   const size_t scratchOffset = plan.reserve<uint8_t>(kernels::quantizedLstmScratchBytes(p));
   ctx.requestScratch(plan.bytes());
-  return makeKernel([=](const RunContext& rc) -> Result<void> {
+  return makeKernel([s, p, scratchOffset](const RunContext& rc) -> Result<void> {
     auto optional8 = [&](size_t i, bool used) { return used ? rc.input<int8_t>(i) : nullptr; };
     auto optional16 = [&](size_t i, bool used) { return used ? rc.input<int16_t>(i) : nullptr; };
     kernels::QuantizedLstmTensors t;
     t.input = rc.input<int8_t>(0);
-    t.inputToInput = optional8(1, !cifg);
+    t.inputToInput = optional8(1, !s.cifg);
     t.inputToForget = rc.input<int8_t>(2);
     t.inputToCell = rc.input<int8_t>(3);
     t.inputToOutput = rc.input<int8_t>(4);
-    t.recurrentToInput = optional8(5, !cifg);
+    t.recurrentToInput = optional8(5, !s.cifg);
     t.recurrentToForget = rc.input<int8_t>(6);
     t.recurrentToCell = rc.input<int8_t>(7);
     t.recurrentToOutput = rc.input<int8_t>(8);
-    t.cellToInput = optional16(9, peephole && !cifg);
-    t.cellToForget = optional16(10, peephole);
-    t.cellToOutput = optional16(11, peephole);
-    t.inputGateBias = cifg ? nullptr : rc.input<int32_t>(12);
+    t.cellToInput = optional16(9, s.peephole && !s.cifg);
+    t.cellToForget = optional16(10, s.peephole);
+    t.cellToOutput = optional16(11, s.peephole);
+    t.inputGateBias = s.cifg ? nullptr : rc.input<int32_t>(12);
     t.forgetGateBias = rc.input<int32_t>(13);
     t.cellGateBias = rc.input<int32_t>(14);
     t.outputGateBias = rc.input<int32_t>(15);
-    t.projectionWeights = optional8(16, projection);
-    t.projectionBias = projection && projectionBias ? rc.input<int32_t>(17) : nullptr;
+    t.projectionWeights = optional8(16, s.projection);
+    t.projectionBias = s.projection && s.projectionBias ? rc.input<int32_t>(17) : nullptr;
     t.prevOutput = rc.input<int8_t>(18);
     t.prevCellState = rc.input<int16_t>(19);
-    t.inputLayerNorm = optional16(20, layerNorm && !cifg);
-    t.forgetLayerNorm = optional16(21, layerNorm);
-    t.cellLayerNorm = optional16(22, layerNorm);
-    t.outputLayerNorm = optional16(23, layerNorm);
+    t.inputLayerNorm = optional16(20, s.layerNorm && !s.cifg);
+    t.forgetLayerNorm = optional16(21, s.layerNorm);
+    t.cellLayerNorm = optional16(22, s.layerNorm);
+    t.outputLayerNorm = optional16(23, s.layerNorm);
     t.outputStateOut = rc.output<int8_t>(0);
     t.cellStateOut = rc.output<int16_t>(1);
     t.output = rc.output<int8_t>(2);
