@@ -319,6 +319,126 @@ std::string formatDifferences(const std::vector<tools::OutputDifference>& differ
 
 }  // namespace
 
+/// A prepared model, what the cache did ("hit", "saved": a miss whose files the driver wrote,
+/// "not saved", "off": the device does not cache, no files were passed; empty without
+/// --cache-dir) and how long the preparation took.
+struct Preparation {
+  std::shared_ptr<PreparedModel> model;
+  std::string cacheState;
+  double milliseconds = 0;
+};
+
+/// Prepares `model` for FAST_SINGLE_ANSWER. With --cache-dir: the model's cache files in that
+/// folder (nnhal/cache_directory.h), loaded when usable, else compiled and saved; a device that
+/// reports no cache files is given none (IDevice.hal 1.2).
+Result<Preparation> prepare(const std::shared_ptr<Device>& device, Model model,
+                            const RunArgs& args) {
+  PrepareOptions prepareOptions;
+  prepareOptions.preference = ExecutionPreference::FAST_SINGLE_ANSWER;
+  const auto start = Clock::now();
+  Preparation done;
+  if (args.cacheDir.empty()) {
+    NNHAL_ASSIGN_OR_RETURN(done.model, device->prepareModel(std::move(model), prepareOptions));
+  } else {
+    NNHAL_ASSIGN_OR_RETURN(const CacheDirectory cache, CacheDirectory::open(args.cacheDir, device));
+    NNHAL_ASSIGN_OR_RETURN(const std::vector<uint8_t> modelBytes, tools::readFile(args.model));
+    NNHAL_ASSIGN_OR_RETURN(CachedPreparation cached,
+                           cache.prepare(std::move(model), modelBytes, prepareOptions));
+    done.model = std::move(cached.preparedModel);
+    if (!cached.why.empty()) spdlog::info("cache: {}", cached.why);
+    switch (cached.outcome) {
+      case CacheOutcome::kLoaded:
+        done.cacheState = "hit";
+        break;
+      case CacheOutcome::kCompiledAndSaved:
+        done.cacheState = "saved";
+        break;
+      case CacheOutcome::kCompiled:
+        done.cacheState = "not saved";
+        break;
+      case CacheOutcome::kCachingOff:
+        done.cacheState = "off";
+        break;
+    }
+  }
+  done.milliseconds = millisecondsSince(start);
+  return done;
+}
+
+/// A request whose every input and output has its own shared-memory pool; the output pools
+/// apart, to read the results from.
+struct PooledRequest {
+  Request request;
+  std::vector<Memory> outputPools;
+};
+
+Result<PooledRequest> pooledRequest(const std::vector<std::vector<uint8_t>>& inputs,
+                                    const std::vector<TensorDescription>& outputs) {
+  PooledRequest r;
+  Request& request = r.request;
+  for (const std::vector<uint8_t>& bytes : inputs) {
+    NNHAL_ASSIGN_OR_RETURN(Memory pool, Memory::create(std::max<size_t>(bytes.size(), 1)));
+    std::memcpy(pool.data(), bytes.data(), bytes.size());
+    request.inputs.push_back(
+        {false,
+         {static_cast<uint32_t>(request.pools.size()), 0, static_cast<uint32_t>(bytes.size())},
+         {}});
+    request.pools.push_back(pool);
+  }
+  for (const TensorDescription& desc : outputs) {
+    const size_t bytes = std::max<size_t>(tools::tensorBytes(desc), 1);
+    NNHAL_ASSIGN_OR_RETURN(Memory pool, Memory::create(bytes));
+    request.outputs.push_back(
+        {false,
+         {static_cast<uint32_t>(request.pools.size()), 0, static_cast<uint32_t>(bytes)},
+         {}});
+    request.pools.push_back(pool);
+    r.outputPools.push_back(pool);
+  }
+  return r;
+}
+
+/// The times of the runs, and with --profile each timed run's per-operation profile.
+struct TimedRuns {
+  tools::RunTimes times;
+  std::vector<ExecutionProfile> profiles;
+};
+
+/// As TFLite's benchmark_model: warm-up runs (the first reported apart), then timed runs.
+Result<TimedRuns> timeRuns(PreparedModel& prepared, const Request& request, const RunArgs& args) {
+  TimedRuns runs;
+  std::vector<double> times;
+  double firstMs = 0;
+  const unsigned total = args.warmupRuns + std::max(1u, args.numRuns);
+  for (unsigned i = 0; i < total; ++i) {
+    const bool timed = i >= args.warmupRuns;
+    ExecuteOptions options;
+    if (args.profile && timed) options.profile = &runs.profiles.emplace_back();
+    const auto start = Clock::now();
+    NNHAL_TRY(prepared.executeSynchronously(request, options));
+    const double ms = millisecondsSince(start);
+    if (i == 0) firstMs = ms;
+    if (timed) times.push_back(ms);
+  }
+  runs.times = tools::summarizeTimes(times, firstMs, args.warmupRuns);
+  return runs;
+}
+
+/// The --cache-dir line of the text report.
+void printCacheOutcome(const std::string& cacheState, double prepareMs,
+                       const CompilationCaching& caching) {
+  if (cacheState == "hit") {
+    std::printf("cache: hit (prepared from cache in %.2f ms)\n", prepareMs);
+  } else if (cacheState == "saved") {
+    std::printf("cache: miss (compiled and saved in %.2f ms)\n", prepareMs);
+  } else if (cacheState == "off") {
+    std::printf("cache: off (compiled in %.2f ms; the device does not cache compilations: %s)\n",
+                prepareMs, caching.reason.c_str());
+  } else {
+    std::printf("cache: miss (compiled in %.2f ms; the driver saved nothing)\n", prepareMs);
+  }
+}
+
 Result<void> runModel(const RunArgs& args) {
   if (args.profile && !args.connect.empty()) {
     return invalidArgument(
@@ -364,86 +484,25 @@ Result<void> runModel(const RunArgs& args) {
   // when usable, else compiled and saved; a device that reports no cache files is given none
   // (IDevice.hal 1.2).
   const CompilationCaching caching = device->getCompilationCaching();
-  PrepareOptions prepareOptions;
-  prepareOptions.preference = ExecutionPreference::FAST_SINGLE_ANSWER;
-  const auto prepareStart = Clock::now();
-  std::shared_ptr<PreparedModel> prepared;
-  // What the cache did: "hit", "saved" (a miss whose files the driver wrote), "not saved",
-  // or "off" (the device does not cache: no files were passed).
-  std::string cacheState;
-  if (args.cacheDir.empty()) {
-    NNHAL_ASSIGN_OR_RETURN(prepared,
-                           device->prepareModel(std::move(imported.model), prepareOptions));
-  } else {
-    NNHAL_ASSIGN_OR_RETURN(const CacheDirectory cache, CacheDirectory::open(args.cacheDir, device));
-    NNHAL_ASSIGN_OR_RETURN(const std::vector<uint8_t> modelBytes, tools::readFile(args.model));
-    NNHAL_ASSIGN_OR_RETURN(CachedPreparation done,
-                           cache.prepare(std::move(imported.model), modelBytes, prepareOptions));
-    prepared = std::move(done.preparedModel);
-    if (!done.why.empty()) spdlog::info("cache: {}", done.why);
-    switch (done.outcome) {
-      case CacheOutcome::kLoaded:
-        cacheState = "hit";
-        break;
-      case CacheOutcome::kCompiledAndSaved:
-        cacheState = "saved";
-        break;
-      case CacheOutcome::kCompiled:
-        cacheState = "not saved";
-        break;
-      case CacheOutcome::kCachingOff:
-        cacheState = "off";
-        break;
-    }
-  }
-  const double prepareMs = millisecondsSince(prepareStart);
+  NNHAL_ASSIGN_OR_RETURN(const Preparation preparation,
+                         prepare(device, std::move(imported.model), args));
+  const std::shared_ptr<PreparedModel>& prepared = preparation.model;
+  const std::string& cacheState = preparation.cacheState;
+  const double prepareMs = preparation.milliseconds;
 
-  // Request: every input and output in its own shared-memory pool.
-  Request request;
-  for (const std::vector<uint8_t>& bytes : inputs) {
-    NNHAL_ASSIGN_OR_RETURN(Memory pool, Memory::create(std::max<size_t>(bytes.size(), 1)));
-    std::memcpy(pool.data(), bytes.data(), bytes.size());
-    request.inputs.push_back(
-        {false,
-         {static_cast<uint32_t>(request.pools.size()), 0, static_cast<uint32_t>(bytes.size())},
-         {}});
-    request.pools.push_back(pool);
-  }
-  std::vector<Memory> outputPools;
-  for (const TensorDescription& desc : outputDescs) {
-    const size_t bytes = std::max<size_t>(tools::tensorBytes(desc), 1);
-    NNHAL_ASSIGN_OR_RETURN(Memory pool, Memory::create(bytes));
-    request.outputs.push_back(
-        {false,
-         {static_cast<uint32_t>(request.pools.size()), 0, static_cast<uint32_t>(bytes)},
-         {}});
-    request.pools.push_back(pool);
-    outputPools.push_back(pool);
-  }
+  NNHAL_ASSIGN_OR_RETURN(const PooledRequest pooled, pooledRequest(inputs, outputDescs));
+  const Request& request = pooled.request;
+  const std::vector<Memory>& outputPools = pooled.outputPools;
 
   // Every output file is checked before the runs (after the preparation, which may create
   // the folder: --cache-dir).
   for (const std::string& path : outputPaths(outputFiles, args.mask)) {
     NNHAL_TRY(checkWritable(path));
   }
-  // As TFLite's benchmark_model: warm-up runs (the first reported apart), then timed runs.
-  const bool profiling = args.profile;
-  std::vector<double> times;
-  std::vector<ExecutionProfile> profiles;
-  double firstMs = 0;
-  const unsigned total = args.warmupRuns + std::max(1u, args.numRuns);
-  for (unsigned i = 0; i < total; ++i) {
-    const bool timed = i >= args.warmupRuns;
-    ExecuteOptions options;
-    if (profiling && timed) options.profile = &profiles.emplace_back();
-    const auto start = Clock::now();
-    NNHAL_TRY(prepared->executeSynchronously(request, options));
-    const double ms = millisecondsSince(start);
-    if (i == 0) firstMs = ms;
-    if (timed) times.push_back(ms);
-  }
-  const tools::RunTimes stats = tools::summarizeTimes(times, firstMs, args.warmupRuns);
-  if (profiling && profiles.front().operations.empty()) {
+  NNHAL_ASSIGN_OR_RETURN(const TimedRuns runs, timeRuns(*prepared, request, args));
+  const tools::RunTimes& stats = runs.times;
+  const std::vector<ExecutionProfile>& profiles = runs.profiles;
+  if (args.profile && profiles.front().operations.empty()) {
     spdlog::warn(
         "no per-operation times: this model has dynamic shapes or control flow, "
         "which the profile does not cover");
@@ -488,18 +547,7 @@ Result<void> runModel(const RunArgs& args) {
     return {};
   }
   std::fputs(tools::formatReport(report).c_str(), stdout);
-  if (!args.cacheDir.empty()) {
-    if (cacheState == "hit") {
-      std::printf("cache: hit (prepared from cache in %.2f ms)\n", prepareMs);
-    } else if (cacheState == "saved") {
-      std::printf("cache: miss (compiled and saved in %.2f ms)\n", prepareMs);
-    } else if (cacheState == "off") {
-      std::printf("cache: off (compiled in %.2f ms; the device does not cache compilations: %s)\n",
-                  prepareMs, caching.reason.c_str());
-    } else {
-      std::printf("cache: miss (compiled in %.2f ms; the driver saved nothing)\n", prepareMs);
-    }
-  }
+  if (!args.cacheDir.empty()) printCacheOutcome(cacheState, prepareMs, caching);
   if (args.profile) {
     std::fputs(tools::formatProfile(tools::summarizeProfiles(profiles), extensions).c_str(),
                stdout);
