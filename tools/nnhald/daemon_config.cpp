@@ -83,7 +83,10 @@ DaemonConfig::DaemonConfig()
           std::chrono::duration_cast<std::chrono::milliseconds>(limits.maxLoopTimeout).count())),
       burstPollUs(static_cast<uint64_t>(limits.burstPollWindow.count())) {}
 
-void addDaemonOptions(CLI::App& app, DaemonConfig& c) {
+namespace {
+
+/// The sockets, who may connect, the state directory and the admin socket.
+void addServiceOptions(CLI::App& app, DaemonConfig& c) {
   app.add_option("--socket", c.socketPath,
                  "Unix domain socket path to listen on (not needed when systemd passes the "
                  "listening socket: socket activation, docs/DEPLOYMENT.md)");
@@ -109,6 +112,10 @@ void addDaemonOptions(CLI::App& app, DaemonConfig& c) {
       "A second socket whose clients see the statistics of the whole daemon "
       "(created with --admin-socket-mode, 0600: the daemon's user only); other clients see "
       "only their own");
+}
+
+/// The driver's threads and scheduling, tracing, model dumps, logging and frame size.
+void addDriverOptions(CLI::App& app, DaemonConfig& c) {
   app.add_option("--threads", c.threads,
                  "Threads serving clients' sockets (and synchronous executions known to take "
                  "under 200 us)")
@@ -163,6 +170,10 @@ void addDaemonOptions(CLI::App& app, DaemonConfig& c) {
                  "connection")
       ->capture_default_str()
       ->check(CLI::Range(uint32_t{1024}, nnhal::ipc::kDefaultMaxPayloadBytes));
+}
+
+/// The per-connection quotas and the daemon's time and memory limits.
+void addQuotaOptions(CLI::App& app, DaemonConfig& c) {
   auto* quotas = app.add_option_group("Quotas", "What one client (connection) may hold and do");
   quotas->add_option("--max-connections", c.limits.maxConnections, "Connections of all clients")
       ->capture_default_str();
@@ -244,6 +255,10 @@ void addDaemonOptions(CLI::App& app, DaemonConfig& c) {
       ->add_option("--max-data-cache-bytes", c.maxDataCacheBytes,
                    "Largest compilation data cache file the driver loads")
       ->capture_default_str();
+}
+
+/// The applications' limits and weights, and the hidden test-only faults.
+void addApplicationOptions(CLI::App& app, DaemonConfig& c) {
   auto* shares = app.add_option_group(
       "Applications",
       "Clients of one uid are one application (docs/QOS.md): the quotas of all "
@@ -272,6 +287,15 @@ void addDaemonOptions(CLI::App& app, DaemonConfig& c) {
   app.add_option("--test-hang-after-executions", c.testHangAfter,
                  "(test only) stop answering executions after this many")
       ->group("");
+}
+
+}  // namespace
+
+void addDaemonOptions(CLI::App& app, DaemonConfig& c) {
+  addServiceOptions(app, c);
+  addDriverOptions(app, c);
+  addQuotaOptions(app, c);
+  addApplicationOptions(app, c);
 }
 
 Result<void> applySharedLimit(ipc::SharedLimits& limits, const std::string& text) {
