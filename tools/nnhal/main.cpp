@@ -49,17 +49,10 @@ int reportError(const Error& error) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  spdlog::set_default_logger(spdlog::stderr_color_mt("nnhal"));  // results alone on stdout
-  spdlog::set_level(spdlog::level::warn);
-  spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug for more
+namespace {
 
-  CLI::App app{"nnhal: a Neural Networks HAL driver runtime (embedded CPU driver)"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "nnhal " + std::string(nnhal::kVersion),
-                       "Print the version (nnhal/version.h) and exit");
-
-  cli::RunArgs args;
+/// `nnhal run`: run a TFLite model and say what its outputs mean.
+CLI::App* addRunCommand(CLI::App& app, cli::RunArgs& args) {
   CLI::App* run = app.add_subcommand(
       "run",
       "Prepare a TFLite model through the driver, execute it, and print what its outputs "
@@ -124,8 +117,11 @@ int main(int argc, char** argv) {
                   "Run through the nnhald daemon listening on this socket instead of the "
                   "embedded driver (--threads then belongs to the daemon; with --cache-dir the "
                   "daemon needs its own --cache-dir)");
+  return run;
+}
 
-  cli::InfoArgs infoArgs;
+/// `nnhal info`: the device's identity and capabilities.
+CLI::App* addInfoCommand(CLI::App& app, cli::InfoArgs& infoArgs) {
   CLI::App* info =
       app.add_subcommand("info", "Print the device's name, version, type and capabilities");
   info->add_option("--connect", infoArgs.connect, "Ask the nnhald daemon listening on this socket");
@@ -135,8 +131,11 @@ int main(int argc, char** argv) {
   info->add_option("--state-dir", infoArgs.stateDir,
                    "The embedded driver's state directory (where `nnhal calibrate` stored its "
                    "measured capabilities)");
+  return info;
+}
 
-  cli::CalibrateArgs calibrateArgs;
+/// `nnhal calibrate`: measure and store the capabilities.
+CLI::App* addCalibrateCommand(CLI::App& app, cli::CalibrateArgs& calibrateArgs) {
   CLI::App* calibrate = app.add_subcommand(
       "calibrate",
       "Measure the embedded driver's capabilities (PerformanceInfo relative to its portable "
@@ -154,8 +153,11 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(1u, 1000u));
   calibrate->add_flag("--reference-only", calibrateArgs.referenceOnly)->group("");
+  return calibrate;
+}
 
-  cli::CtsArgs ctsArgs;
+/// `nnhal cts`: run CTS test models.
+CLI::App* addCtsCommand(CLI::App& app, cli::CtsArgs& ctsArgs) {
   CLI::App* cts = app.add_subcommand(
       "cts",
       "Run NNAPI CTS test models (JSON, shared/cts schema) through the driver: one line per "
@@ -187,8 +189,11 @@ int main(int argc, char** argv) {
                   "of a regular file) or hardware_buffer_blob")
       ->capture_default_str()
       ->check(CLI::IsMember({"ashmem", "mmap_fd", "hardware_buffer_blob"}));
+  return cts;
+}
 
-  cli::DumpGraphArgs dumpArgs;
+/// `nnhal dump-graph`: a model as the driver sees it, as Graphviz.
+CLI::App* addDumpGraphCommand(CLI::App& app, cli::DumpGraphArgs& dumpArgs) {
   CLI::App* dump = app.add_subcommand(
       "dump-graph",
       "Write a TFLite model, as the driver sees it after import, as a Graphviz graph: a node per "
@@ -201,8 +206,11 @@ int main(int argc, char** argv) {
   dump->add_option("--connect", dumpArgs.connect,
                    "Import with the vendor extensions of the nnhald at this socket (default: "
                    "those of the embedded driver, as `nnhal run` does)");
+  return dump;
+}
 
-  cli::StatsArgs statsArgs;
+/// `nnhal stats`: a running nnhald's counters.
+CLI::App* addStatsCommand(CLI::App& app, cli::StatsArgs& statsArgs) {
   CLI::App* stats = app.add_subcommand(
       "stats",
       "Print the counters of a running nnhald: clients, prepared models, mapped pools and their "
@@ -214,6 +222,38 @@ int main(int argc, char** argv) {
                    "for this connection's own objects")
       ->required();
   stats->add_flag("--json", statsArgs.json, "Print one JSON object");
+  return stats;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  spdlog::set_default_logger(spdlog::stderr_color_mt("nnhal"));  // results alone on stdout
+  spdlog::set_level(spdlog::level::warn);
+  spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug for more
+
+  CLI::App app{"nnhal: a Neural Networks HAL driver runtime (embedded CPU driver)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "nnhal " + std::string(nnhal::kVersion),
+                       "Print the version (nnhal/version.h) and exit");
+
+  cli::RunArgs args;
+  CLI::App* run = addRunCommand(app, args);
+
+  cli::InfoArgs infoArgs;
+  addInfoCommand(app, infoArgs);  // the subcommand left when no other was given
+
+  cli::CalibrateArgs calibrateArgs;
+  CLI::App* calibrate = addCalibrateCommand(app, calibrateArgs);
+
+  cli::CtsArgs ctsArgs;
+  CLI::App* cts = addCtsCommand(app, ctsArgs);
+
+  cli::DumpGraphArgs dumpArgs;
+  CLI::App* dump = addDumpGraphCommand(app, dumpArgs);
+
+  cli::StatsArgs statsArgs;
+  CLI::App* stats = addStatsCommand(app, statsArgs);
 
   // Exit codes: 0 success (also --help), 1 the work failed (the message says why, with its
   // ErrorStatus), 2 the command line is wrong. `nnhal cts` exits 1 when a model fails.
