@@ -74,7 +74,7 @@ struct Harness {
     requests = peerOf(*requestQueue);
     results = peerOf(*resultQueue);
     BurstListener::Config config;
-    config.model = model;
+    config.burst = *model->configureExecutionBurst();
     config.requests = std::move(*requestQueue);
     config.results = std::move(*resultQueue);
     config.pollWindow = std::chrono::microseconds(5);
