@@ -32,18 +32,9 @@ int16_t highMul(int16_t a, int16_t b) {
   return static_cast<int16_t>((product + nudge) / (1 << 15));
 }
 
-/// RoundingDivideByPOT on any width: ties away from zero.
-int64_t roundingShiftRight(int64_t x, int exponent) {
-  if (exponent == 0) return x;
-  const int64_t mask = (int64_t{1} << exponent) - 1;
-  const int64_t remainder = x & mask;
-  const int64_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-  return (x >> exponent) + (remainder > threshold ? 1 : 0);
-}
-
 /// SaturatingRoundingMultiplyByPOT<exponent> for int16.
 int16_t multiplyByPowerOfTwo(int16_t x, int exponent) {
-  if (exponent < 0) return static_cast<int16_t>(roundingShiftRight(x, -exponent));
+  if (exponent < 0) return static_cast<int16_t>(roundingDivideByPowerOfTwo(x, -exponent));
   if (exponent == 0) return x;
   const int32_t threshold = (1 << (15 - exponent)) - 1;
   if (x > threshold) return std::numeric_limits<int16_t>::max();
@@ -56,7 +47,9 @@ int16_t rescale(int16_t x, int from, int to) { return multiplyByPowerOfTwo(x, fr
 
 /// A constant gemmlowp writes as a 32-bit raw value, in the int16 format: rounded right
 /// shift by 16 (RescaleConstantInitializer).
-int16_t constant(int32_t raw32) { return static_cast<int16_t>(roundingShiftRight(raw32, 16)); }
+int16_t constant(int32_t raw32) {
+  return static_cast<int16_t>(roundingDivideByPowerOfTwo(raw32, 16));
+}
 
 /// One in a format with `integerBits` integer bits (the largest raw value when 0).
 int16_t one(int integerBits) {
@@ -229,10 +222,10 @@ QuantizedLstmResult quantizedLstm(const QuantizedLstmStep& s) {
       static_cast<int16_t>(std::min(std::max(s.cellClip / s.cellState.scale, -32768.0f), 32767.0f));
   for (size_t k = 0; k < batch * units; ++k) {
     const auto forgetTimesCell =
-        static_cast<int16_t>(roundingShiftRight(int64_t{forgetGate[k]} * cellIn[k], 15));
+        static_cast<int16_t>(roundingDivideByPowerOfTwo(forgetGate[k] * cellIn[k], 15));
     const int32_t inputFactor = cifg ? 32767 - forgetGate[k] : inputGate[k];
-    const auto inputTimesCellGate = static_cast<int16_t>(
-        roundingShiftRight(int64_t{inputFactor} * cellGate[k], 30 + cellShift));
+    const auto inputTimesCellGate =
+        static_cast<int16_t>(roundingDivideByPowerOfTwo(inputFactor * cellGate[k], 30 + cellShift));
     int32_t cell = saturate16(int32_t{forgetTimesCell} + inputTimesCellGate);
     if (clip16 > 0) cell = std::clamp<int32_t>(cell, -clip16, clip16);
     r.cellState[k] = cell;

@@ -25,16 +25,6 @@ int32_t doublingHighMul(int32_t a, int32_t b) {
   return static_cast<int32_t>((product + nudge) / (int64_t{1} << 31));
 }
 
-/// gemmlowp's RoundingDivideByPOT: x / 2^exponent, ties away from zero.
-int32_t divideByPowerOfTwo(int32_t x, int exponent) {
-  if (exponent == 0) return x;
-  const int64_t mask = (int64_t{1} << exponent) - 1;
-  const int64_t remainder = static_cast<int64_t>(x) & mask;
-  const int64_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-  return static_cast<int32_t>((static_cast<int64_t>(x) >> exponent) +
-                              (remainder > threshold ? 1 : 0));
-}
-
 int32_t clampTo(int32_t v, Range r) { return std::clamp(v, r.min, r.max); }
 
 size_t product(const std::vector<uint32_t>& dims, size_t from = 0, size_t to = SIZE_MAX) {
@@ -91,10 +81,19 @@ Multiplier quantizeMultiplier(double real) {
   return {static_cast<int32_t>(q), exponent};
 }
 
+int32_t roundingDivideByPowerOfTwo(int32_t x, int exponent) {
+  if (exponent == 0) return x;
+  const int64_t mask = (int64_t{1} << exponent) - 1;
+  const int64_t remainder = static_cast<int64_t>(x) & mask;
+  const int64_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return static_cast<int32_t>((static_cast<int64_t>(x) >> exponent) +
+                              (remainder > threshold ? 1 : 0));
+}
+
 int32_t multiplyByQuantizedMultiplier(int32_t x, Multiplier m) {
   const int left = m.shift > 0 ? m.shift : 0;
   const int right = m.shift > 0 ? 0 : -m.shift;
-  return divideByPowerOfTwo(
+  return roundingDivideByPowerOfTwo(
       doublingHighMul(saturate(static_cast<int64_t>(x) << left), m.multiplier), right);
 }
 

@@ -33,6 +33,9 @@ struct Multiplier {
 /// up to 2^31 halves it; a shift below -31 flushes to zero; one above 30 saturates.
 Multiplier quantizeMultiplier(double real);
 
+/// gemmlowp's RoundingDivideByPOT: x / 2^exponent (0 <= exponent < 32), ties away from zero.
+int32_t roundingDivideByPowerOfTwo(int32_t x, int exponent);
+
 /// MultiplyByQuantizedMultiplier (common.h): saturating rounding doubling high multiply by
 /// the significand, then a rounding (half away from zero) right shift.
 int32_t multiplyByQuantizedMultiplier(int32_t x, Multiplier m);
