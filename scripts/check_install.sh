@@ -54,7 +54,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNNHAL_BUILD_BENCH=OFF >/dev/null
 fi
 cmake --build "$build" --target nnhal_hal nnhal_tflite nnhal_ipc nnhal_client nnhal_kernels \
-  nnhal_engine nnhal_cache nnhal_actors nnhal_cli nnhald nnhal_stress nnhal_soak >/dev/null
+  nnhal_engine nnhal_cache nnhal_backend nnhal_actors nnhal_cli nnhald nnhal_stress nnhal_soak >/dev/null
 prefix=$work/prefix
 cmake --install "$build" --prefix "$prefix" >/dev/null
 for f in bin/nnhal bin/nnhald bin/nnhal-stress bin/nnhal-soak include/nnhal/device.h \

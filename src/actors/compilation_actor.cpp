@@ -6,18 +6,7 @@
 #include <new>
 #include <string>
 
-#include "engine/compiler.h"
-
 namespace nnhal::actors {
-
-CompilationActor::Job CompilationActor::compileJob(Model model) {
-  return [model = std::move(model)](OptionalTimePoint deadline,
-                                    engine::YieldPoint* yield) mutable -> Result<Plan> {
-    NNHAL_ASSIGN_OR_RETURN(std::unique_ptr<engine::ExecutionPlan> plan,
-                           engine::compile(std::move(model), {nullptr, deadline, yield}));
-    return Plan(std::move(plan));
-  };
-}
 
 CompilationActor::CompilationActor(std::shared_ptr<Runtime> runtime)
     : runtime_(std::move(runtime)) {}
@@ -55,16 +44,11 @@ void CompilationActor::handle(Compile m, Lease& lease) {
       plan = fail(ErrorStatus::GENERAL_FAILURE, std::string("compilation failed: ") + e.what());
     }
     const uint64_t limit = runtime_->maxExecutionBytes();
-    if (plan && *plan != nullptr && limit != 0) {
-      for (const engine::SubgraphPlan& subgraph : (*plan)->subgraphs) {
-        if (subgraph.arenaBytes > limit) {
-          plan = fail(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
-                      "the model's temporaries need " + std::to_string(subgraph.arenaBytes) +
-                          " bytes, more than the " + std::to_string(limit) +
-                          " bytes this driver lets an execution use");
-          break;
-        }
-      }
+    if (plan && *plan != nullptr && limit != 0 && (*plan)->executionBytes() > limit) {
+      plan = fail(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
+                  "the model's temporaries need " + std::to_string((*plan)->executionBytes()) +
+                      " bytes, more than the " + std::to_string(limit) +
+                      " bytes this driver lets an execution use");
     }
     if (!plan) {
       outcome = std::unexpected(std::move(plan).error());

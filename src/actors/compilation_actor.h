@@ -2,11 +2,11 @@
 // caller's thread.
 //
 // Messages:
-//   Compile{job, deadline, reply}: run `job` (compile a Model, or parse and compile a loaded
-//   compilation cache) into an ExecutionPlan; reply once with the plan or an error
+//   Compile{job, deadline, reply}: run `job` (the backend compiling a Model, or a loaded
+//   compilation cache) into a backend::CompiledModel; reply once with it or an error
 //   (DEVICE_UNAVAILABLE once stopped, MISSED_DEADLINE_TRANSIENT when the deadline passed,
-//   RESOURCE_EXHAUSTED_PERSISTENT for a plan whose arena exceeds the runtime's
-//   maxExecutionBytes, RESOURCE_EXHAUSTED_TRANSIENT when memory ran out while compiling,
+//   RESOURCE_EXHAUSTED_PERSISTENT for a model whose executions need more memory than the
+//   runtime's maxExecutionBytes, RESOURCE_EXHAUSTED_TRANSIENT when memory ran out while compiling,
 //   the job's error otherwise).
 // Compilations of different models run in parallel on the runtime's pool, queued by priority
 // on the device's scheduler (actors/scheduler.h) with the executions. The actor owns no state
@@ -20,7 +20,7 @@
 #include "actors/drain_gate.h"
 #include "actors/runtime.h"
 #include "actors/scheduler.h"
-#include "engine/execution_plan.h"
+#include "backend/backend.h"
 #include "nnhal/status.h"
 #include "nnhal/types.h"
 
@@ -28,7 +28,7 @@ namespace nnhal::actors {
 
 class CompilationActor {
  public:
-  using Plan = std::shared_ptr<engine::ExecutionPlan>;
+  using Plan = std::shared_ptr<const backend::CompiledModel>;
   using Reply = std::move_only_function<void(Result<Plan>)>;
   /// The work of one compilation; runs once, on a pool thread, given the preparation's
   /// deadline and its yield point (a job that compiles checks both between operations).
@@ -40,9 +40,6 @@ class CompilationActor {
     Reply reply;
     RunAs runAs{};  ///< the application and PrepareOptions::priority
   };
-
-  /// The job that compiles `model` (already validated) with engine::compile.
-  static Job compileJob(Model model);
 
   explicit CompilationActor(std::shared_ptr<Runtime> runtime);
   ~CompilationActor();

@@ -1,55 +1,48 @@
-// The embedded driver factories: the public createDevice, and createEmbeddedDriver for
-// nnhald (hal/driver_control.h). The Device's blocking convenience methods are in
-// hal/device.cpp.
+// The embedded driver factories: the public createDevice, createEmbeddedDriver for nnhald
+// (hal/driver_control.h), both the CPU backend's device, and createDriver over any backend
+// (actors/device_factory.h); kernelIsa and capabilitiesSource are the CPU backend's
+// (backend/cpu_backend.cpp). The Device's blocking convenience methods are in hal/device.cpp.
 #include "nnhal/device.h"
 
-#include <spdlog/spdlog.h>
-
 #include "actors/device_actor.h"
-#include "hal/calibration.h"
+#include "actors/device_factory.h"
+#include "backend/cpu_backend.h"
 #include "hal/driver_control.h"
 #include "hal/vlog.h"
-#include "kernels/isa.h"
 
 namespace nnhal {
-
-KernelIsa kernelIsa() {
-  const kernels::IsaSelection& s = kernels::isaSelection();
-  return {std::string(kernels::toString(s.active)), std::string(kernels::toString(s.supported)),
-          s.note};
-}
-
-CapabilitiesSource capabilitiesSource(const DeviceOptions& options) {
-  const std::string isa(kernels::toString(kernels::activeIsa()));
-  auto calibration =
-      hal::applicableCalibration(options.stateDirectory, actors::driverVersion(options), isa);
-  if (!calibration) return {false, calibration.error().message};
-  return {true, "measured by nnhal calibrate at " + calibration->measuredAt +
-                    " (kernels: " + calibration->isa + ")"};
-}
 
 Result<std::shared_ptr<Device>> createDevice(const DeviceOptions& options) {
   NNHAL_ASSIGN_OR_RETURN(hal::EmbeddedDriver driver, hal::createEmbeddedDriver(options));
   return std::move(driver.device);
 }
 
-namespace hal {
+namespace actors {
 
-Result<EmbeddedDriver> createEmbeddedDriver(const DeviceOptions& options) {
-  if (const std::string& note = kernels::isaSelection().note; !note.empty()) {
-    spdlog::warn("kernels: {}", note);
-  }
-  NNHAL_VLOG(Manager,
-             "creating the embedded driver: kernels {}, {} kernel threads, state directory '{}'",
-             kernels::toString(kernels::activeIsa()), options.kernelThreads,
-             options.stateDirectory.string());
+Result<hal::EmbeddedDriver> createDriver(const DeviceOptions& options,
+                                         std::shared_ptr<const backend::Backend> backend) {
   try {
-    auto device = std::make_shared<actors::DeviceActor>(options);
-    return EmbeddedDriver{device, device};
+    auto device = std::make_shared<DeviceActor>(options, std::move(backend));
+    return hal::EmbeddedDriver{device, device};
   } catch (const std::exception& e) {
     return fail(ErrorStatus::GENERAL_FAILURE,
                 std::string("cannot start the driver runtime: ") + e.what());
   }
+}
+
+}  // namespace actors
+
+namespace hal {
+
+Result<EmbeddedDriver> createEmbeddedDriver(const DeviceOptions& options) {
+  std::shared_ptr<const backend::Backend> cpu;
+  try {
+    cpu = std::make_shared<backend::CpuBackend>(options);
+  } catch (const std::exception& e) {
+    return fail(ErrorStatus::GENERAL_FAILURE,
+                std::string("cannot start the CPU engine: ") + e.what());
+  }
+  return actors::createDriver(options, std::move(cpu));
 }
 
 }  // namespace hal

@@ -8,18 +8,12 @@
 #include "actors/prepared_model_impl.h"
 #include "cache/cache_format.h"
 #include "cache/token_map.h"
-#include "engine/compiler.h"
-#include "engine/operation_registry.h"
-#include "hal/calibration.h"
 #include "hal/validation.h"
 #include "hal/vlog.h"
-#include "kernels/isa.h"
-#include "nnhal/version.h"
 
 namespace nnhal::actors {
 namespace {
 
-constexpr const char* kDriverName = "nnhal-cpu";
 // One file of each kind: the format is one model cache and one data cache.
 constexpr uint32_t kModelCacheFiles = 1;
 constexpr uint32_t kDataCacheFiles = 1;
@@ -126,17 +120,44 @@ void deliver(const std::shared_ptr<Runtime>& runtime, PrepareCallback callback,
 struct LoadedBytes {
   cache::AlignedBuffer model;
   cache::Digest modelDigest{};
-  std::shared_ptr<const cache::FillingBuffer> data;  ///< complete once the plan compiled
+  std::shared_ptr<const cache::FillingBuffer> data;  ///< complete once the model compiled
 };
 
-}  // namespace
+/// What the device's prepared models share: the runtime, the buffer table, the registry.
+struct PreparedContext {
+  std::shared_ptr<Runtime> runtime;
+  std::shared_ptr<BufferTable> buffers;
+  std::shared_ptr<PreparedModelRegistry> models;
+};
 
-std::string driverVersion(const DeviceOptions& options) {
-  if (!options.versionOverride.empty()) return options.versionOverride;
-  return std::string(kDriverVersion) + "+" + std::string(buildId());
+/// The prepared model of a compilation's outcome, with its execution memory.
+Result<std::shared_ptr<PreparedModelImpl>> makePrepared(const PreparedContext& context,
+                                                        Result<Plan> compiled,
+                                                        std::shared_ptr<const CacheBinding> binding,
+                                                        RunAs runAs) {
+  if (!compiled) return std::unexpected(std::move(compiled).error());
+  NNHAL_ASSIGN_OR_RETURN(
+      std::unique_ptr<backend::ExecutionMemory> memory,
+      (*compiled)->createMemory(&context.runtime->arenaBudget(), runAs.application));
+  return std::make_shared<PreparedModelImpl>(context.runtime, std::move(*compiled),
+                                             std::move(memory), context.buffers, context.models,
+                                             std::move(binding), runAs);
 }
 
-namespace {
+/// A compilation's reply that hands its prepared model (or error) to `callback`.
+CompilationActor::Reply replyWithPrepared(PreparedContext context,
+                                          std::shared_ptr<const CacheBinding> binding, RunAs runAs,
+                                          PrepareCallback callback) {
+  return [context = std::move(context), binding = std::move(binding), runAs,
+          callback = std::move(callback)](Result<Plan> compiled) mutable {
+    auto prepared = makePrepared(context, std::move(compiled), std::move(binding), runAs);
+    if (!prepared) {
+      callback(std::unexpected(std::move(prepared).error()));
+      return;
+    }
+    callback(std::shared_ptr<PreparedModel>(std::move(*prepared)));
+  };
+}
 
 /// `callback`, recording a "preparation" span from now until it is called.
 PrepareCallback tracedPreparation(TraceRecorder* trace, const char* name,
@@ -151,36 +172,24 @@ PrepareCallback tracedPreparation(TraceRecorder* trace, const char* name,
 
 }  // namespace
 
-DeviceActor::DeviceActor(const DeviceOptions& options)
-    : version_(driverVersion(options)),
-      cacheVersion_(cache::cacheVersion(version_)),
-      cacheOptions_{options.authenticateDataCache},
+DeviceActor::DeviceActor(const DeviceOptions& options,
+                         std::shared_ptr<const backend::Backend> backend)
+    : backend_(std::move(backend)),
+      cacheSettings_{cache::cacheVersion(backend_->version()), {options.authenticateDataCache}},
       runtime_(std::make_shared<Runtime>(
           RuntimeOptions{.threads = options.runtimeThreads,
                          .preparationThreads = options.preparationThreads,
                          .preparationPolicy = options.preparationPolicy,
-                         .kernelThreads = options.kernelThreads,
                          .maxExecutionBytes = options.maxExecutionBytes,
                          .maxQueuedExecutions = options.maxQueuedExecutions,
                          .trace = options.trace,
                          .maxArenaBytes = options.maxArenaBytes,
                          .arenaIdleRelease = options.arenaIdleRelease})),
       compiler_(std::make_shared<CompilationActor>(runtime_)),
-      cache_(std::make_shared<CacheActor>(runtime_,
-                                          openTokenMap(options, cacheVersion_, &cachingOff_),
-                                          static_cast<size_t>(options.maxDataCacheBytes))),
-      buffers_(std::make_shared<BufferTable>(options.maxBuffers)) {
-  auto calibration = hal::applicableCalibration(
-      options.stateDirectory, version_, std::string(kernels::toString(kernels::activeIsa())));
-  if (calibration) {
-    capabilities_ = hal::capabilitiesFrom(&*calibration);
-  } else {
-    if (!options.stateDirectory.empty()) {
-      spdlog::info("capabilities: documented defaults ({})", calibration.error().message);
-    }
-    capabilities_ = hal::capabilitiesFrom(nullptr);
-  }
-}
+      cache_(std::make_shared<CacheActor>(
+          runtime_, openTokenMap(options, cacheSettings_.version, &cachingOff_),
+          static_cast<size_t>(options.maxDataCacheBytes))),
+      buffers_(std::make_shared<BufferTable>(options.maxBuffers)) {}
 
 DeviceActor::~DeviceActor() {
   // Fenced executions still waiting for fences that may never signal end now (their
@@ -193,14 +202,13 @@ DeviceActor::~DeviceActor() {
   buffers_->close();  // buffers the client still holds keep working
 }
 
-std::string DeviceActor::getName() const { return kDriverName; }
-std::string DeviceActor::getVersionString() const { return version_; }
-DeviceType DeviceActor::getType() const { return DeviceType::CPU; }
-
-Capabilities DeviceActor::getCapabilities() const { return capabilities_; }
+std::string DeviceActor::getName() const { return backend_->name(); }
+std::string DeviceActor::getVersionString() const { return backend_->version(); }
+DeviceType DeviceActor::getType() const { return backend_->type(); }
+Capabilities DeviceActor::getCapabilities() const { return backend_->capabilities(); }
 
 std::vector<Extension> DeviceActor::getSupportedExtensions() const {
-  return engine::supportedExtensions();
+  return backend_->supportedExtensions();
 }
 
 NumberOfCacheFiles DeviceActor::getNumberOfCacheFilesNeeded() const {
@@ -216,7 +224,7 @@ CompilationCaching DeviceActor::getCompilationCaching() const {
 
 Result<std::vector<std::string>> DeviceActor::explainSupportedOperations(const Model& model) const {
   NNHAL_TRY(hal::validateModel(model));
-  return engine::explainSupport(model);
+  return backend_->explainSupport(model);
 }
 
 Result<std::vector<bool>> DeviceActor::getSupportedOperations(const Model& model) const {
@@ -255,7 +263,7 @@ Result<void> DeviceActor::checkPreparation(const Model& model,
   NNHAL_TRY(hal::validateModel(model));
   // What the compiler would refuse (a rank the operation does not take, an activation code
   // out of range, shapes that do not broadcast) is refused at launch, as the NN HAL asks.
-  return engine::checkModel(model);
+  return backend_->checkModel(model);
 }
 
 Result<void> DeviceActor::checkPreparationFromCache(const CacheFiles& files) const {
@@ -291,62 +299,55 @@ ErrorStatus DeviceActor::prepareChecked(Model model, const PrepareOptions& optio
                                         hal::ApplicationId application, PrepareCallback callback) {
   const RunAs runAs{application, options.priority, options.preference};
   callback = tracedPreparation(runtime_->trace(), "prepareModel", std::move(callback));
+  const PreparedContext context{runtime_, buffers_, models_};
   std::shared_ptr<const CacheFds> files = options.cache ? filesForSave(*options.cache) : nullptr;
   if (files == nullptr) {
     compiler_->post(CompilationActor::Compile{
-        CompilationActor::compileJob(std::move(model)), options.deadline,
-        [runtime = runtime_, buffers = buffers_, models = models_, runAs,
-         callback = std::move(callback)](Result<Plan> plan) mutable {
-          if (!plan) {
-            callback(std::unexpected(std::move(plan).error()));
-            return;
-          }
-          callback(std::shared_ptr<PreparedModel>(std::make_shared<PreparedModelImpl>(
-              std::move(runtime), std::move(*plan), std::move(buffers), models, nullptr, runAs)));
+        [backend = backend_, model = std::move(model)](
+            OptionalTimePoint deadline, engine::YieldPoint* yield) mutable -> Result<Plan> {
+          NNHAL_ASSIGN_OR_RETURN(backend::Compiled compiled,
+                                 backend->compile(std::move(model), {deadline, yield, nullptr}));
+          return Plan(std::move(compiled.model));
         },
-        runAs});
+        options.deadline, replyWithPrepared(context, nullptr, runAs, std::move(callback)), runAs});
     return ErrorStatus::NONE;
   }
 
-  // Compile recording precomputed state, then encode both files on the pool.
+  // Compile, and have the backend encode both cache images, on the pool.
   auto encoded = std::make_shared<std::optional<cache::EncodedCache>>();
   CompilationActor::Job job =
-      [model = std::move(model), encoded, version = cacheVersion_, cacheOptions = cacheOptions_](
+      [backend = backend_, model = std::move(model), encoded, settings = cacheSettings_](
           OptionalTimePoint deadline, engine::YieldPoint* yield) mutable -> Result<Plan> {
-    engine::PreparedStateStore state(engine::PreparedStateStore::Mode::kSave);
-    NNHAL_ASSIGN_OR_RETURN(std::unique_ptr<engine::ExecutionPlan> plan,
-                           engine::compile(std::move(model), {&state, deadline, yield}));
-    auto bytes = cache::encodeCache(plan->model, state, version, cacheOptions);
-    if (bytes) {
-      NNHAL_VLOG(Cache, "cache encoded: {} model bytes, {} data bytes", bytes->model.size(),
-                 bytes->data.size());
-      encoded->emplace(std::move(*bytes));
+    NNHAL_ASSIGN_OR_RETURN(backend::Compiled compiled,
+                           backend->compile(std::move(model), {deadline, yield, &settings}));
+    if (compiled.cache) {
+      NNHAL_VLOG(Cache, "cache encoded: {} model bytes, {} data bytes",
+                 compiled.cache->model.size(), compiled.cache->data.size());
+      encoded->emplace(std::move(*compiled.cache));
     } else {
-      NNHAL_VLOG(Cache, "cache not encoded: {}", bytes.error().message);
-      spdlog::debug("compilation cache not saved: {}", bytes.error().message);
+      NNHAL_VLOG(Cache, "cache not encoded: {}", compiled.cacheSkipped);
+      spdlog::debug("compilation cache not saved: {}", compiled.cacheSkipped);
     }
-    return Plan(std::move(plan));
+    return Plan(std::move(compiled.model));
   };
   auto binding = std::make_shared<CacheBinding>();
   binding->actor = cache_;
   binding->files = std::move(files);
   binding->token = options.cache->token;
-  binding->version = cacheVersion_;
-  binding->options = cacheOptions_;
+  binding->backend = backend_;
+  binding->settings = cacheSettings_;
   binding->runAs = runAs;
   compiler_->post(CompilationActor::Compile{
       std::move(job), options.deadline,
-      [runtime = runtime_, buffers = buffers_, models = models_, runAs,
-       binding = std::shared_ptr<const CacheBinding>(binding), encoded,
-       callback = std::move(callback)](Result<Plan> plan) mutable {
-        if (!plan) {
-          callback(std::unexpected(std::move(plan).error()));
+      [context, runAs, binding = std::shared_ptr<const CacheBinding>(binding), encoded,
+       callback = std::move(callback)](Result<Plan> compiled) mutable {
+        auto prepared = makePrepared(context, std::move(compiled), binding, runAs);
+        if (!prepared) {
+          callback(std::unexpected(std::move(prepared).error()));
           return;
         }
-        auto prepared = std::make_shared<PreparedModelImpl>(runtime, std::move(*plan), buffers,
-                                                            models, binding, runAs);
         if (!encoded->has_value()) {
-          callback(std::shared_ptr<PreparedModel>(std::move(prepared)));
+          callback(std::shared_ptr<PreparedModel>(std::move(*prepared)));
           return;
         }
         auto owner = std::make_shared<cache::EncodedCache>(std::move(**encoded));
@@ -354,7 +355,7 @@ ErrorStatus DeviceActor::prepareChecked(Model model, const PrepareOptions& optio
         // The files are complete before the client hears of the prepared model.
         binding->actor->post(CacheActor::Save{
             binding->token, binding->files, std::move(image),
-            [runtime, prepared = std::move(prepared),
+            [runtime = context.runtime, prepared = std::move(*prepared),
              callback = std::move(callback)](Result<void> saved) mutable {
               if (!saved) spdlog::debug("compilation cache not saved: {}", saved.error().message);
               if (saved) {
@@ -396,13 +397,13 @@ ErrorStatus DeviceActor::prepareFromCache(const CacheFiles& files, OptionalTimeP
 
   cache_->post(CacheActor::Load{
       files.token, *fds,
-      [runtime = runtime_, buffers = buffers_, models = models_, compiler = compiler_,
-       cache = cache_, files = *fds, token = files.token, version = cacheVersion_,
-       cacheOptions = cacheOptions_, deadline,
+      [context = PreparedContext{runtime_, buffers_, models_}, backend = backend_,
+       compiler = compiler_, cache = cache_, files = *fds, token = files.token,
+       settings = cacheSettings_, deadline,
        callback = std::move(callback)](Result<CacheActor::Loaded> loaded) mutable {
         if (!loaded) {
           NNHAL_VLOG(Cache, "cache miss: {}", loaded.error().message);
-          deliver(runtime, std::move(callback), std::unexpected(std::move(loaded).error()));
+          deliver(context.runtime, std::move(callback), std::unexpected(std::move(loaded).error()));
           return;
         }
         NNHAL_VLOG(Cache, "cache hit: the token and the files' hashes match");
@@ -414,34 +415,26 @@ ErrorStatus DeviceActor::prepareFromCache(const CacheFiles& files, OptionalTimeP
         binding->actor = std::move(cache);
         binding->files = std::move(files);
         binding->token = token;
-        binding->version = version;
-        binding->options = cacheOptions;
+        binding->backend = backend;
+        binding->settings = settings;
         binding->runAs = loaded->runAs;
         binding->loadedFrom = std::make_shared<const CacheImage>(
             CacheImage{bytes->model.bytes(), bytes->modelDigest, bytes->data->bytes(), bytes});
         // Loading a cache is fast and does not stop midway: the deadline is checked around it.
-        CompilationActor::Job job = [bytes, version, cacheOptions](
+        CompilationActor::Job job = [backend, bytes, settings](
                                         OptionalTimePoint, engine::YieldPoint*) -> Result<Plan> {
-          NNHAL_ASSIGN_OR_RETURN(std::unique_ptr<engine::ExecutionPlan> plan,
-                                 cache::compileFromCache(bytes->model.bytes(), bytes->modelDigest,
-                                                         bytes->data, version, cacheOptions));
-          return Plan(std::move(plan));
+          NNHAL_ASSIGN_OR_RETURN(
+              std::unique_ptr<backend::CompiledModel> compiled,
+              backend->compileFromCache({bytes->model.bytes(), bytes->modelDigest, bytes->data},
+                                        settings));
+          return Plan(std::move(compiled));
         };
         // IDevice::prepareModelFromCache_1_3 takes no priority: the model runs with the
         // priority and preference it was saved with, recorded in the token map.
         const RunAs runAs = loaded->runAs;
         compiler->post(CompilationActor::Compile{
             std::move(job), deadline,
-            [runtime, buffers, models,
-             binding = std::shared_ptr<const CacheBinding>(std::move(binding)), runAs,
-             callback = std::move(callback)](Result<Plan> plan) mutable {
-              if (!plan) {
-                callback(std::unexpected(std::move(plan).error()));
-                return;
-              }
-              callback(std::shared_ptr<PreparedModel>(std::make_shared<PreparedModelImpl>(
-                  runtime, std::move(*plan), std::move(buffers), models, binding, runAs)));
-            },
+            replyWithPrepared(std::move(context), std::move(binding), runAs, std::move(callback)),
             runAs});
       },
       application});

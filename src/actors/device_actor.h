@@ -1,4 +1,10 @@
-// actors/device_actor.h — the embedded driver's Device.
+// actors/device_actor.h — the embedded driver's Device: the HAL plumbing over one Backend.
+//
+// What the device is (its name, type, capabilities, operations, compiler and kernels) is its
+// backend's (backend/backend.h); everything else is here, the same for every backend:
+// argument validation, compilation caching with its files, token map and security rules,
+// scheduling and QoS, memory domains, bursts and fenced executions (through the prepared
+// models' ExecutionActors), timing and tracing.
 //
 // Queries (capabilities, supported operations, cache file counts) are answered on the
 // caller's thread from immutable state. prepareModel validates on the caller's thread
@@ -6,12 +12,12 @@
 // then sends a Compile message to the CompilationActor and, when the plan comes back,
 // wraps it in a PreparedModel backed by its own ExecutionActor.
 //
-// Compilation caching (docs/CACHE_FORMAT.md): with cache files, the compile job also records
-// the operations' precomputed state and encodes both cache files (on the pool); a Save
+// Compilation caching (docs/CACHE_FORMAT.md): with cache files, the compile job also has the
+// backend encode both cache images (on the pool); a Save
 // message to the CacheActor then records the token and writes the files before the callback
 // runs. prepareModelFromCache checks the handles on the caller's thread, sends a Load message
-// to the CacheActor (read + authenticate) and then a Compile message whose job parses,
-// validates and compiles the cached model with its restored state.
+// to the CacheActor (read + authenticate) and then a Compile message whose job has the
+// backend rebuild the compiled model from the images.
 #pragma once
 
 #include <memory>
@@ -23,18 +29,18 @@
 #include "actors/device_buffer.h"
 #include "actors/prepared_model_registry.h"
 #include "actors/runtime.h"
+#include "backend/backend.h"
 #include "cache/cache_format.h"
 #include "hal/driver_control.h"
 #include "nnhal/device.h"
 
 namespace nnhal::actors {
 
-/// The version string a device created with `options` reports (getVersionString).
-std::string driverVersion(const DeviceOptions& options);
-
 class DeviceActor final : public Device, public hal::DeviceControl {
  public:
-  explicit DeviceActor(const DeviceOptions& options);
+  /// The device of `backend`, with the plumbing's options of `options` (the state directory,
+  /// caching, threads and limits; not the backend's own, which it took when created).
+  DeviceActor(const DeviceOptions& options, std::shared_ptr<const backend::Backend> backend);
   ~DeviceActor() override;
 
   std::string getName() const override;
@@ -84,13 +90,12 @@ class DeviceActor final : public Device, public hal::DeviceControl {
   /// when `files` cannot be saved to.
   std::shared_ptr<const CacheFds> filesForSave(const CacheFiles& files) const;
 
-  std::string version_;
-  std::string cacheVersion_;
+  /// Compiles the prepared models and on whose CompiledModel they run.
+  std::shared_ptr<const backend::Backend> backend_;
+  /// The version string cache images carry and how they are authenticated.
+  backend::CacheSettings cacheSettings_;
   /// Why compilation caching is off ("" when it is on); set once, while constructing.
   std::string cachingOff_;
-  /// getCapabilities' answer: measured (hal/calibration.h) or the defaults, fixed at creation.
-  Capabilities capabilities_;
-  cache::CacheOptions cacheOptions_;
   std::shared_ptr<Runtime> runtime_;
   std::shared_ptr<CompilationActor> compiler_;
   std::shared_ptr<CacheActor> cache_;

@@ -2,10 +2,9 @@
 
 namespace nnhal::actors {
 
-EmbeddedBurst::EmbeddedBurst(std::shared_ptr<const void> owner, ExecutionActor& actor)
-    : owner_(std::move(owner)),
-      actor_(actor),
-      resources_(actor.plan().main().arenaBytes, actor.arenaBudget(), actor.application()) {}
+EmbeddedBurst::EmbeddedBurst(std::shared_ptr<const void> owner, ExecutionActor& actor,
+                             ExecutionActor::BurstResources resources)
+    : owner_(std::move(owner)), actor_(actor), resources_(std::move(resources)) {}
 
 Result<ExecutionResult> EmbeddedBurst::execute(const Request& request, MeasureTiming measure,
                                                OptionalTimePoint deadline) {

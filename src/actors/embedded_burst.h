@@ -18,7 +18,8 @@ namespace nnhal::actors {
 class EmbeddedBurst final : public Burst {
  public:
   /// `owner` keeps `actor` alive.
-  EmbeddedBurst(std::shared_ptr<const void> owner, ExecutionActor& actor);
+  EmbeddedBurst(std::shared_ptr<const void> owner, ExecutionActor& actor,
+                ExecutionActor::BurstResources resources);
 
   Result<ExecutionResult> execute(const Request& request, MeasureTiming measure,
                                   OptionalTimePoint deadline) override;

@@ -7,7 +7,6 @@
 
 #include "actors/fenced_execution.h"
 #include "actors/request_binding.h"
-#include "engine/operation_registry.h"
 #include "hal/validation.h"
 #include "hal/vlog.h"
 
@@ -24,18 +23,21 @@ uint64_t microsecondsSince(Clock::time_point start, Clock::time_point end) {
 }  // namespace
 
 ExecutionActor::ExecutionActor(std::shared_ptr<Runtime> runtime,
-                               std::shared_ptr<const engine::ExecutionPlan> plan,
+                               std::shared_ptr<const backend::CompiledModel> compiled,
+                               std::unique_ptr<backend::ExecutionMemory> memory,
                                std::shared_ptr<BufferTable> buffers, RunAs runAs)
     : runtime_(std::move(runtime)),
-      plan_(std::move(plan)),
+      compiled_(std::move(compiled)),
       buffers_(std::move(buffers)),
       bufferModelId_(buffers_ ? buffers_->newModelId() : 0),
       runAs_(runAs),
-      arenas_(plan_->main().arenaBytes, &runtime_->arenaBudget(), runAs_.application) {
-  for (uint32_t operand : plan_->main().outputOperands) {
-    const engine::PlannedOperand& planned = plan_->main().operands[operand];
-    outputBytes_.push_back(planned.shapeKnown ? planned.byteSize : 0);
-  }
+      outputBytes_(compiled_->outputBytes()),
+      memory_(std::move(memory)) {}
+
+Result<ExecutionActor::BurstResources> ExecutionActor::burstResources() const {
+  NNHAL_ASSIGN_OR_RETURN(std::unique_ptr<backend::ExecutionMemory> memory,
+                         compiled_->createMemory(&runtime_->arenaBudget(), runAs_.application));
+  return BurstResources{std::move(memory)};
 }
 
 ExecutionActor::~ExecutionActor() { stop(); }
@@ -48,7 +50,7 @@ Result<void> ExecutionActor::validate(const Request& request, const ExecuteOptio
   if (options.loopTimeout.count() < 0) {
     return invalidArgument("loopTimeoutDuration: must not be negative");
   }
-  NNHAL_TRY(hal::validateRequest(request, plan_->model));
+  NNHAL_TRY(hal::validateRequest(request, compiled_->model()));
   if (usesDeviceBuffers(request)) {
     if (!buffers_)
       return invalidArgument("request.pools: this model takes no memory domain tokens");
@@ -61,7 +63,7 @@ bool ExecutionActor::runsQuickly() const {
   constexpr uint32_t kQuickRunsNeeded = 4;
   // Also nothing queued or more urgent on the scheduler: the run would neither wait for a
   // slot nor pause, so it stays short on the caller's (nnhald's io) thread.
-  return plan_->main().fullyStatic &&
+  return compiled_->dataIndependent() &&
          quickRuns_.load(std::memory_order_relaxed) >= kQuickRunsNeeded &&
          runtime_->scheduler().idleFor(runAs_.application, runAs_.priority);
 }
@@ -102,19 +104,19 @@ Result<ExecutionResult> ExecutionActor::runAdmitted(const Request& request,
                                                     const std::atomic<bool>* cancelled,
                                                     Lease& lease, BurstResources* burst) {
   if (!usesDeviceBuffers(request)) {
-    return runEngine(request, options, start, cancelled, lease, burst);
+    return runCompiled(request, options, start, cancelled, lease, burst);
   }
   if (!buffers_) return invalidArgument("request.pools: this model takes no memory domain tokens");
   NNHAL_ASSIGN_OR_RETURN(BoundRequest bound,
                          BoundRequest::bind(request, bufferModelId_, *buffers_, outputBytes_));
-  auto result = runEngine(bound.request(), options, start, cancelled, lease, burst);
+  auto result = runCompiled(bound.request(), options, start, cancelled, lease, burst);
   if (!result && result.error().status == ErrorStatus::OUTPUT_INSUFFICIENT_SIZE) {
     const Result<bool> grew = bound.growForRetry(result.error().outputShapes);
     if (!grew) {
       result = std::unexpected(grew.error());
     } else if (*grew) {
       // An output buffer of unknown shape got too little memory: run again with room for it.
-      result = runEngine(bound.request(), options, start, cancelled, lease, burst);
+      result = runCompiled(bound.request(), options, start, cancelled, lease, burst);
     }
   }
   if (!result) {
@@ -125,11 +127,11 @@ Result<ExecutionResult> ExecutionActor::runAdmitted(const Request& request,
   return result;
 }
 
-Result<ExecutionResult> ExecutionActor::runEngine(const Request& request,
-                                                  const ExecuteOptions& options,
-                                                  Clock::time_point start,
-                                                  const std::atomic<bool>* cancelled, Lease& lease,
-                                                  BurstResources* burst) {
+Result<ExecutionResult> ExecutionActor::runCompiled(const Request& request,
+                                                    const ExecuteOptions& options,
+                                                    Clock::time_point start,
+                                                    const std::atomic<bool>* cancelled,
+                                                    Lease& lease, BurstResources* burst) {
   if (options.deadline && Clock::now() > *options.deadline) {
     return fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT, "the execution deadline has passed");
   }
@@ -158,11 +160,10 @@ Result<ExecutionResult> ExecutionActor::runEngine(const Request& request,
              cancelled ? ", cancellable" : "");
   Result<std::vector<OutputShape>> shapes;
   try {
-    shapes = engine::execute(
-        *plan_, request, burst ? burst->arenas : arenas_, runtime_->parallel(),
-        engine::RunOptions{options.deadline, options.loopTimeout, cancelled,
-                           runtime_->maxExecutionBytes(), burst ? &burst->staging : &staging_,
-                           &lease, profile, runAs_.preference});
+    shapes = compiled_->execute(
+        request, burst ? *burst->memory : *memory_,
+        backend::RunOptions{options.deadline, options.loopTimeout, cancelled,
+                            runtime_->maxExecutionBytes(), &lease, profile, runAs_.preference});
   } catch (const std::bad_alloc&) {
     shapes = fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "out of memory during the execution");
   } catch (const std::exception& e) {
@@ -172,7 +173,7 @@ Result<ExecutionResult> ExecutionActor::runEngine(const Request& request,
   if (trace != nullptr) {
     trace->record("execution", "execute", deviceStart, deviceEnd - deviceStart);
     for (const OperationTiming& op : profile->operations) {
-      trace->record("execution", engine::operationName(op.type, plan_->model),
+      trace->record("execution", compiled_->operationName(op.type),
                     deviceStart + std::chrono::nanoseconds(op.startNs),
                     std::chrono::nanoseconds(op.durationNs));
     }

@@ -7,8 +7,9 @@
 // which is what keeps a tiny executeSynchronously in the microseconds.
 // executeFenced() is the fenced path (actors/fenced_execution.h): it waits for fences
 // without blocking a thread, then runs like Execute.
-// Any number of executions may run at once; each takes its own arena from the pool of
-// arenas, so none allocates model-sized memory after the first few.
+// Any number of executions may run at once; each takes what it needs from the compiled
+// model's ExecutionMemory (backend/backend.h: the CPU backend's pool of arenas), so none
+// allocates model-sized memory after the first few.
 #pragma once
 
 #include <atomic>
@@ -22,8 +23,7 @@
 #include "actors/drain_gate.h"
 #include "actors/runtime.h"
 #include "actors/scheduler.h"
-#include "engine/execution_plan.h"
-#include "engine/executor.h"
+#include "backend/backend.h"
 #include "hal/driver_control.h"
 #include "nnhal/prepared_model.h"
 
@@ -46,12 +46,15 @@ class ExecutionActor {
   /// none; a token is then INVALID_ARGUMENT).
   /// `runAs`: the model's application and priority (PrepareOptions::priority); its
   /// executions run as them on the scheduler.
+  /// `memory`: the compiled model's ExecutionMemory for this prepared model's executions.
   ExecutionActor(std::shared_ptr<Runtime> runtime,
-                 std::shared_ptr<const engine::ExecutionPlan> plan,
+                 std::shared_ptr<const backend::CompiledModel> compiled,
+                 std::unique_ptr<backend::ExecutionMemory> memory,
                  std::shared_ptr<BufferTable> buffers = nullptr, RunAs runAs = {});
   ~ExecutionActor();
 
-  const engine::ExecutionPlan& plan() const { return *plan_; }
+  /// The model requests are validated against.
+  const Model& model() const { return compiled_->model(); }
 
   /// Validates the request and queues it on the device's scheduler. Returns the validation
   /// status, or RESOURCE_EXHAUSTED_TRANSIENT when Runtime::maxQueuedExecutions executions of
@@ -65,14 +68,14 @@ class ExecutionActor {
   /// run() for a request and options that already passed validate().
   Result<ExecutionResult> runValidated(const Request& request, const ExecuteOptions& options);
 
-  /// What a burst keeps between its executions: its own arena and staging memory, so that
-  /// after its first execution it allocates nothing and takes no lock of the shared pools.
+  /// What a burst keeps between its executions: ExecutionMemory of its own, so that after
+  /// its first execution it allocates nothing and shares no pool with other executions.
   struct BurstResources {
-    BurstResources(size_t arenaBytes, engine::ArenaBudget* budget, hal::ApplicationId application)
-        : arenas(arenaBytes, budget, application) {}
-    engine::ArenaPool arenas;
-    engine::StagingPool staging;
+    std::unique_ptr<backend::ExecutionMemory> memory;
   };
+  /// A burst's resources, charged to this model's application on the device's arena budget.
+  /// Errors: RESOURCE_EXHAUSTED_TRANSIENT.
+  Result<BurstResources> burstResources() const;
   /// run() with a burst's resources instead of the model's pools.
   Result<ExecutionResult> runInBurst(const Request& request, const ExecuteOptions& options,
                                      BurstResources& resources);
@@ -147,19 +150,17 @@ class ExecutionActor {
   /// The device's buffer table (null when the model was made without one).
   const BufferTable* bufferTable() const { return buffers_.get(); }
   Priority priority() const { return runAs_.priority; }
-  /// The device's arena budget (the arenas of this model and its bursts are charged to it).
-  engine::ArenaBudget* arenaBudget() const { return &runtime_->arenaBudget(); }
   hal::ApplicationId application() const { return runAs_.application; }
 
  private:
-  /// runAdmitted for a request without token pools: the engine's run and its timing.
-  Result<ExecutionResult> runEngine(const Request& request, const ExecuteOptions& options,
-                                    std::chrono::steady_clock::time_point start,
-                                    const std::atomic<bool>* cancelled, Lease& lease,
-                                    BurstResources* burst);
+  /// runAdmitted for a request without token pools: the backend's run and its timing.
+  Result<ExecutionResult> runCompiled(const Request& request, const ExecuteOptions& options,
+                                      std::chrono::steady_clock::time_point start,
+                                      const std::atomic<bool>* cancelled, Lease& lease,
+                                      BurstResources* burst);
 
   std::shared_ptr<Runtime> runtime_;
-  std::shared_ptr<const engine::ExecutionPlan> plan_;
+  std::shared_ptr<const backend::CompiledModel> compiled_;
   std::shared_ptr<BufferTable> buffers_;
   uint64_t bufferModelId_ = 0;
   RunAs runAs_;
@@ -167,8 +168,7 @@ class ExecutionActor {
   std::atomic<uint32_t> queued_{0};
   /// Bytes of each model output when its shape is known at compile time (else 0).
   std::vector<size_t> outputBytes_;
-  engine::ArenaPool arenas_;
-  engine::StagingPool staging_;
+  std::unique_ptr<backend::ExecutionMemory> memory_;
   DrainGate gate_;
   /// This model's fenced executions that are waiting for fences (cancelled by stop()).
   CancelRegistry fenceWaits_;

@@ -121,7 +121,7 @@ Result<FencedExecutionResult> FencedExecution::launch(
   if (timeoutAfterFence && timeoutAfterFence->count() < 0) {
     return invalidArgument("timeoutAfterFence: must not be negative");
   }
-  NNHAL_TRY(checkOutputsFullySpecified(request, actor.plan().model));
+  NNHAL_TRY(checkOutputsFullySpecified(request, actor.model()));
   for (size_t i = 0; i < waitFor.size(); ++i) {
     if (waitFor[i].state() == SyncFence::State::kError) {
       return invalidArgument("waitFor[" + std::to_string(i) + "]: the fence (descriptor " +

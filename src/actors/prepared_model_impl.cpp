@@ -3,8 +3,6 @@
 #include <future>
 
 #include "actors/embedded_burst.h"
-#include "cache/cache_format.h"
-#include "engine/compiler.h"
 
 namespace nnhal::actors {
 
@@ -12,7 +10,9 @@ Result<std::shared_ptr<Burst>> PreparedModelImpl::configureExecutionBurst() {
   NNHAL_VLOG(Driver, "configureExecutionBurst");
   NNHAL_VLOG(Burst, "embedded burst configured: executions run on the caller's thread");
   try {
-    return std::shared_ptr<Burst>(std::make_shared<EmbeddedBurst>(shared_from_this(), actor_));
+    NNHAL_ASSIGN_OR_RETURN(ExecutionActor::BurstResources resources, actor_.burstResources());
+    return std::shared_ptr<Burst>(
+        std::make_shared<EmbeddedBurst>(shared_from_this(), actor_, std::move(resources)));
   } catch (const std::bad_alloc&) {
     return fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "out of memory for a burst");
   }
@@ -27,13 +27,8 @@ Result<void> PreparedModelImpl::updateCache() const {
   if (cache_->loadedFrom != nullptr) {
     image = *cache_->loadedFrom;
   } else {
-    // A second compilation of the same model, this time recording precomputed state.
-    engine::PreparedStateStore state(engine::PreparedStateStore::Mode::kSave);
-    NNHAL_ASSIGN_OR_RETURN(std::unique_ptr<engine::ExecutionPlan> plan,
-                           engine::compile(plan_->model, {&state}));
-    NNHAL_ASSIGN_OR_RETURN(
-        cache::EncodedCache encoded,
-        cache::encodeCache(plan->model, state, cache_->version, cache_->options));
+    NNHAL_ASSIGN_OR_RETURN(cache::EncodedCache encoded,
+                           cache_->backend->encodeCache(*compiled_, cache_->settings));
     auto owner = std::make_shared<cache::EncodedCache>(std::move(encoded));
     image.model = owner->model;
     image.modelDigest = owner->modelDigest;

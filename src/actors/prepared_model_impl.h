@@ -21,8 +21,9 @@ struct CacheBinding {
   std::shared_ptr<CacheActor> actor;
   std::shared_ptr<const CacheFds> files;
   cache::Token token{};
-  std::string version;  ///< cache::cacheVersion of the driver
-  cache::CacheOptions options;
+  /// The device's backend, which encodes the model again for updateCache.
+  std::shared_ptr<const backend::Backend> backend;
+  backend::CacheSettings settings;
   /// For a model prepared from the cache: the bytes it was loaded from (null otherwise).
   std::shared_ptr<const CacheImage> loadedFrom;
   /// Who prepared the model and with which priority and preference: recorded with its
@@ -38,13 +39,15 @@ class PreparedModelImpl final : public PreparedModel,
   /// `registry`: the device's table of its prepared models, where this one is listed while
   /// it lives; `runAs`: the application the model was prepared for and
   /// PrepareOptions::priority, as which every execution of the model runs.
+  /// `memory`: what `compiled` made for this model's executions (createMemory).
   PreparedModelImpl(std::shared_ptr<Runtime> runtime,
-                    std::shared_ptr<const engine::ExecutionPlan> plan,
+                    std::shared_ptr<const backend::CompiledModel> compiled,
+                    std::unique_ptr<backend::ExecutionMemory> memory,
                     std::shared_ptr<BufferTable> buffers,
                     const std::shared_ptr<PreparedModelRegistry>& registry,
                     std::shared_ptr<const CacheBinding> cache = nullptr, RunAs runAs = {})
-      : actor_(std::move(runtime), plan, std::move(buffers), runAs),
-        plan_(std::move(plan)),
+      : actor_(std::move(runtime), compiled, std::move(memory), std::move(buffers), runAs),
+        compiled_(std::move(compiled)),
         cache_(std::move(cache)),
         registration_(registry->add(this, this)) {}
 
@@ -77,7 +80,7 @@ class PreparedModelImpl final : public PreparedModel,
   /// device it belongs to (its buffer table) and its Model.
   uint64_t bufferModelId() const { return actor_.bufferModelId(); }
   const BufferTable* bufferTable() const { return actor_.bufferTable(); }
-  const Model& model() const { return plan_->model; }
+  const Model& model() const { return compiled_->model(); }
 
   /// True when this model keeps cache file descriptors (it was saved to or loaded from a
   /// compilation cache).
@@ -117,7 +120,7 @@ class PreparedModelImpl final : public PreparedModel,
 
  private:
   ExecutionActor actor_;
-  std::shared_ptr<const engine::ExecutionPlan> plan_;
+  std::shared_ptr<const backend::CompiledModel> compiled_;
   std::shared_ptr<const CacheBinding> cache_;
   /// Last: the model leaves the device's table before anything else of it is destroyed.
   PreparedModelRegistry::Entry registration_;

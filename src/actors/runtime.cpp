@@ -65,7 +65,6 @@ Runtime::Runtime(const RuntimeOptions& options)
           pool_->get_executor(), background_->get_executor(),
           (fairBackground_ ? fairBackground_ : background_)->get_executor(), slotsOf(options),
           preparationSlotsOf(options), options.preparationPolicy)),
-      parallel_(options.kernelThreads),
       arenaBudget_(options.maxArenaBytes, options.arenaIdleRelease),
       maxExecutionBytes_(options.maxExecutionBytes),
       maxQueuedExecutions_(options.maxQueuedExecutions),

@@ -24,7 +24,6 @@
 #include "actors/cancel_registry.h"
 #include "actors/scheduler.h"
 #include "engine/arena_budget.h"
-#include "engine/parallel.h"
 #include "nnhal/trace.h"
 
 namespace nnhal::actors {
@@ -42,8 +41,6 @@ struct RuntimeOptions {
   unsigned preparationThreads = 0;
   /// OS policy of the threads that run preparations.
   PreparationPolicy preparationPolicy = PreparationPolicy::kNormal;
-  /// TBB threads inside kernels (0 = all hardware threads).
-  unsigned kernelThreads = 0;
   /// DeviceOptions::maxExecutionBytes.
   uint64_t maxExecutionBytes = 0;
   /// DeviceOptions::maxQueuedExecutions.
@@ -64,7 +61,6 @@ class Runtime {
 
   Executor executor() { return pool_->get_executor(); }
   Strand makeStrand() { return boost::asio::make_strand(pool_->get_executor()); }
-  const engine::Parallel& parallel() const { return parallel_; }
   /// The device's run queue (priorities, starvation bound).
   Scheduler& scheduler() { return *scheduler_; }
   /// Fenced executions of every prepared model of the device that are still waiting for
@@ -88,7 +84,6 @@ class Runtime {
   /// PreparationPolicy::kNormal, where background_ serves both.
   std::unique_ptr<boost::asio::thread_pool> fairBackground_;
   std::shared_ptr<Scheduler> scheduler_;
-  engine::Parallel parallel_;
   engine::ArenaBudget arenaBudget_;
   /// The idle watchdog: trims the arena budget every half idleRelease (until stopped).
   struct Watchdog;

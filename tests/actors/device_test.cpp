@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "actors/device_actor.h"
+#include "backend/cpu_backend.h"
 #include "common/fully_connected_chain.h"
 #include "hal/calibration.h"
 #include "hal/driver_control.h"
@@ -272,7 +273,7 @@ TEST_F(DeviceTest, CapabilitiesComeFromAnApplicableCalibration) {
   DeviceOptions options;
   options.stateDirectory = dir;
   hal::Calibration c;
-  c.driverVersion = actors::driverVersion(options);
+  c.driverVersion = backend::cpuDriverVersion(options);
   c.isa = kernelIsa().active;
   c.measuredAt = "2026-11-26T00:00:00Z";
   c.workloads = {{"q", true, 1.0, 8.0, 1.0, 4.0}, {"f", false, 1.0, 5.0, 1.0, 2.0}};
