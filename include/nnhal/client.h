@@ -36,16 +36,25 @@ struct ClientOptions {
   uint32_t maxPayloadBytes = uint32_t{1} << 30;
   /// Name the daemon logs for this client.
   std::string clientName = "nnhal-client";
+  /// The device of the daemon to use, by name (Device::getName; daemonDevices lists them);
+  /// empty = the daemon's first device.
+  std::string device{};
   /// When set, every call to the daemon is recorded here as an "ipc" span from the request
   /// to its first reply (nnhal/trace.h); null = no tracing.
   std::shared_ptr<TraceRecorder> trace{};
 };
 
-/// Connects to the nnhald listening on `socket`. Errors: DEVICE_UNAVAILABLE when the daemon
-/// cannot be reached, the handshake fails or times out, or it speaks another protocol
-/// version (the message says which).
+/// Connects to the nnhald listening on `socket`; the Device returned is its
+/// `options.device`. Errors: DEVICE_UNAVAILABLE when the daemon cannot be reached, the
+/// handshake fails or times out, it speaks another protocol version, or it serves no device
+/// of that name (the message says which, and which devices it serves).
 Result<std::shared_ptr<Device>> connect(const std::filesystem::path& socket,
                                         const ClientOptions& options = {});
+
+/// The names of every device the nnhald behind `device` (a Device from connect()) serves,
+/// its default first, as its handshake reported them. Errors: INVALID_ARGUMENT for an
+/// embedded Device.
+Result<std::vector<std::string>> daemonDevices(const Device& device);
 
 /// The counters of the nnhald behind a connection (`nnhal stats`). Through the daemon's admin
 /// socket (nnhald --admin-socket) they cover every client; through its client socket, only

@@ -35,7 +35,7 @@ using hal::UniqueFd;
 /// "NNHD" read as a little-endian u32.
 inline constexpr uint32_t kFrameMagic = 0x44484E4E;
 /// Version of the protocol this build speaks; both ends must agree (Hello checks it).
-inline constexpr uint16_t kProtocolVersion = 5;
+inline constexpr uint16_t kProtocolVersion = 6;
 /// Bytes of the fixed header.
 inline constexpr size_t kFrameHeaderBytes = 24;
 /// Most descriptors one frame may carry (Linux SCM_MAX_FD).

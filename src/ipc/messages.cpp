@@ -122,12 +122,15 @@ WireStatus decodeWireStatus(ByteReader& in) { return getStatusChecked(in); }
 void encode(const Hello& m, OutMessage& out) {
   out.payload.putU32(m.protocolVersion);
   out.payload.putString(m.clientName);
+  out.payload.putString(m.device);
 }
 
 Hello decodeHello(ByteReader& in) {
   Hello m;
   m.protocolVersion = in.getU32();
   m.clientName = in.getString(kMaxWireString);
+  // Older clients end here; the version check answers them.
+  if (m.protocolVersion >= 6) m.device = in.getString(kMaxWireString);
   return m;
 }
 
@@ -162,6 +165,8 @@ void encode(const HelloReply& m, OutMessage& out) {
   w.putU32(info.cacheFiles.modelCache);
   w.putU32(info.cacheFiles.dataCache);
   w.putString(info.cachingOff);
+  w.putU32(static_cast<uint32_t>(m.devices.size()));
+  for (const std::string& name : m.devices) w.putString(name);
 }
 
 HelloReply decodeHelloReply(ByteReader& in) {
@@ -195,6 +200,8 @@ HelloReply decodeHelloReply(ByteReader& in) {
   info.cacheFiles.modelCache = in.getU32();
   info.cacheFiles.dataCache = in.getU32();
   info.cachingOff = in.getString(kMaxWireString);
+  m.devices.resize(in.readCount(kMaxWireCount, 4));
+  for (std::string& name : m.devices) name = in.getString(kMaxWireString);
   return m;
 }
 

@@ -132,6 +132,8 @@ struct WireModel {
 struct Hello {
   uint32_t protocolVersion = kProtocolVersion;
   std::string clientName;
+  /// The device to serve this connection, by name; "" = the daemon's first (protocol 6).
+  std::string device{};
 };
 
 /// Everything the const queries of Device return; fixed for the daemon's lifetime, so the
@@ -148,9 +150,12 @@ struct DeviceInfo {
 };
 
 struct HelloReply {
-  WireStatus status;  ///< DEVICE_UNAVAILABLE for a version the daemon does not speak
+  /// DEVICE_UNAVAILABLE for a version the daemon does not speak or a device it does not serve
+  WireStatus status;
   uint32_t protocolVersion = 0;
-  DeviceInfo info;
+  DeviceInfo info;  ///< of the device serving the connection
+  /// The names of every device the daemon serves, the default first (protocol 6).
+  std::vector<std::string> devices{};
 };
 
 struct SupportedOperationsReply {

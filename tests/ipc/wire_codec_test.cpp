@@ -92,10 +92,22 @@ T roundTrip(const T& message, MessageType type, Decoder decoder) {
 }
 
 TEST(WireCodec, HelloRoundTrips) {
-  Hello hello{kProtocolVersion, "test-client"};
+  Hello hello{kProtocolVersion, "test-client", "nnhal-test"};
   Hello back = roundTrip(hello, MessageType::kHello, decodeHello);
   EXPECT_EQ(back.protocolVersion, kProtocolVersion);
   EXPECT_EQ(back.clientName, "test-client");
+  EXPECT_EQ(back.device, "nnhal-test");
+}
+
+TEST(WireCodec, AnOlderHelloDecodesWithoutADeviceSoTheVersionCheckAnswersIt) {
+  OutMessage out;
+  out.payload.putU32(5);
+  out.payload.putString("old-client");
+  auto back = decodePayload(out.payload.buffer(), MessageType::kHello, decodeHello);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->protocolVersion, 5u);
+  EXPECT_EQ(back->clientName, "old-client");
+  EXPECT_EQ(back->device, "");
 }
 
 TEST(WireCodec, HelloReplyRoundTrips) {
@@ -111,7 +123,9 @@ TEST(WireCodec, HelloReplyRoundTrips) {
   reply.info.extensions = {{"ext", {{5, true, 12}}}};
   reply.info.cacheFiles = {1, 2};
   reply.info.cachingOff = "not really";
+  reply.devices = {"nnhal-cpu", "nnhal-test"};
   HelloReply back = roundTrip(reply, MessageType::kHelloReply, decodeHelloReply);
+  EXPECT_EQ(back.devices, reply.devices);
   EXPECT_EQ(back.info.name, "nnhal-cpu");
   EXPECT_EQ(back.info.version, "v1");
   EXPECT_EQ(back.info.type, DeviceType::ACCELERATOR);

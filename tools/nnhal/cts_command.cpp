@@ -16,6 +16,7 @@
 #include "tools/common/cts_model.h"
 #include "tools/common/cts_runner.h"
 #include "tools/common/junit_report.h"
+#include "tools/nnhal/run_command.h"
 
 namespace nnhal::cli {
 namespace {
@@ -206,7 +207,7 @@ int runCts(const CtsArgs& args) {
   }
   DeviceOptions options;
   options.kernelThreads = args.threads;
-  auto device = args.connect.empty() ? createDevice(options) : connect(args.connect);
+  auto device = openDevice(args.connect, options, args.device);
   if (!device) {
     std::fprintf(stderr, "nnhal: error: %s\n", device.error().message.c_str());
     return 1;

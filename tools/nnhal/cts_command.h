@@ -10,6 +10,7 @@ struct CtsArgs {
   std::vector<std::string> paths;  ///< files or folders of CTS JSON
   std::string mode = "all";        ///< all | sync | async | dynamic | burst | device-buffers
   std::string connect;             ///< nnhald socket; empty = the embedded driver
+  std::string device;              ///< nnhald's device by name; empty = its default
   std::string filter;              ///< only test models whose name contains this
   bool quiet = false;              ///< print failures and the summary only
   unsigned threads = 0;            ///< kernel threads (0 = all cores)

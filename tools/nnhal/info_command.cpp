@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "nnhal/client.h"
 #include "nnhal/device.h"
 #include "tools/nnhal/run_command.h"
 
@@ -113,29 +114,60 @@ void printText(const DeviceFacts& facts) {
   }
 }
 
-}  // namespace
-
-Result<void> runInfo(const InfoArgs& args) {
-  DeviceOptions options;
-  options.stateDirectory = args.stateDir;
-  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, openDevice(args.connect, options));
+DeviceFacts factsOf(const Device& device, const InfoArgs& args, const DeviceOptions& options) {
   DeviceFacts facts;
-  facts.name = device->getName();
-  facts.versionString = device->getVersionString();
-  facts.type = device->getType();
-  facts.capabilities = device->getCapabilities();
-  facts.extensions = device->getSupportedExtensions();
-  facts.numberOfCacheFilesNeeded = device->getNumberOfCacheFilesNeeded();
-  facts.compilationCaching = device->getCompilationCaching();
+  facts.name = device.getName();
+  facts.versionString = device.getVersionString();
+  facts.type = device.getType();
+  facts.capabilities = device.getCapabilities();
+  facts.extensions = device.getSupportedExtensions();
+  facts.numberOfCacheFilesNeeded = device.getNumberOfCacheFilesNeeded();
+  facts.compilationCaching = device.getCompilationCaching();
   facts.embedded = args.connect.empty();
   if (facts.embedded) {
     facts.kernelIsa = kernelIsa();
     facts.capabilitiesSource = capabilitiesSource(options);
   }
+  return facts;
+}
+
+}  // namespace
+
+Result<void> runInfo(const InfoArgs& args) {
+  DeviceOptions options;
+  options.stateDirectory = args.stateDir;
+  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> device,
+                         openDevice(args.connect, options, args.device));
+  std::vector<DeviceFacts> devices{factsOf(*device, args, options)};
+  std::vector<std::string> names{devices.front().name};
+  if (!args.connect.empty()) {
+    NNHAL_ASSIGN_OR_RETURN(names, daemonDevices(*device));
+    for (const std::string& name : names) {
+      if (!args.device.empty() || name == devices.front().name) continue;
+      NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> other,
+                             openDevice(args.connect, options, name));
+      devices.push_back(factsOf(*other, args, options));
+    }
+  }
   if (args.json) {
-    std::printf("%s\n", toJson(facts).dump(2).c_str());
-  } else {
-    printText(facts);
+    nlohmann::json out = toJson(devices.front());
+    if (!args.connect.empty()) {
+      out["daemonDevices"] = names;
+      nlohmann::json others = nlohmann::json::array();
+      for (size_t i = 1; i < devices.size(); ++i) others.push_back(toJson(devices[i]));
+      out["otherDevices"] = others;
+    }
+    std::printf("%s\n", out.dump(2).c_str());
+    return {};
+  }
+  if (names.size() > 1) {
+    std::string list;
+    for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
+    std::printf("nnhald serves %zu devices: %s\n", names.size(), list.c_str());
+  }
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (devices.size() > 1) std::printf("\n[device %zu of %zu]\n", i + 1, devices.size());
+    printText(devices[i]);
   }
   return {};
 }

@@ -117,6 +117,9 @@ CLI::App* addRunCommand(CLI::App& app, cli::RunArgs& args) {
                   "Run through the nnhald daemon listening on this socket instead of the "
                   "embedded driver (--threads then belongs to the daemon; with --cache-dir the "
                   "daemon needs its own --cache-dir)");
+  run->add_option("--device", args.device,
+                  "With --connect: run on the daemon's device of this name (nnhal info --connect "
+                  "lists them)");
   return run;
 }
 
@@ -124,7 +127,9 @@ CLI::App* addRunCommand(CLI::App& app, cli::RunArgs& args) {
 CLI::App* addInfoCommand(CLI::App& app, cli::InfoArgs& infoArgs) {
   CLI::App* info =
       app.add_subcommand("info", "Print the device's name, version, type and capabilities");
-  info->add_option("--connect", infoArgs.connect, "Ask the nnhald daemon listening on this socket");
+  info->add_option("--connect", infoArgs.connect,
+                   "Ask the nnhald daemon listening on this socket (every device it serves)");
+  info->add_option("--device", infoArgs.device, "Only the device of this name");
   info->add_flag("--json", infoArgs.json,
                  "Print the same facts as one JSON object (names as in the NN HAL: versionString, "
                  "capabilities.operandPerformance, numberOfCacheFilesNeeded, ...)");
@@ -172,6 +177,8 @@ CLI::App* addCtsCommand(CLI::App& app, cli::CtsArgs& ctsArgs) {
       ->capture_default_str()
       ->check(
           CLI::IsMember({"all", "sync", "async", "dynamic", "burst", "device-buffers", "fenced"}));
+  cts->add_option("--device", ctsArgs.device,
+                  "With --connect: judge the daemon's device of this name");
   cts->add_option("--connect", ctsArgs.connect,
                   "Run through the nnhald daemon listening on this socket instead of the "
                   "embedded driver");

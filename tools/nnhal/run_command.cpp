@@ -28,12 +28,20 @@ namespace nnhal::cli {
 
 using Clock = std::chrono::steady_clock;
 
-Result<std::shared_ptr<Device>> openDevice(const std::string& socket,
-                                           const DeviceOptions& options) {
-  if (socket.empty()) return createDevice(options);
+Result<std::shared_ptr<Device>> openDevice(const std::string& socket, const DeviceOptions& options,
+                                           const std::string& device) {
+  if (socket.empty()) {
+    NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> embedded, createDevice(options));
+    if (!device.empty() && device != embedded->getName()) {
+      return invalidArgument("--device: the embedded driver's only device is '" +
+                             embedded->getName() + "' (other devices are nnhald's: --connect)");
+    }
+    return embedded;
+  }
   ClientOptions client;
   client.clientName = "nnhal-cli";
   client.trace = options.trace;
+  client.device = device;
   return connect(socket, client);
 }
 
@@ -458,7 +466,8 @@ Result<void> runModel(const RunArgs& args) {
   deviceOptions.kernelThreads = args.threads;
   deviceOptions.stateDirectory = args.cacheDir;
   deviceOptions.trace = recorder;
-  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, openDevice(args.connect, deviceOptions));
+  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> device,
+                         openDevice(args.connect, deviceOptions, args.device));
   NNHAL_ASSIGN_OR_RETURN(
       ImportedModel imported,
       importTfliteFile(args.model, {.extensions = device->getSupportedExtensions()}));

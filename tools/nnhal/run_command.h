@@ -25,6 +25,7 @@ struct RunArgs {
   float stddev = 127.5f;
   std::string cacheDir;
   std::string connect;   ///< nnhald socket; empty = the embedded driver
+  std::string device;    ///< nnhald's device by name; empty = its default
   bool profile = false;  ///< print the time of each operation
   std::string trace;     ///< write the operations' times as Chrome trace JSON here
   std::string mask;      ///< segmentation: write the class map as a colour PNG here
@@ -36,7 +37,8 @@ struct RunArgs {
 };
 
 /// The embedded driver, or the daemon's when `socket` is not empty.
-Result<std::shared_ptr<Device>> openDevice(const std::string& socket, const DeviceOptions& options);
+Result<std::shared_ptr<Device>> openDevice(const std::string& socket, const DeviceOptions& options,
+                                           const std::string& device = {});
 
 /// Runs the model. Without any --input or --image, every input gets seeded random values
 /// (`seed`; as TFLite's benchmark_model does), with a note on stderr; otherwise inputs that

@@ -289,6 +289,24 @@ void addApplicationOptions(CLI::App& app, DaemonConfig& c) {
       ->group("");
 }
 
+void addTestDeviceOptions(CLI::App& app, DaemonConfig& c) {
+  auto* test = app.add_option_group(
+      "Test device",
+      "A second device for tests of clients and of the daemon: the CPU engine behind the "
+      "fault-injecting test backend (docs/TESTING.md); clients choose it by name");
+  test->add_option("--test-device", c.testDevice,
+                   "also serve a test device of this name (e.g. nnhal-test)");
+  test->add_option("--test-device-refuse", c.testDeviceRefuse,
+                   "OPERATION: an operation type the test device does not support, e.g. CONV_2D "
+                   "(repeatable)");
+  test->add_option("--test-device-fail-compile-every", c.testDeviceFailCompileEvery,
+                   "N: every Nth compilation on the test device fails (0: never)");
+  test->add_option("--test-device-fail-execute-every", c.testDeviceFailExecuteEvery,
+                   "N: every Nth execution on the test device fails (0: never)");
+  test->add_option("--test-device-delay-us", c.testDeviceDelayUs,
+                   "each execution on the test device lasts at least this long (µs)");
+}
+
 }  // namespace
 
 void addDaemonOptions(CLI::App& app, DaemonConfig& c) {
@@ -296,6 +314,7 @@ void addDaemonOptions(CLI::App& app, DaemonConfig& c) {
   addDriverOptions(app, c);
   addQuotaOptions(app, c);
   addApplicationOptions(app, c);
+  addTestDeviceOptions(app, c);
 }
 
 Result<void> applySharedLimit(ipc::SharedLimits& limits, const std::string& text) {

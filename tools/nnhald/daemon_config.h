@@ -54,6 +54,13 @@ struct DaemonConfig {
   bool checkConfig = false;
   bool testLeakMapping = false;
   uint64_t testHangAfter = 0;
+  /// --test-device: the name of a second, fault-injecting device to serve (empty: none), and
+  /// its faults (tools/nnhald/test_device.h).
+  std::string testDevice;
+  std::vector<std::string> testDeviceRefuse;
+  uint32_t testDeviceFailCompileEvery = 0;
+  uint32_t testDeviceFailExecuteEvery = 0;
+  uint64_t testDeviceDelayUs = 0;
 
   DaemonConfig();
 };

@@ -34,6 +34,7 @@
 #include "nnhald/daemon_config.h"
 #include "nnhald/model_dumper.h"
 #include "nnhald/socket_activation.h"
+#include "nnhald/test_device.h"
 
 namespace {
 
@@ -138,6 +139,17 @@ int main(int argc, char** argv) {
     spdlog::critical("cannot start the driver: {}", driver.error().message);
     return 1;
   }
+  std::vector<nnhal::hal::EmbeddedDriver> drivers{*driver};
+  if (!config.testDevice.empty()) {
+    auto test = nnhal::daemon::createTestDevice(config, deviceOptions);
+    if (!test) {
+      spdlog::critical("cannot start the test device: {}", test.error().message);
+      return 1;
+    }
+    spdlog::warn("--test-device: also serving the fault-injecting test device '{}'",
+                 config.testDevice);
+    drivers.push_back(std::move(*test));
+  }
 
   boost::asio::io_context io;
   nnhal::ipc::ServerOptions serverOptions = nnhal::daemon::serverOptions(config);
@@ -151,7 +163,7 @@ int main(int argc, char** argv) {
     };
   }
   {
-    nnhal::ipc::Server server(io, *driver, serverOptions);
+    nnhal::ipc::Server server(io, std::move(drivers), serverOptions);
     if (auto listening = server.listen(); !listening) {
       spdlog::critical("{}", listening.error().message);
       return 1;

@@ -126,7 +126,7 @@ void Connection::postCallback(std::move_only_function<void()> callback) {
 
 Result<std::shared_ptr<Connection>> Connection::open(const std::filesystem::path& path,
                                                      const ClientOptions& options,
-                                                     DeviceInfo* info) {
+                                                     HelloReply* helloReply) {
   sockaddr_un address{};
   if (path.native().size() >= sizeof(address.sun_path)) {
     return unavailable("nnhald socket path '" + path.string() + "' is too long");
@@ -146,7 +146,7 @@ Result<std::shared_ptr<Connection>> Connection::open(const std::filesystem::path
 
   // Handshake on this thread, before the reader starts.
   OutMessage hello;
-  encode(Hello{kProtocolVersion, options.clientName}, hello);
+  encode(Hello{kProtocolVersion, options.clientName, options.device}, hello);
   FrameHeader header;
   header.type = static_cast<uint16_t>(MessageType::kHello);
   header.callId = 0;
@@ -195,7 +195,7 @@ Result<std::shared_ptr<Connection>> Connection::open(const std::filesystem::path
                        std::to_string(decoded->protocolVersion) + ", this client " +
                        std::to_string(kProtocolVersion));
   }
-  if (info != nullptr) *info = std::move(decoded->info);
+  if (helloReply != nullptr) *helloReply = std::move(*decoded);
   NNHAL_VLOG(Ipc, "connected to nnhald at '{}' as '{}' (protocol version {})", path.string(),
              options.clientName, kProtocolVersion);
 

@@ -55,10 +55,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   /// call describeRequestPool.
   using Builder = std::function<void(OutMessage&)>;
 
-  /// Connects, sends Hello and waits (at most options.handshakeTimeout) for the reply.
-  /// Errors: DEVICE_UNAVAILABLE.
+  /// Connects, sends Hello (for options.device) and waits (at most options.handshakeTimeout)
+  /// for the reply, which it stores in `helloReply`. Errors: DEVICE_UNAVAILABLE.
   static Result<std::shared_ptr<Connection>> open(const std::filesystem::path& socket,
-                                                  const ClientOptions& options, DeviceInfo* info);
+                                                  const ClientOptions& options,
+                                                  HelloReply* helloReply);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;

@@ -442,12 +442,22 @@ Result<DaemonStats> getDaemonStats(const Device& device) {
 Result<std::shared_ptr<Device>> connect(const std::filesystem::path& socket,
                                         const ClientOptions& options) {
   NNHAL_VLOG(Manager, "connecting to nnhald at '{}'", socket.string());
-  ipc::DeviceInfo info;
+  ipc::HelloReply hello;
   NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<ipc::Connection> connection,
-                         ipc::Connection::open(socket, options, &info));
+                         ipc::Connection::open(socket, options, &hello));
   auto link = std::make_shared<ipc::Link>(std::move(connection));
-  return std::shared_ptr<Device>(
-      std::make_shared<ipc::RemoteDevice>(std::move(link), std::move(info)));
+  return std::shared_ptr<Device>(std::make_shared<ipc::RemoteDevice>(
+      std::move(link), std::move(hello.info), std::move(hello.devices)));
+}
+
+Result<std::vector<std::string>> daemonDevices(const Device& device) {
+  const auto* remote = dynamic_cast<const ipc::RemoteDevice*>(&device);
+  if (remote == nullptr) {
+    return fail(ErrorStatus::INVALID_ARGUMENT,
+                "daemonDevices: '" + device.getName() +
+                    "' is an embedded driver, not a connection to nnhald (nnhal::connect)");
+  }
+  return remote->daemonDevices();
 }
 
 }  // namespace nnhal

@@ -73,8 +73,9 @@ class RemotePreparedModel final : public PreparedModel,
 
 class RemoteDevice final : public Device {
  public:
-  RemoteDevice(std::shared_ptr<Link> link, DeviceInfo info)
-      : link_(std::move(link)), info_(std::move(info)) {}
+  /// `devices`: the names of every device the daemon serves (HelloReply::devices).
+  RemoteDevice(std::shared_ptr<Link> link, DeviceInfo info, std::vector<std::string> devices)
+      : link_(std::move(link)), info_(std::move(info)), devices_(std::move(devices)) {}
 
   std::string getName() const override { return info_.name; }
   std::string getVersionString() const override { return info_.version; }
@@ -102,6 +103,8 @@ class RemoteDevice final : public Device {
   Result<Stats> daemonStats() const;
   /// The counts with what they cover and the memory behind them (nnhal::getDaemonStats).
   Result<StatsReply> daemonStatsReply() const;
+  /// Every device of the daemon, by name, the default first.
+  const std::vector<std::string>& daemonDevices() const { return devices_; }
   /// The connection (for tests that forge calls).
   const std::shared_ptr<Link>& link() const { return link_; }
 
@@ -113,6 +116,7 @@ class RemoteDevice final : public Device {
 
   std::shared_ptr<Link> link_;
   DeviceInfo info_;
+  std::vector<std::string> devices_;
 };
 
 }  // namespace nnhal::ipc

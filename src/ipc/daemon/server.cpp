@@ -70,6 +70,10 @@ bool someoneListens(const std::filesystem::path& path) {
 }
 
 Server::Server(boost::asio::io_context& io, hal::EmbeddedDriver driver, ServerOptions options)
+    : Server(io, std::vector<hal::EmbeddedDriver>{std::move(driver)}, std::move(options)) {}
+
+Server::Server(boost::asio::io_context& io, std::vector<hal::EmbeddedDriver> drivers,
+               ServerOptions options)
     : io_(io),
       acceptor_(io),
       adminAcceptor_(io),
@@ -77,27 +81,34 @@ Server::Server(boost::asio::io_context& io, hal::EmbeddedDriver driver, ServerOp
       adminAcceptPause_(io),
       options_(std::move(options)),
       config_(std::make_shared<SessionConfig>()) {
-  config_->driver = std::move(driver.control);
-  config_->device = std::move(driver.device);
+  for (hal::EmbeddedDriver& driver : drivers) {
+    ServedDevice served{std::move(driver.device), std::move(driver.control), nullptr};
+    if (!options_.clientCacheRoot.empty() && options_.clientCacheEntries > 0 &&
+        served.device->getCompilationCaching().available) {
+      const std::filesystem::path root =
+          config_->devices.empty()
+              ? options_.clientCacheRoot
+              : options_.clientCacheRoot / "devices" / served.device->getName();
+      served.clientCache = std::make_shared<const ClientCache>(
+          root, served.device->getNumberOfCacheFilesNeeded(), options_.clientCacheEntries);
+    }
+    config_->devices.push_back(std::move(served));
+  }
   config_->counters = std::make_shared<ServerCounters>();
   config_->limits = options_.limits;
   config_->maxPayloadBytes = options_.maxPayloadBytes;
   config_->faults = options_.faults;
   config_->trace = options_.trace;
   config_->onModelReceived = options_.onModelReceived;
-  if (!options_.clientCacheRoot.empty() && options_.clientCacheEntries > 0 &&
-      config_->device->getCompilationCaching().available) {
-    config_->clientCache = std::make_shared<const ClientCache>(
-        options_.clientCacheRoot, config_->device->getNumberOfCacheFilesNeeded(),
-        options_.clientCacheEntries);
-  }
   config_->ledger = makeLedger(options_.limits);
   config_->runIntake = [lanes = &lanes_](hal::ApplicationId application,
                                          std::move_only_function<void()> job) {
     lanes->post(application, std::move(job));
   };
   for (const auto& [uid, weight] : options_.applicationWeights) {
-    config_->driver->setApplicationWeight(uid, weight);
+    for (const ServedDevice& served : config_->devices) {
+      served.driver->setApplicationWeight(uid, weight);
+    }
   }
 }
 

@@ -73,7 +73,8 @@ struct ServerOptions {
   /// Records the handling of every frame clients send ("ipc" spans, nnhal/trace.h).
   std::shared_ptr<TraceRecorder> trace{};
   /// nnhald's compilation cache for clients that pass no cache files (ipc/daemon/client_cache.h):
-  /// a folder per application under this root; empty, or a driver that cannot cache: none.
+  /// a folder per application under this root (the first device's; a further device's under
+  /// root/devices/<its name>); empty, or a driver that cannot cache: none.
   std::filesystem::path clientCacheRoot;
   /// Models kept per application in it (its least recently used go first).
   uint32_t clientCacheEntries = 64;
@@ -89,6 +90,10 @@ class Server {
   /// Serves `driver` (hal::createEmbeddedDriver): its Device, and its control for the
   /// driver's own checks and cancellation.
   Server(boost::asio::io_context& io, hal::EmbeddedDriver driver, ServerOptions options);
+  /// Serves every driver of `drivers` (at least one; distinct device names): a client picks
+  /// one by name at its handshake (ClientOptions::device), the first by default.
+  Server(boost::asio::io_context& io, std::vector<hal::EmbeddedDriver> drivers,
+         ServerOptions options);
   ~Server();
 
   /// Binds and listens on the socket path(s) (replacing a stale socket file nobody listens

@@ -36,7 +36,7 @@ Session::Session(Socket socket, std::shared_ptr<const SessionConfig> config, uin
           static_cast<boost::asio::io_context&>(socket.get_executor().context()))),
       config_(std::move(config)),
       limits_(config_->limits),
-      device_(*config_->device),
+      served_(&config_->devices.front()),
       counters_(*config_->counters),
       id_(id),
       admin_(admin),
@@ -297,10 +297,13 @@ ApplicationUsage Session::usageOf(const Account& account) const {
   usage.requests = held.held(Resource::kRequests);
   usage.bursts = held.held(Resource::kBursts);
   usage.buffers = held.held(Resource::kBuffers);
-  const auto report = config_->driver->applicationReport(account.application());
-  usage.weight = report.weight;
-  usage.arenaBytes = report.arenaBytes;
-  usage.driverTimeUs = report.serviceNs / 1000;
+  // Summed over the devices (an application's weight is the same on each).
+  for (const ServedDevice& served : config_->devices) {
+    const auto report = served.driver->applicationReport(account.application());
+    usage.weight = report.weight;
+    usage.arenaBytes += report.arenaBytes;
+    usage.driverTimeUs += report.serviceNs / 1000;
+  }
   return usage;
 }
 
@@ -354,21 +357,39 @@ bool Session::handleHello(const Frame& frame) {
     startDraining();
     return false;
   }
+  for (const ServedDevice& served : config_->devices) {
+    reply.devices.push_back(served.device->getName());
+    if (served.device->getName() == hello->device) served_ = &served;
+  }
+  if (!hello->device.empty() && served_->device->getName() != hello->device) {
+    std::string names;
+    for (const std::string& name : reply.devices) names += (names.empty() ? "" : ", ") + name;
+    reply.status = {ErrorStatus::DEVICE_UNAVAILABLE,
+                    "nnhald serves no device '" + hello->device + "' (it serves " + names + ")"};
+    OutMessage out;
+    encode(reply, out);
+    send(MessageType::kHelloReply, frame.header.callId, out);
+    startDraining();
+    return false;
+  }
   helloDone_ = true;
-  reply.info.name = device_.getName();
-  reply.info.version = device_.getVersionString();
-  reply.info.type = device_.getType();
-  reply.info.capabilities = device_.getCapabilities();
-  reply.info.extensions = device_.getSupportedExtensions();
-  reply.info.cacheFiles = device_.getNumberOfCacheFilesNeeded();
-  if (const CompilationCaching caching = device_.getCompilationCaching(); !caching.available) {
+  const Device& device = *served_->device;
+  reply.info.name = device.getName();
+  reply.info.version = device.getVersionString();
+  reply.info.type = device.getType();
+  reply.info.capabilities = device.getCapabilities();
+  reply.info.extensions = device.getSupportedExtensions();
+  reply.info.cacheFiles = device.getNumberOfCacheFilesNeeded();
+  if (const CompilationCaching caching = device.getCompilationCaching(); !caching.available) {
     reply.info.cachingOff = "nnhald: " + caching.reason;
   }
   OutMessage out;
   encode(reply, out);
   send(MessageType::kHelloReply, frame.header.callId, out);
-  spdlog::debug("session {}: hello from '{}'", id_, hello->clientName);
-  NNHAL_VLOG(Ipc, "session {}: hello from '{}'", id_, hello->clientName);
+  spdlog::debug("session {}: hello from '{}' for device '{}'", id_, hello->clientName,
+                device.getName());
+  NNHAL_VLOG(Ipc, "session {}: hello from '{}' for device '{}'", id_, hello->clientName,
+             device.getName());
   return true;
 }
 

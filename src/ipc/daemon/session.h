@@ -95,11 +95,20 @@ struct FaultInjection {
 using ModelObserver =
     std::function<void(const Model& model, hal::ApplicationId application, uint64_t connection)>;
 
-/// What every session of a server shares.
-struct SessionConfig {
+/// One device the daemon serves.
+struct ServedDevice {
   std::shared_ptr<Device> device;
   /// The control of `device` (the embedded driver's own checks and cancellation).
   std::shared_ptr<hal::DeviceControl> driver;
+  /// Caches the preparations of clients that pass no cache files; null = none.
+  std::shared_ptr<const ClientCache> clientCache{};
+};
+
+/// What every session of a server shares.
+struct SessionConfig {
+  /// Every device served, by distinct names; [0] is the one a client gets when its Hello
+  /// names none. A session serves one of them, chosen at its Hello.
+  std::vector<ServedDevice> devices;
   std::shared_ptr<ServerCounters> counters;
   ClientLimits limits;
   /// The quotas per connection, per application and of the daemon (ipc/daemon/quota.h).
@@ -114,8 +123,6 @@ struct SessionConfig {
   std::shared_ptr<TraceRecorder> trace{};
   /// ServerOptions::onModelReceived; empty = none.
   ModelObserver onModelReceived{};
-  /// Caches the preparations of clients that pass no cache files; null = none.
-  std::shared_ptr<const ClientCache> clientCache{};
 };
 
 class Session : public std::enable_shared_from_this<Session>, public ChannelOwner {
@@ -264,7 +271,8 @@ class Session : public std::enable_shared_from_this<Session>, public ChannelOwne
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   std::shared_ptr<const SessionConfig> config_;
   const ClientLimits& limits_;
-  Device& device_;
+  /// The device this session serves (one of config_->devices, chosen at its Hello).
+  const ServedDevice* served_;
   ServerCounters& counters_;
   const uint64_t id_;
   const bool admin_;

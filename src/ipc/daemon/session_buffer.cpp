@@ -31,8 +31,8 @@ bool Session::handleAllocate(const Frame& frame) {
   auto charged = charge(Resource::kBuffers);
   if (!charged) return reply({toWireStatus(charged.error())});
   // The role checks are cheap (no copy of data): they run here, on the strand.
-  auto allocated =
-      device_.allocate(BufferDesc{std::move(m->dimensions)}, models, m->inputRoles, m->outputRoles);
+  auto allocated = served_->device->allocate(BufferDesc{std::move(m->dimensions)}, models,
+                                             m->inputRoles, m->outputRoles);
   if (!allocated) return reply({toWireStatus(allocated.error())});
   const uint64_t handle = buffers_.add(std::make_shared<TrackedBuffer>(
       allocated->buffer, allocated->token, config_->counters, std::move(*charged)));

@@ -172,7 +172,7 @@ bool Session::handleSupportedOperations(Frame& frame) {
         offIoThread(
             [this, fds, wire, room]() -> Result<std::vector<std::string>> {
               NNHAL_TRY(attachModelPools(wire->model, wire->pools, *fds, room));
-              return device_.explainSupportedOperations(wire->model);
+              return served_->device->explainSupportedOperations(wire->model);
             },
             [this, reply,
              running = std::move(running)](Result<std::vector<std::string>> reasons) mutable {
@@ -196,7 +196,7 @@ void Session::replyPrepared(WorkQueue::Running& running, uint64_t callId, Charge
   running.answered();
   if (closed_) return;
   PrepareReply reply;
-  hal::PreparedModelControl* control = result ? config_->driver->controlOf(**result) : nullptr;
+  hal::PreparedModelControl* control = result ? served_->driver->controlOf(**result) : nullptr;
   if (result && control == nullptr) {
     // Every execution path goes through the driver's control; a model without one cannot run.
     result = fail(ErrorStatus::GENERAL_FAILURE, "the driver gave a model it does not control");
@@ -288,9 +288,9 @@ bool Session::handlePrepareModel(Frame& frame) {
           if (config_->onModelReceived) {
             config_->onModelReceived(message->model.model, application_, id_);
           }
-          NNHAL_TRY(config_->driver->checkPreparation(message->model.model, options));
-          if (config_->clientCache && !options.cache) {
-            auto entry = config_->clientCache->open(application_,
+          NNHAL_TRY(served_->driver->checkPreparation(message->model.model, options));
+          if (served_->clientCache && !options.cache) {
+            auto entry = served_->clientCache->open(application_,
                                                     hal::modelToken(message->model.model, options));
             if (entry) {
               *cached = std::move(*entry);
@@ -338,10 +338,10 @@ bool Session::handlePrepareModel(Frame& frame) {
               std::move(running), callId, charges, lowPower, [&](PrepareCallback callback) {
                 // Checked off the io thread already: not validated again here.
                 if (cached->has_value()) {
-                  return prepareThroughClientCache(config_->driver, application_, message, options,
+                  return prepareThroughClientCache(served_->driver, application_, message, options,
                                                    std::move(**cached), std::move(callback));
                 }
-                return config_->driver->prepareChecked(std::move(message->model.model), options,
+                return served_->driver->prepareChecked(std::move(message->model.model), options,
                                                        application_, std::move(callback));
               });
         });
@@ -360,7 +360,7 @@ bool Session::handlePrepareFromCache(Frame& frame) {
   }
   auto fds = std::make_shared<std::vector<UniqueFd>>(std::move(frame.fds));
   CacheFiles files = cacheFiles(m->cache, *fds);
-  if (auto valid = config_->driver->checkPreparationFromCache(files); !valid) {
+  if (auto valid = served_->driver->checkPreparationFromCache(files); !valid) {
     sendLaunched(callId, toWireStatus(valid.error()));
     return true;
   }
@@ -376,7 +376,7 @@ bool Session::handlePrepareFromCache(Frame& frame) {
                                                 deadline = m->deadline](
                                                    WorkQueue::Running running) mutable {
     launchPreparation(std::move(running), callId, charges, false, [&](PrepareCallback callback) {
-      return config_->driver->prepareFromCache(files, deadline, application_, std::move(callback));
+      return served_->driver->prepareFromCache(files, deadline, application_, std::move(callback));
     });
   });
   return true;

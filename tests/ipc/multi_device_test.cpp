@@ -1,0 +1,138 @@
+// nnhald serving two devices (the device seam, backend/backend.h): the CPU device and the
+// fault-injecting test device (--test-device). A client picks one by name at the handshake,
+// lists them all, and gets each device's own identity, supported operations and faults; an
+// unknown name is refused with the names served; `nnhal info --connect` lists every device.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ipc_test_util.h"
+#include "nnhal/client.h"
+
+namespace nnhal::ipc {
+namespace {
+
+using namespace testing;
+
+std::vector<std::string> testDeviceArgs(const TempDir& cache) {
+  return {"--cache-dir",
+          (cache.path() / "state").string(),
+          "--test-device",
+          "nnhal-test",
+          "--test-device-refuse",
+          "CONV_2D",
+          "--test-device-fail-execute-every",
+          "2"};
+}
+
+std::shared_ptr<Device> connectTo(const Daemon& daemon, const std::string& device) {
+  ClientOptions options;
+  options.device = device;
+  auto connected = connect(daemon.socket(), options);
+  EXPECT_TRUE(connected) << connected.error().message;
+  return connected ? *connected : nullptr;
+}
+
+TEST(MultiDevice, ClientsPickADeviceByNameAndListThemAll) {
+  TempDir cache;
+  Daemon daemon(testDeviceArgs(cache));
+  ASSERT_TRUE(daemon.running());
+  auto cpu = connectTo(daemon, "");
+  auto test = connectTo(daemon, "nnhal-test");
+  ASSERT_NE(cpu, nullptr);
+  ASSERT_NE(test, nullptr);
+  EXPECT_EQ(cpu->getName(), "nnhal-cpu");
+  EXPECT_EQ(test->getName(), "nnhal-test");
+  EXPECT_EQ(test->getVersionString(), cpu->getVersionString() + "+faults");
+  const std::vector<std::string> expected{"nnhal-cpu", "nnhal-test"};
+  EXPECT_EQ(daemonDevices(*cpu).value(), expected);
+  EXPECT_EQ(daemonDevices(*test).value(), expected);
+  // Each device has its own cache state under the daemon's.
+  EXPECT_EQ(test->getNumberOfCacheFilesNeeded().modelCache, 1u);
+
+  ClientOptions unknown;
+  unknown.device = "nnhal-gpu";
+  auto refused = connect(daemon.socket(), unknown);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().status, ErrorStatus::DEVICE_UNAVAILABLE);
+  EXPECT_NE(refused.error().message.find("no device 'nnhal-gpu'"), std::string::npos);
+  EXPECT_NE(refused.error().message.find("nnhal-cpu, nnhal-test"), std::string::npos);
+}
+
+TEST(MultiDevice, EachDeviceAnswersWithItsOwnBackend) {
+  TempDir cache;
+  Daemon daemon(testDeviceArgs(cache));
+  ASSERT_TRUE(daemon.running());
+  auto cpu = connectTo(daemon, "nnhal-cpu");
+  auto test = connectTo(daemon, "nnhal-test");
+  ASSERT_NE(test, nullptr);
+
+  // The test device refuses CONV_2D; the CPU device beside it runs it.
+  auto supported = test->getSupportedOperations(convModel());
+  ASSERT_TRUE(supported) << supported.error().message;
+  EXPECT_EQ(*supported, std::vector<bool>{false});
+  auto refused = test->prepareModel(convModel());
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().status, ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_NE(refused.error().message.find("fault plan"), std::string::npos);
+  EXPECT_EQ(cpu->getSupportedOperations(convModel()).value(), std::vector<bool>{true});
+  ASSERT_TRUE(cpu->prepareModel(convModel()));
+
+  // Every second execution on the test device fails; the others compute the sum, and the
+  // CPU device's executions in between never fail.
+  auto onTest = test->prepareModel(addModel());
+  auto onCpu = cpu->prepareModel(addModel());
+  ASSERT_TRUE(onTest) << onTest.error().message;
+  ASSERT_TRUE(onCpu) << onCpu.error().message;
+  for (int i = 1; i <= 6; ++i) {
+    AddRequest r = addRequest();
+    auto result = (*onTest)->executeSynchronously(r.request);
+    if (i % 2 == 0) {
+      ASSERT_FALSE(result) << i;
+      EXPECT_EQ(result.error().status, ErrorStatus::GENERAL_FAILURE);
+    } else {
+      ASSERT_TRUE(result) << i << ": " << result.error().message;
+      for (int k = 0; k < 4; ++k) EXPECT_FLOAT_EQ(r.out()[k], r.a()[k] + r.b()[k]);
+    }
+    AddRequest c = addRequest();
+    EXPECT_TRUE((*onCpu)->executeSynchronously(c.request)) << i;
+  }
+}
+
+TEST(MultiDevice, ADaemonWithOneDeviceListsOne) {
+  Daemon daemon;
+  ASSERT_TRUE(daemon.running());
+  auto device = connectTo(daemon, "");
+  ASSERT_NE(device, nullptr);
+  EXPECT_EQ(daemonDevices(*device).value(), std::vector<std::string>{"nnhal-cpu"});
+  auto embedded = createDevice({});
+  ASSERT_TRUE(embedded);
+  auto notRemote = daemonDevices(**embedded);
+  ASSERT_FALSE(notRemote);
+  EXPECT_EQ(notRemote.error().status, ErrorStatus::INVALID_ARGUMENT);
+}
+
+TEST(MultiDevice, NnhalInfoListsEveryDevice) {
+  TempDir cache;
+  Daemon daemon(testDeviceArgs(cache));
+  ASSERT_TRUE(daemon.running());
+  const std::string command =
+      std::string(NNHAL_CLI_PATH) + " info --connect " + daemon.socket().string() + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) output += buffer;
+  ASSERT_EQ(::pclose(pipe), 0) << output;
+  EXPECT_NE(output.find("nnhald serves 2 devices: nnhal-cpu, nnhal-test"), std::string::npos)
+      << output;
+  EXPECT_NE(output.find("name: nnhal-cpu"), std::string::npos) << output;
+  EXPECT_NE(output.find("name: nnhal-test"), std::string::npos) << output;
+  EXPECT_NE(output.find("+faults"), std::string::npos) << output;
+}
+
+}  // namespace
+}  // namespace nnhal::ipc

@@ -1,0 +1,36 @@
+#include "nnhald/test_device.h"
+
+#include <memory>
+#include <string>
+
+#include "actors/device_factory.h"
+#include "backend/cpu_backend.h"
+#include "backend/fault_injecting_backend.h"
+
+namespace nnhal::daemon {
+
+Result<hal::EmbeddedDriver> createTestDevice(const DaemonConfig& config,
+                                             const DeviceOptions& options) {
+  backend::FaultPlan plan;
+  plan.name = config.testDevice;
+  for (const std::string& name : config.testDeviceRefuse) {
+    const std::optional<OperationType> type = operationTypeFromString(name);
+    if (!type) {
+      return invalidArgument("--test-device-refuse: unknown operation '" + name + "'");
+    }
+    plan.refuse.push_back(*type);
+  }
+  plan.failCompileEvery = config.testDeviceFailCompileEvery;
+  plan.failExecuteEvery = config.testDeviceFailExecuteEvery;
+  plan.executeDelay = std::chrono::microseconds(config.testDeviceDelayUs);
+  auto cpu = std::make_shared<backend::CpuBackend>(options);
+  if (plan.name == cpu->name()) {
+    return invalidArgument("--test-device: '" + plan.name + "' is the CPU device's name");
+  }
+  DeviceOptions own = options;
+  if (!own.stateDirectory.empty()) own.stateDirectory = own.stateDirectory / "devices" / plan.name;
+  return actors::createDriver(
+      own, std::make_shared<backend::FaultInjectingBackend>(std::move(cpu), std::move(plan)));
+}
+
+}  // namespace nnhal::daemon
