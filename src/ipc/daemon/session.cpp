@@ -347,15 +347,18 @@ bool Session::handleHello(const Frame& frame) {
   }
   HelloReply reply;
   reply.protocolVersion = kProtocolVersion;
-  if (hello->protocolVersion != kProtocolVersion) {
-    reply.status = {ErrorStatus::DEVICE_UNAVAILABLE,
-                    "nnhald speaks protocol version " + std::to_string(kProtocolVersion) +
-                        ", not " + std::to_string(hello->protocolVersion)};
+  // A refused Hello gets its reason, then the connection closes.
+  auto refuse = [&](std::string reason) {
+    reply.status = {ErrorStatus::DEVICE_UNAVAILABLE, std::move(reason)};
     OutMessage out;
     encode(reply, out);
     send(MessageType::kHelloReply, frame.header.callId, out);
     startDraining();
     return false;
+  };
+  if (hello->protocolVersion != kProtocolVersion) {
+    return refuse("nnhald speaks protocol version " + std::to_string(kProtocolVersion) + ", not " +
+                  std::to_string(hello->protocolVersion));
   }
   for (const ServedDevice& served : config_->devices) {
     reply.devices.push_back(served.device->getName());
@@ -364,13 +367,7 @@ bool Session::handleHello(const Frame& frame) {
   if (!hello->device.empty() && served_->device->getName() != hello->device) {
     std::string names;
     for (const std::string& name : reply.devices) names += (names.empty() ? "" : ", ") + name;
-    reply.status = {ErrorStatus::DEVICE_UNAVAILABLE,
-                    "nnhald serves no device '" + hello->device + "' (it serves " + names + ")"};
-    OutMessage out;
-    encode(reply, out);
-    send(MessageType::kHelloReply, frame.header.callId, out);
-    startDraining();
-    return false;
+    return refuse("nnhald serves no device '" + hello->device + "' (it serves " + names + ")");
   }
   helloDone_ = true;
   const Device& device = *served_->device;
