@@ -1,5 +1,8 @@
 #include "backend/fault_injecting_backend.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <thread>
 #include <utility>
@@ -24,7 +27,11 @@ class FaultyCompiledModel final : public CompiledModel {
 
   const Model& model() const override { return inner_->model(); }
   uint64_t executionBytes() const override { return inner_->executionBytes(); }
-  bool dataIndependent() const override { return inner_->dataIndependent(); }
+  /// False for a hanging device: its executions' length cannot be predicted, so nnhald never
+  /// runs one inline on an io thread, where no cancellation could end it.
+  bool dataIndependent() const override {
+    return state_->plan.hangAfterExecutions == 0 && inner_->dataIndependent();
+  }
   std::vector<size_t> outputBytes() const override { return inner_->outputBytes(); }
   Result<std::unique_ptr<ExecutionMemory>> createMemory(
       engine::ArenaBudget* budget, hal::ApplicationId application) const override {
@@ -38,6 +45,8 @@ class FaultyCompiledModel final : public CompiledModel {
       return fail(ErrorStatus::GENERAL_FAILURE,
                   "execution " + std::to_string(n) + " failed by the test device's fault plan");
     }
+    if (plan.leakMappingPerExecution) leakMapping();
+    if (plan.hangAfterExecutions != 0 && n > plan.hangAfterExecutions) return hang(options);
     NNHAL_TRY(delay(options));
     return inner_->execute(request, memory, options);
   }
@@ -46,6 +55,24 @@ class FaultyCompiledModel final : public CompiledModel {
   }
 
  private:
+  /// Maps one page of a memfd of its own (the kernel cannot merge it with a neighbour) and
+  /// forgets it.
+  static void leakMapping() {
+    const int fd = memfd_create("nnhal-test-leak", MFD_CLOEXEC);
+    if (fd < 0) return;
+    if (ftruncate(fd, 4096) == 0) (void)mmap(nullptr, 4096, PROT_READ, MAP_SHARED, fd, 0);
+    ::close(fd);
+  }
+
+  /// Waits, yielding every millisecond, until the execution is cancelled.
+  static Result<std::vector<OutputShape>> hang(const RunOptions& options) {
+    while (options.cancelled == nullptr || !options.cancelled->load()) {
+      if (options.yield != nullptr) options.yield->yield();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return fail(ErrorStatus::DEVICE_UNAVAILABLE, "the hanging execution was cancelled");
+  }
+
   /// Waits executeDelay in steps of at most 1 ms, yielding between them.
   Result<void> delay(const RunOptions& options) const {
     using Clock = std::chrono::steady_clock;

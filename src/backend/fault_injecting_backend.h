@@ -36,6 +36,15 @@ struct FaultPlan {
   /// Each execution lasts at least this long, calling the yield point every millisecond and
   /// honouring the deadline and cancellation meanwhile.
   std::chrono::microseconds executeDelay{0};
+  /// A leaking device: every execution maps one page of a new memfd and never unmaps it (what
+  /// nnhal-soak must flag as "memory mappings grew").
+  bool leakMappingPerExecution = false;
+  /// A hanging device: executions after this many (0 = never) do not finish until they are
+  /// cancelled (DEVICE_UNAVAILABLE); their deadline does not end them. Through nnhald an
+  /// execution is cancelled when its client leaves or the daemon stops; an embedded
+  /// synchronous execution is never cancelled, so it hangs for good (nnhald's
+  /// --test-hang-after-executions).
+  uint64_t hangAfterExecutions = 0;
 };
 
 class FaultInjectingBackend final : public Backend {

@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
 #include <future>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "actors/device_factory.h"
@@ -236,6 +238,24 @@ TEST(BackendDeviceTest, TwoDevicesServeConcurrentlyInOneProcess) {
   }
   for (auto& run : runs) EXPECT_TRUE(run.get());
   EXPECT_EQ(test.backend->executions(), 80u);
+}
+
+/// Lines of /proc/self/maps: the process's memory mappings.
+size_t mappings() {
+  std::ifstream maps("/proc/self/maps");
+  size_t lines = 0;
+  for (std::string line; std::getline(maps, line);) ++lines;
+  return lines;
+}
+
+TEST(BackendDeviceTest, ALeakingDeviceLeaksOneMappingPerExecution) {
+  TestDevice test = makeTestDevice(planWith([](auto& p) { p.leakMappingPerExecution = true; }));
+  auto prepared = prepare(*test.device, buildModel(kFloat, 1));
+  ASSERT_NE(prepared, nullptr);
+  (void)cachetest::run(*prepared, kFloat);  // arenas and staging allocated
+  const size_t before = mappings();
+  for (int i = 0; i < 50; ++i) (void)cachetest::run(*prepared, kFloat);
+  EXPECT_GE(mappings(), before + 50);
 }
 
 }  // namespace

@@ -4,7 +4,12 @@
 // unknown name is refused with the names served; `nnhal info --connect` lists every device.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdio>
+#include <future>
 #include <string>
 #include <thread>
 #include <vector>
@@ -113,6 +118,38 @@ TEST(MultiDevice, ADaemonWithOneDeviceListsOne) {
   auto notRemote = daemonDevices(**embedded);
   ASSERT_FALSE(notRemote);
   EXPECT_EQ(notRemote.error().status, ErrorStatus::INVALID_ARGUMENT);
+}
+
+TEST(MultiDevice, AHangingDeviceHoldsItsExecutionsUntilTheirClientLeaves) {
+  Daemon daemon({"--test-hang-after-executions", "1"});
+  ASSERT_TRUE(daemon.running());
+  // A client process whose second execution hangs; it exits with that execution pending.
+  const pid_t client = ::fork();
+  if (client == 0) {
+    auto device = connect(daemon.socket());
+    if (!device) ::_exit(2);
+    auto prepared = (*device)->prepareModel(addModel());
+    if (!prepared) ::_exit(3);
+    AddRequest first = addRequest();
+    if (!(*prepared)->executeSynchronously(first.request)) ::_exit(4);
+    AddRequest second = addRequest();
+    std::promise<bool> answered;
+    (void)(*prepared)->execute(second.request, {},
+                               [&](Result<ExecutionResult>) { answered.set_value(true); });
+    const bool hung = answered.get_future().wait_for(std::chrono::milliseconds(300)) ==
+                      std::future_status::timeout;
+    ::_exit(hung ? 0 : 5);
+  }
+  int status = -1;
+  ASSERT_EQ(::waitpid(client, &status, 0), client);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: no connection, 2-4: a call failed, 5: not hung";
+  // Its hanging execution was cancelled when it left: another client prepares (the device
+  // is free again), and the daemon stops gracefully.
+  auto other = connectTo(daemon, "");
+  ASSERT_NE(other, nullptr);
+  EXPECT_TRUE(other->prepareModel(addModel()));
+  EXPECT_EQ(daemon.stop(SIGTERM), 0);
 }
 
 TEST(MultiDevice, NnhalInfoListsEveryDevice) {

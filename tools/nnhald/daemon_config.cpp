@@ -512,8 +512,6 @@ ipc::ServerOptions serverOptions(const DaemonConfig& c) {
   }
   if (!c.cacheDir.empty()) options.clientCacheRoot = std::filesystem::path(c.cacheDir) / "clients";
   options.clientCacheEntries = c.clientCacheEntries;
-  options.faults.leakMappingPerExecution = c.testLeakMapping;
-  options.faults.hangAfterExecutions = c.testHangAfter;
   return options;
 }
 

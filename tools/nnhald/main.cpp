@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
     spdlog::warn("--dump-models: every model clients prepare is written to {}",
                  config.dumpModelsDir);
   }
-  auto driver = nnhal::hal::createEmbeddedDriver(deviceOptions);
+  auto driver = nnhal::daemon::createCpuDevice(config, deviceOptions);
   if (!driver) {
     spdlog::critical("cannot start the driver: {}", driver.error().message);
     return 1;

@@ -9,6 +9,20 @@
 
 namespace nnhal::daemon {
 
+Result<hal::EmbeddedDriver> createCpuDevice(const DaemonConfig& config,
+                                            const DeviceOptions& options) {
+  if (!config.testLeakMapping && config.testHangAfter == 0) {
+    return hal::createEmbeddedDriver(options);
+  }
+  auto cpu = std::make_shared<backend::CpuBackend>(options);
+  backend::FaultPlan plan;
+  plan.name = cpu->name();
+  plan.leakMappingPerExecution = config.testLeakMapping;
+  plan.hangAfterExecutions = config.testHangAfter;
+  return actors::createDriver(
+      options, std::make_shared<backend::FaultInjectingBackend>(std::move(cpu), std::move(plan)));
+}
+
 Result<hal::EmbeddedDriver> createTestDevice(const DaemonConfig& config,
                                              const DeviceOptions& options) {
   backend::FaultPlan plan;

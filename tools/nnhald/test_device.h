@@ -1,7 +1,10 @@
-// tools/nnhald/test_device.h — nnhald's optional second device (--test-device): the CPU
-// engine behind the fault-injecting test backend (backend/fault_injecting_backend.h), served
-// beside the CPU device through the same HAL plumbing. It has its own state directory
-// (<cache dir>/devices/<name>), so its token map and cache entries are its own.
+// tools/nnhald/test_device.h — the devices nnhald serves: the CPU device, and the optional
+// second device (--test-device), the CPU engine behind the fault-injecting test backend
+// (backend/fault_injecting_backend.h), served beside it through the same HAL plumbing. The
+// test device has its own state directory (<cache dir>/devices/<name>), so its token map and
+// cache entries are its own. With the hidden --test-leak-mapping-per-execution or
+// --test-hang-after-executions (nnhal-soak's own tests), the CPU device itself is wrapped in
+// the test backend with those faults, under its own name.
 #pragma once
 
 #include "hal/driver_control.h"
@@ -9,6 +12,11 @@
 #include "nnhald/daemon_config.h"
 
 namespace nnhal::daemon {
+
+/// The CPU device, wrapped in the test backend when a hidden test fault is asked for.
+/// Errors: those of hal::createEmbeddedDriver.
+Result<hal::EmbeddedDriver> createCpuDevice(const DaemonConfig& config,
+                                            const DeviceOptions& options);
 
 /// The test device `config` asks for, with the plumbing's `options` (those of the CPU
 /// device). Errors: INVALID_ARGUMENT for an unknown operation name in --test-device-refuse

@@ -97,7 +97,6 @@ Server::Server(boost::asio::io_context& io, std::vector<hal::EmbeddedDriver> dri
   config_->counters = std::make_shared<ServerCounters>();
   config_->limits = options_.limits;
   config_->maxPayloadBytes = options_.maxPayloadBytes;
-  config_->faults = options_.faults;
   config_->trace = options_.trace;
   config_->onModelReceived = options_.onModelReceived;
   config_->ledger = makeLedger(options_.limits);

@@ -68,8 +68,6 @@ struct ServerOptions {
   /// Weights of applications (uid -> weight, 1 by default) in the driver's fair share; only
   /// for a device created by createDevice() (the scheduler's, actors/scheduler.h).
   std::map<uint32_t, uint32_t> applicationWeights;
-  /// Test only: faults nnhal-soak must find (its own tests, docs/TESTING.md).
-  FaultInjection faults;
   /// Records the handling of every frame clients send ("ipc" spans, nnhal/trace.h).
   std::shared_ptr<TraceRecorder> trace{};
   /// nnhald's compilation cache for clients that pass no cache files (ipc/daemon/client_cache.h):

@@ -78,18 +78,6 @@ class DeviceControl;
 
 namespace nnhal::ipc {
 
-/// Test only: deliberate faults of the daemon, so that the soak harness can show it finds them.
-struct FaultInjection {
-  /// Every execution through a socket (sync, async) maps one page of a new memfd and never
-  /// unmaps it: one memory mapping leaked per execution.
-  bool leakMappingPerExecution = false;
-  /// After this many executions through a socket (0 = never), the daemon stops answering
-  /// them: every later sync or async execution waits forever.
-  uint64_t hangAfterExecutions = 0;
-  /// Executions counted so far (all sessions).
-  std::shared_ptr<std::atomic<uint64_t>> executions = std::make_shared<std::atomic<uint64_t>>(0);
-};
-
 /// Sees a model a client sent to be prepared (ServerOptions::onModelReceived): the model,
 /// the client's application (its uid) and its connection (the session's id).
 using ModelObserver =
@@ -118,7 +106,6 @@ struct SessionConfig {
   /// supported-operations check) off the io threads, on the application's lane
   /// (hal/lanes.h). Owned by the server.
   std::function<void(hal::ApplicationId, std::move_only_function<void()>)> runIntake;
-  FaultInjection faults;
   /// Where each received frame's handling is recorded as an "ipc" span; null = none.
   std::shared_ptr<TraceRecorder> trace{};
   /// ServerOptions::onModelReceived; empty = none.
@@ -218,8 +205,6 @@ class Session : public std::enable_shared_from_this<Session>, public ChannelOwne
 
   // --- executions (session_execute.cpp)
   bool handleExecute(Frame& frame, bool async, bool moreWaiting);
-  /// Applies config_->faults to one execution; false when it must never be answered.
-  bool injectFaults();
   bool handleExecuteFenced(Frame& frame);
   bool handleGetFencedInfo(const Frame& frame);
   /// Builds a Request, mapping new pools into the session's table.

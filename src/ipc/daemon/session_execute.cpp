@@ -95,21 +95,6 @@ Result<Request> Session::requestFrom(WireRequest wire, const std::vector<UniqueF
   return request;
 }
 
-bool Session::injectFaults() {
-  const FaultInjection& faults = config_->faults;
-  if (!faults.leakMappingPerExecution && faults.hangAfterExecutions == 0) return true;
-  const uint64_t count = ++*faults.executions;
-  if (faults.leakMappingPerExecution) {
-    // A mapping of its own file: the kernel cannot merge it with a neighbour.
-    const int fd = memfd_create("nnhal-test-leak", MFD_CLOEXEC);
-    if (fd >= 0) {
-      if (ftruncate(fd, 4096) == 0) (void)mmap(nullptr, 4096, PROT_READ, MAP_SHARED, fd, 0);
-      ::close(fd);
-    }
-  }
-  return faults.hangAfterExecutions == 0 || count <= faults.hangAfterExecutions;
-}
-
 bool Session::handleExecute(Frame& frame, bool async, bool moreWaiting) {
   const uint64_t callId = frame.header.callId;
   const MessageType type = async ? MessageType::kExecute : MessageType::kExecuteSynchronously;
@@ -144,7 +129,6 @@ bool Session::handleExecute(Frame& frame, bool async, bool moreWaiting) {
                         "unknown prepared model handle " + std::to_string(m->handle),
                         {}});
   }
-  if (!injectFaults()) return true;  // test only: never answered
   std::shared_ptr<TrackedModel> tracked = found->second;
   auto request = requestFrom(std::move(m->request), frame.fds);
   if (!request) return refuse(request.error());
