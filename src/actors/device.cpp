@@ -19,10 +19,20 @@ Result<std::shared_ptr<Device>> createDevice(const DeviceOptions& options) {
 
 namespace actors {
 
-Result<hal::EmbeddedDriver> createDriver(const DeviceOptions& options,
-                                         std::shared_ptr<const backend::Backend> backend) {
+Result<std::shared_ptr<Runtime>> makeRuntime(const DeviceOptions& options) {
   try {
-    auto device = std::make_shared<DeviceActor>(options, std::move(backend));
+    return std::make_shared<Runtime>(runtimeOptions(options));
+  } catch (const std::exception& e) {
+    return fail(ErrorStatus::GENERAL_FAILURE,
+                std::string("cannot start the driver runtime: ") + e.what());
+  }
+}
+
+Result<hal::EmbeddedDriver> createDriver(const DeviceOptions& options,
+                                         std::shared_ptr<const backend::Backend> backend,
+                                         std::shared_ptr<Runtime> runtime) {
+  try {
+    auto device = std::make_shared<DeviceActor>(options, std::move(backend), std::move(runtime));
     return hal::EmbeddedDriver{device, device};
   } catch (const std::exception& e) {
     return fail(ErrorStatus::GENERAL_FAILURE,

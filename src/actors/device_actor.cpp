@@ -123,11 +123,13 @@ struct LoadedBytes {
   std::shared_ptr<const cache::FillingBuffer> data;  ///< complete once the model compiled
 };
 
-/// What the device's prepared models share: the runtime, the buffer table, the registry.
+/// What the device's prepared models share: the runtime, the buffer table, the registry of
+/// models and that of fenced executions waiting for fences.
 struct PreparedContext {
   std::shared_ptr<Runtime> runtime;
   std::shared_ptr<BufferTable> buffers;
   std::shared_ptr<PreparedModelRegistry> models;
+  std::shared_ptr<CancelRegistry> fenceWaits;
 };
 
 /// The prepared model of a compilation's outcome, with its execution memory.
@@ -141,7 +143,7 @@ Result<std::shared_ptr<PreparedModelImpl>> makePrepared(const PreparedContext& c
       (*compiled)->createMemory(&context.runtime->arenaBudget(), runAs.application));
   return std::make_shared<PreparedModelImpl>(context.runtime, std::move(*compiled),
                                              std::move(memory), context.buffers, context.models,
-                                             std::move(binding), runAs);
+                                             std::move(binding), runAs, context.fenceWaits);
 }
 
 /// A compilation's reply that hands its prepared model (or error) to `callback`.
@@ -172,19 +174,23 @@ PrepareCallback tracedPreparation(TraceRecorder* trace, const char* name,
 
 }  // namespace
 
+RuntimeOptions runtimeOptions(const DeviceOptions& options) {
+  return RuntimeOptions{.threads = options.runtimeThreads,
+                        .preparationThreads = options.preparationThreads,
+                        .preparationPolicy = options.preparationPolicy,
+                        .maxExecutionBytes = options.maxExecutionBytes,
+                        .maxQueuedExecutions = options.maxQueuedExecutions,
+                        .trace = options.trace,
+                        .maxArenaBytes = options.maxArenaBytes,
+                        .arenaIdleRelease = options.arenaIdleRelease};
+}
+
 DeviceActor::DeviceActor(const DeviceOptions& options,
-                         std::shared_ptr<const backend::Backend> backend)
+                         std::shared_ptr<const backend::Backend> backend,
+                         std::shared_ptr<Runtime> runtime)
     : backend_(std::move(backend)),
       cacheSettings_{cache::cacheVersion(backend_->version()), {options.authenticateDataCache}},
-      runtime_(std::make_shared<Runtime>(
-          RuntimeOptions{.threads = options.runtimeThreads,
-                         .preparationThreads = options.preparationThreads,
-                         .preparationPolicy = options.preparationPolicy,
-                         .maxExecutionBytes = options.maxExecutionBytes,
-                         .maxQueuedExecutions = options.maxQueuedExecutions,
-                         .trace = options.trace,
-                         .maxArenaBytes = options.maxArenaBytes,
-                         .arenaIdleRelease = options.arenaIdleRelease})),
+      runtime_(runtime ? std::move(runtime) : std::make_shared<Runtime>(runtimeOptions(options))),
       compiler_(std::make_shared<CompilationActor>(runtime_)),
       cache_(std::make_shared<CacheActor>(
           runtime_, openTokenMap(options, cacheSettings_.version, &cachingOff_),
@@ -194,8 +200,7 @@ DeviceActor::DeviceActor(const DeviceOptions& options,
 DeviceActor::~DeviceActor() {
   // Fenced executions still waiting for fences that may never signal end now (their
   // fences are signalled); later executeFenced calls are refused.
-  runtime_->fenceWaits().closeAndCancelAll(
-      {ErrorStatus::DEVICE_UNAVAILABLE, "the device was released", {}});
+  fenceWaits_->closeAndCancelAll({ErrorStatus::DEVICE_UNAVAILABLE, "the device was released", {}});
   // Loads first: their replies start compilations, which must still be admitted.
   cache_->stop();
   compiler_->stop();
@@ -299,7 +304,7 @@ ErrorStatus DeviceActor::prepareChecked(Model model, const PrepareOptions& optio
                                         hal::ApplicationId application, PrepareCallback callback) {
   const RunAs runAs{application, options.priority, options.preference};
   callback = tracedPreparation(runtime_->trace(), "prepareModel", std::move(callback));
-  const PreparedContext context{runtime_, buffers_, models_};
+  const PreparedContext context{runtime_, buffers_, models_, fenceWaits_};
   std::shared_ptr<const CacheFds> files = options.cache ? filesForSave(*options.cache) : nullptr;
   if (files == nullptr) {
     compiler_->post(CompilationActor::Compile{
@@ -397,7 +402,7 @@ ErrorStatus DeviceActor::prepareFromCache(const CacheFiles& files, OptionalTimeP
 
   cache_->post(CacheActor::Load{
       files.token, *fds,
-      [context = PreparedContext{runtime_, buffers_, models_}, backend = backend_,
+      [context = PreparedContext{runtime_, buffers_, models_, fenceWaits_}, backend = backend_,
        compiler = compiler_, cache = cache_, files = *fds, token = files.token,
        settings = cacheSettings_, deadline,
        callback = std::move(callback)](Result<CacheActor::Loaded> loaded) mutable {
@@ -444,6 +449,7 @@ ErrorStatus DeviceActor::prepareFromCache(const CacheFiles& files, OptionalTimeP
 hal::DeviceControl::ApplicationReport DeviceActor::applicationReport(
     hal::ApplicationId application) const {
   ApplicationReport report;
+  report.runtime = reinterpret_cast<uintptr_t>(runtime_.get());
   report.arenaBytes = runtime_->arenaBudget().held(application);
   for (const ApplicationStats& s : runtime_->scheduler().applications()) {
     if (s.application != application) continue;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "actors/cache_actor.h"
+#include "actors/cancel_registry.h"
 #include "actors/compilation_actor.h"
 #include "actors/device_buffer.h"
 #include "actors/prepared_model_registry.h"
@@ -36,11 +37,16 @@
 
 namespace nnhal::actors {
 
+/// The runtime options (threads, limits, tracing) of DeviceOptions.
+RuntimeOptions runtimeOptions(const DeviceOptions& options);
+
 class DeviceActor final : public Device, public hal::DeviceControl {
  public:
   /// The device of `backend`, with the plumbing's options of `options` (the state directory,
-  /// caching, threads and limits; not the backend's own, which it took when created).
-  DeviceActor(const DeviceOptions& options, std::shared_ptr<const backend::Backend> backend);
+  /// caching and limits; not the backend's own, which it took when created), on `runtime`
+  /// (shared with other devices), or on a runtime of its own made from `options` when null.
+  DeviceActor(const DeviceOptions& options, std::shared_ptr<const backend::Backend> backend,
+              std::shared_ptr<Runtime> runtime = nullptr);
   ~DeviceActor() override;
 
   std::string getName() const override;
@@ -103,6 +109,9 @@ class DeviceActor final : public Device, public hal::DeviceControl {
   std::shared_ptr<BufferTable> buffers_;
   /// The prepared models this device made and that still live (allocate, controlOf).
   std::shared_ptr<PreparedModelRegistry> models_ = std::make_shared<PreparedModelRegistry>();
+  /// Fenced executions of this device's models still waiting for their fences: cancelled
+  /// when the device is released (the runtime may live on, serving other devices).
+  std::shared_ptr<CancelRegistry> fenceWaits_ = std::make_shared<CancelRegistry>();
 };
 
 }  // namespace nnhal::actors

@@ -25,14 +25,17 @@ uint64_t microsecondsSince(Clock::time_point start, Clock::time_point end) {
 ExecutionActor::ExecutionActor(std::shared_ptr<Runtime> runtime,
                                std::shared_ptr<const backend::CompiledModel> compiled,
                                std::unique_ptr<backend::ExecutionMemory> memory,
-                               std::shared_ptr<BufferTable> buffers, RunAs runAs)
+                               std::shared_ptr<BufferTable> buffers, RunAs runAs,
+                               std::shared_ptr<CancelRegistry> deviceFenceWaits)
     : runtime_(std::move(runtime)),
       compiled_(std::move(compiled)),
       buffers_(std::move(buffers)),
       bufferModelId_(buffers_ ? buffers_->newModelId() : 0),
       runAs_(runAs),
       outputBytes_(compiled_->outputBytes()),
-      memory_(std::move(memory)) {}
+      memory_(std::move(memory)),
+      deviceFenceWaits_(deviceFenceWaits ? std::move(deviceFenceWaits)
+                                         : std::make_shared<CancelRegistry>()) {}
 
 Result<ExecutionActor::BurstResources> ExecutionActor::burstResources() const {
   NNHAL_ASSIGN_OR_RETURN(std::unique_ptr<backend::ExecutionMemory> memory,
@@ -74,10 +77,10 @@ Result<ExecutionActor::FencedHold> ExecutionActor::FencedHold::acquire(
     return fail(ErrorStatus::DEVICE_UNAVAILABLE, "the prepared model is shutting down");
   }
   const std::optional<uint64_t> actorHook = actor.fenceWaits_.add(cancel);
-  const std::optional<uint64_t> runtimeHook = actor.runtime_->fenceWaits().add(cancel);
+  const std::optional<uint64_t> runtimeHook = actor.deviceFenceWaits_->add(cancel);
   if (!actorHook || !runtimeHook) {
     if (actorHook) actor.fenceWaits_.remove(*actorHook);
-    if (runtimeHook) actor.runtime_->fenceWaits().remove(*runtimeHook);
+    if (runtimeHook) actor.deviceFenceWaits_->remove(*runtimeHook);
     actor.gate_.leave();
     return fail(ErrorStatus::DEVICE_UNAVAILABLE,
                 runtimeHook ? "the prepared model is shutting down" : "the device was released");
@@ -94,7 +97,7 @@ void ExecutionActor::FencedHold::release() {
   ExecutionActor* actor = std::exchange(actor_, nullptr);
   if (actor == nullptr) return;
   actor->fenceWaits_.remove(actorHook_);
-  actor->runtime_->fenceWaits().remove(runtimeHook_);
+  actor->deviceFenceWaits_->remove(runtimeHook_);
   actor->gate_.leave();  // last: the actor may be destroyed from here on
 }
 

@@ -47,10 +47,13 @@ class ExecutionActor {
   /// `runAs`: the model's application and priority (PrepareOptions::priority); its
   /// executions run as them on the scheduler.
   /// `memory`: the compiled model's ExecutionMemory for this prepared model's executions.
+  /// `deviceFenceWaits`: the device's fenced executions still waiting for fences, cancelled
+  /// when the device is released (null: a registry of this model's own).
   ExecutionActor(std::shared_ptr<Runtime> runtime,
                  std::shared_ptr<const backend::CompiledModel> compiled,
                  std::unique_ptr<backend::ExecutionMemory> memory,
-                 std::shared_ptr<BufferTable> buffers = nullptr, RunAs runAs = {});
+                 std::shared_ptr<BufferTable> buffers = nullptr, RunAs runAs = {},
+                 std::shared_ptr<CancelRegistry> deviceFenceWaits = nullptr);
   ~ExecutionActor();
 
   /// The model requests are validated against.
@@ -172,6 +175,8 @@ class ExecutionActor {
   DrainGate gate_;
   /// This model's fenced executions that are waiting for fences (cancelled by stop()).
   CancelRegistry fenceWaits_;
+  /// The device's (cancelled when the device is released).
+  std::shared_ptr<CancelRegistry> deviceFenceWaits_;
   /// Consecutive executions shorter than kQuickRun (saturates).
   std::atomic<uint32_t> quickRuns_{0};
   /// The shortest successful run so far (ns of the step loop; INT64_MAX before the first).

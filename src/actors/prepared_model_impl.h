@@ -38,15 +38,18 @@ class PreparedModelImpl final : public PreparedModel,
   /// `buffers`: the device's driver-managed buffers (requests may name them by token);
   /// `registry`: the device's table of its prepared models, where this one is listed while
   /// it lives; `runAs`: the application the model was prepared for and
-  /// PrepareOptions::priority, as which every execution of the model runs.
+  /// PrepareOptions::priority, as which every execution of the model runs;
+  /// `deviceFenceWaits`: the device's registry of fenced executions waiting for fences.
   /// `memory`: what `compiled` made for this model's executions (createMemory).
   PreparedModelImpl(std::shared_ptr<Runtime> runtime,
                     std::shared_ptr<const backend::CompiledModel> compiled,
                     std::unique_ptr<backend::ExecutionMemory> memory,
                     std::shared_ptr<BufferTable> buffers,
                     const std::shared_ptr<PreparedModelRegistry>& registry,
-                    std::shared_ptr<const CacheBinding> cache = nullptr, RunAs runAs = {})
-      : actor_(std::move(runtime), compiled, std::move(memory), std::move(buffers), runAs),
+                    std::shared_ptr<const CacheBinding> cache = nullptr, RunAs runAs = {},
+                    std::shared_ptr<CancelRegistry> deviceFenceWaits = nullptr)
+      : actor_(std::move(runtime), compiled, std::move(memory), std::move(buffers), runAs,
+               std::move(deviceFenceWaits)),
         compiled_(std::move(compiled)),
         cache_(std::move(cache)),
         registration_(registry->add(this, this)) {}

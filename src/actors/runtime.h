@@ -21,7 +21,6 @@
 #include <boost/asio/thread_pool.hpp>
 #include <memory>
 
-#include "actors/cancel_registry.h"
 #include "actors/scheduler.h"
 #include "engine/arena_budget.h"
 #include "nnhal/trace.h"
@@ -61,11 +60,11 @@ class Runtime {
 
   Executor executor() { return pool_->get_executor(); }
   Strand makeStrand() { return boost::asio::make_strand(pool_->get_executor()); }
-  /// The device's run queue (priorities, starvation bound).
+  /// The run queue of every device on this runtime (fair share, priorities, starvation bound).
   Scheduler& scheduler() { return *scheduler_; }
   /// Fenced executions of every prepared model of the device that are still waiting for
   /// their fences; the device cancels them all when it is released.
-  CancelRegistry& fenceWaits() { return fenceWaits_; }
+
   /// Memory one execution may use (0 = no limit): the arena of a plan and what it allocates.
   uint64_t maxExecutionBytes() const { return maxExecutionBytes_; }
   /// Executions of one prepared model that may wait on the scheduler (DeviceOptions).
@@ -88,7 +87,6 @@ class Runtime {
   /// The idle watchdog: trims the arena budget every half idleRelease (until stopped).
   struct Watchdog;
   std::shared_ptr<Watchdog> watchdog_;
-  CancelRegistry fenceWaits_;
   uint64_t maxExecutionBytes_;
   uint32_t maxQueuedExecutions_;
   std::shared_ptr<TraceRecorder> trace_;

@@ -52,10 +52,13 @@ class DeviceControl {
   /// The share of the device `application` gets relative to the others (1 = the default).
   virtual void setApplicationWeight(ApplicationId application, uint32_t weight) = 0;
   /// What the device holds and did for `application`.
+  /// Devices that share one runtime (actors/device_factory.h) report the same scheduler and
+  /// arena budget: `runtime` says which, so that a sum over devices counts each once.
   struct ApplicationReport {
     uint32_t weight = 1;
     uint64_t arenaBytes = 0;  ///< its execution arenas (engine/arena_budget.h)
     uint64_t serviceNs = 0;   ///< time its work held slots (actors/scheduler.h)
+    uint64_t runtime = 0;     ///< identity of the runtime the numbers are of
   };
   virtual ApplicationReport applicationReport(ApplicationId application) const = 0;
 };

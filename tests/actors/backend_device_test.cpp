@@ -18,6 +18,7 @@
 #include "cache/cache_test_util.h"
 #include "nnhal/burst.h"
 #include "nnhal/device.h"
+#include "nnhal/sync_fence.h"
 
 namespace nnhal {
 namespace {
@@ -238,6 +239,46 @@ TEST(BackendDeviceTest, TwoDevicesServeConcurrentlyInOneProcess) {
   }
   for (auto& run : runs) EXPECT_TRUE(run.get());
   EXPECT_EQ(test.backend->executions(), 80u);
+}
+
+TEST(BackendDeviceTest, DevicesOnOneRuntimeAreReleasedIndependently) {
+  DeviceOptions options;
+  options.kernelThreads = 1;
+  auto runtime = actors::makeRuntime(options);
+  ASSERT_TRUE(runtime) << runtime.error().message;
+  auto cpuBackend = std::make_shared<backend::CpuBackend>(options);
+  auto cpu = actors::createDriver(options, cpuBackend, *runtime);
+  auto test = actors::createDriver(
+      options, std::make_shared<backend::FaultInjectingBackend>(cpuBackend, backend::FaultPlan{}),
+      *runtime);
+  ASSERT_TRUE(cpu && test);
+  auto onCpu = prepare(*cpu->device, buildModel(kFloat, 1));
+  auto onTest = prepare(*test->device, buildModel(kFloat, 1));
+  ASSERT_NE(onCpu, nullptr);
+  ASSERT_NE(onTest, nullptr);
+  const std::vector<uint8_t> expected = cachetest::run(*onCpu, kFloat);
+  EXPECT_EQ(cachetest::run(*onTest, kFloat), expected);
+
+  // A fenced execution waits on each device; releasing the test device ends only its own.
+  auto gate = SyncFence::create();
+  ASSERT_TRUE(gate);
+  TestRequest cpuRequest(kFloat, 7), testRequest(kFloat, 7);
+  auto cpuFenced = onCpu->executeFenced(cpuRequest.request, {*gate}, {}, {});
+  auto testFenced = onTest->executeFenced(testRequest.request, {*gate}, {}, {});
+  ASSERT_TRUE(cpuFenced && testFenced);
+  test = fail(ErrorStatus::GENERAL_FAILURE, "released");  // the test device goes
+  (void)testFenced->syncFence.wait(5s);
+  auto testInfo = testFenced->callback->getExecutionInfo();
+  ASSERT_TRUE(testInfo);
+  EXPECT_EQ(testInfo->status, ErrorStatus::DEVICE_UNAVAILABLE);
+  ASSERT_TRUE(gate->signal());
+  ASSERT_TRUE(cpuFenced->syncFence.wait(5s));
+  auto cpuInfo = cpuFenced->callback->getExecutionInfo();
+  ASSERT_TRUE(cpuInfo);
+  EXPECT_EQ(cpuInfo->status, ErrorStatus::NONE);
+  EXPECT_EQ(cpuRequest.output(), expected);
+  // And the CPU device, on the runtime the two shared, goes on serving.
+  EXPECT_EQ(cachetest::run(*onCpu, kFloat), expected);
 }
 
 /// Lines of /proc/self/maps: the process's memory mappings.

@@ -134,14 +134,22 @@ int main(int argc, char** argv) {
     spdlog::warn("--dump-models: every model clients prepare is written to {}",
                  config.dumpModelsDir);
   }
-  auto driver = nnhal::daemon::createCpuDevice(config, deviceOptions);
+  // Before the runtime: the sessions' strands live on it, and the runtime's threads may hold
+  // the last reference to a session (a preparation's reply) until they are joined.
+  boost::asio::io_context io;
+  auto runtime = nnhal::actors::makeRuntime(deviceOptions);
+  if (!runtime) {
+    spdlog::critical("cannot start the driver: {}", runtime.error().message);
+    return 1;
+  }
+  auto driver = nnhal::daemon::createCpuDevice(config, deviceOptions, *runtime);
   if (!driver) {
     spdlog::critical("cannot start the driver: {}", driver.error().message);
     return 1;
   }
   std::vector<nnhal::hal::EmbeddedDriver> drivers{*driver};
   if (!config.testDevice.empty()) {
-    auto test = nnhal::daemon::createTestDevice(config, deviceOptions);
+    auto test = nnhal::daemon::createTestDevice(config, deviceOptions, *runtime);
     if (!test) {
       spdlog::critical("cannot start the test device: {}", test.error().message);
       return 1;
@@ -151,7 +159,6 @@ int main(int argc, char** argv) {
     drivers.push_back(std::move(*test));
   }
 
-  boost::asio::io_context io;
   nnhal::ipc::ServerOptions serverOptions = nnhal::daemon::serverOptions(config);
   serverOptions.listenFd = inherited->client;
   serverOptions.adminListenFd = inherited->admin;
@@ -163,7 +170,7 @@ int main(int argc, char** argv) {
     };
   }
   {
-    nnhal::ipc::Server server(io, std::move(drivers), serverOptions);
+    nnhal::ipc::Server server(io, drivers, serverOptions);
     if (auto listening = server.listen(); !listening) {
       spdlog::critical("{}", listening.error().message);
       return 1;

@@ -10,21 +10,24 @@
 namespace nnhal::daemon {
 
 Result<hal::EmbeddedDriver> createCpuDevice(const DaemonConfig& config,
-                                            const DeviceOptions& options) {
-  if (!config.testLeakMapping && config.testHangAfter == 0) {
-    return hal::createEmbeddedDriver(options);
-  }
+                                            const DeviceOptions& options,
+                                            std::shared_ptr<actors::Runtime> runtime) {
   auto cpu = std::make_shared<backend::CpuBackend>(options);
+  if (!config.testLeakMapping && config.testHangAfter == 0) {
+    return actors::createDriver(options, std::move(cpu), std::move(runtime));
+  }
   backend::FaultPlan plan;
   plan.name = cpu->name();
   plan.leakMappingPerExecution = config.testLeakMapping;
   plan.hangAfterExecutions = config.testHangAfter;
   return actors::createDriver(
-      options, std::make_shared<backend::FaultInjectingBackend>(std::move(cpu), std::move(plan)));
+      options, std::make_shared<backend::FaultInjectingBackend>(std::move(cpu), std::move(plan)),
+      std::move(runtime));
 }
 
 Result<hal::EmbeddedDriver> createTestDevice(const DaemonConfig& config,
-                                             const DeviceOptions& options) {
+                                             const DeviceOptions& options,
+                                             std::shared_ptr<actors::Runtime> runtime) {
   backend::FaultPlan plan;
   plan.name = config.testDevice;
   for (const std::string& name : config.testDeviceRefuse) {
@@ -44,7 +47,8 @@ Result<hal::EmbeddedDriver> createTestDevice(const DaemonConfig& config,
   DeviceOptions own = options;
   if (!own.stateDirectory.empty()) own.stateDirectory = own.stateDirectory / "devices" / plan.name;
   return actors::createDriver(
-      own, std::make_shared<backend::FaultInjectingBackend>(std::move(cpu), std::move(plan)));
+      own, std::make_shared<backend::FaultInjectingBackend>(std::move(cpu), std::move(plan)),
+      std::move(runtime));
 }
 
 }  // namespace nnhal::daemon

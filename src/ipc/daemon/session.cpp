@@ -297,9 +297,13 @@ ApplicationUsage Session::usageOf(const Account& account) const {
   usage.requests = held.held(Resource::kRequests);
   usage.bursts = held.held(Resource::kBursts);
   usage.buffers = held.held(Resource::kBuffers);
-  // Summed over the devices (an application's weight is the same on each).
+  // Summed over the devices' runtimes, each counted once (an application's weight is the
+  // same on each).
+  std::vector<uint64_t> runtimes;
   for (const ServedDevice& served : config_->devices) {
     const auto report = served.driver->applicationReport(account.application());
+    if (std::find(runtimes.begin(), runtimes.end(), report.runtime) != runtimes.end()) continue;
+    runtimes.push_back(report.runtime);
     usage.weight = report.weight;
     usage.arenaBytes += report.arenaBytes;
     usage.driverTimeUs += report.serviceNs / 1000;
