@@ -3,11 +3,12 @@
 //   nnhal run --model M.tflite [--image I.bmp] [--input [NAME=]raw.bin]... [--labels L.txt]
 //             [--top 5] [--num_runs N] [--warmup_runs N] [--threads T] [--output [NAME=]out.bin]...
 //             [--mask M.png]
-//             [--json] [--cache-dir DIR] [--connect SOCKET] [--profile] [--trace FILE]
-//   nnhal info [--connect SOCKET | --state-dir DIR] [--json]
+//             [--json] [--cache-dir DIR] [--connect SOCKET [--device NAME]] [--profile]
+//             [--trace FILE]
+//   nnhal info [--connect SOCKET | --state-dir DIR] [--device NAME] [--json]
 //   nnhal calibrate --models DIR --state-dir DIR [--runs N]
 //   nnhal cts PATH... [--mode all|sync|async|dynamic|burst|device-buffers|fenced] [--filter S]
-//             [--quiet] [--connect SOCKET] [--json] [--junit FILE]
+//             [--quiet] [--connect SOCKET [--device NAME]] [--json] [--junit FILE]
 //   nnhal dump-graph MODEL.tflite [--output FILE.dot] [--connect SOCKET]
 //   nnhal stats --connect SOCKET [--json]
 #include <spdlog/cfg/env.h>
