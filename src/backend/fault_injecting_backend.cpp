@@ -98,14 +98,14 @@ class FaultyCompiledModel final : public CompiledModel {
 }  // namespace
 
 FaultInjectingBackend::FaultInjectingBackend(std::shared_ptr<const Backend> inner, FaultPlan plan)
-    : inner_(std::move(inner)), plan_(plan), state_(std::make_shared<State>()) {
+    : inner_(std::move(inner)), state_(std::make_shared<State>()) {
   state_->plan = std::move(plan);
 }
 
 Result<void> FaultInjectingBackend::checkModel(const Model& model) const {
   for (size_t i = 0; i < model.main.operations.size(); ++i) {
     const OperationType type = model.main.operations[i].type;
-    if (refused(plan_, type)) {
+    if (refused(state_->plan, type)) {
       return invalidArgument("operation " + std::to_string(i) + " (" + std::string(toString(type)) +
                              "): " + kRefused);
     }
@@ -116,14 +116,17 @@ Result<void> FaultInjectingBackend::checkModel(const Model& model) const {
 Result<std::vector<std::string>> FaultInjectingBackend::explainSupport(const Model& model) const {
   NNHAL_ASSIGN_OR_RETURN(std::vector<std::string> reasons, inner_->explainSupport(model));
   for (size_t i = 0; i < reasons.size() && i < model.main.operations.size(); ++i) {
-    if (reasons[i].empty() && refused(plan_, model.main.operations[i].type)) reasons[i] = kRefused;
+    if (reasons[i].empty() && refused(state_->plan, model.main.operations[i].type)) {
+      reasons[i] = kRefused;
+    }
   }
   return reasons;
 }
 
 Result<void> FaultInjectingBackend::countCompilation() const {
   const uint64_t n = state_->compilations.fetch_add(1) + 1;
-  if (plan_.failCompileEvery != 0 && n % plan_.failCompileEvery == 0) {
+  const uint32_t every = state_->plan.failCompileEvery;
+  if (every != 0 && n % every == 0) {
     return fail(ErrorStatus::GENERAL_FAILURE,
                 "compilation " + std::to_string(n) + " failed by the test device's fault plan");
   }

@@ -51,7 +51,7 @@ class FaultInjectingBackend final : public Backend {
  public:
   FaultInjectingBackend(std::shared_ptr<const Backend> inner, FaultPlan plan);
 
-  std::string name() const override { return plan_.name; }
+  std::string name() const override { return state_->plan.name; }
   /// The wrapped backend's version with "+faults".
   std::string version() const override { return inner_->version() + "+faults"; }
   DeviceType type() const override { return inner_->type(); }
@@ -71,7 +71,7 @@ class FaultInjectingBackend final : public Backend {
   uint64_t compilations() const { return state_->compilations.load(); }
   uint64_t executions() const { return state_->executions.load(); }
 
-  /// What the compiled models share with their backend.
+  /// The plan and counters, shared by the backend and the models it compiled.
   struct State {
     FaultPlan plan;
     std::atomic<uint64_t> compilations{0};
@@ -83,7 +83,6 @@ class FaultInjectingBackend final : public Backend {
   Result<void> countCompilation() const;
 
   std::shared_ptr<const Backend> inner_;
-  FaultPlan plan_;
   std::shared_ptr<State> state_;
 };
 

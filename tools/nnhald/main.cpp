@@ -142,14 +142,22 @@ int main(int argc, char** argv) {
     spdlog::critical("cannot start the driver: {}", runtime.error().message);
     return 1;
   }
-  auto driver = nnhal::daemon::createCpuDevice(config, deviceOptions, *runtime);
+  // One CPU engine (one TBB arena) under every device.
+  std::shared_ptr<const nnhal::backend::CpuBackend> cpu;
+  try {
+    cpu = std::make_shared<const nnhal::backend::CpuBackend>(deviceOptions);
+  } catch (const std::exception& e) {
+    spdlog::critical("cannot start the CPU engine: {}", e.what());
+    return 1;
+  }
+  auto driver = nnhal::daemon::createCpuDevice(config, deviceOptions, cpu, *runtime);
   if (!driver) {
     spdlog::critical("cannot start the driver: {}", driver.error().message);
     return 1;
   }
   std::vector<nnhal::hal::EmbeddedDriver> drivers{*driver};
   if (!config.testDevice.empty()) {
-    auto test = nnhal::daemon::createTestDevice(config, deviceOptions, *runtime);
+    auto test = nnhal::daemon::createTestDevice(config, deviceOptions, cpu, *runtime);
     if (!test) {
       spdlog::critical("cannot start the test device: {}", test.error().message);
       return 1;

@@ -11,8 +11,8 @@ namespace nnhal::daemon {
 
 Result<hal::EmbeddedDriver> createCpuDevice(const DaemonConfig& config,
                                             const DeviceOptions& options,
+                                            std::shared_ptr<const backend::CpuBackend> cpu,
                                             std::shared_ptr<actors::Runtime> runtime) {
-  auto cpu = std::make_shared<backend::CpuBackend>(options);
   if (!config.testLeakMapping && config.testHangAfter == 0) {
     return actors::createDriver(options, std::move(cpu), std::move(runtime));
   }
@@ -27,6 +27,7 @@ Result<hal::EmbeddedDriver> createCpuDevice(const DaemonConfig& config,
 
 Result<hal::EmbeddedDriver> createTestDevice(const DaemonConfig& config,
                                              const DeviceOptions& options,
+                                             std::shared_ptr<const backend::CpuBackend> cpu,
                                              std::shared_ptr<actors::Runtime> runtime) {
   backend::FaultPlan plan;
   plan.name = config.testDevice;
@@ -40,7 +41,6 @@ Result<hal::EmbeddedDriver> createTestDevice(const DaemonConfig& config,
   plan.failCompileEvery = config.testDeviceFailCompileEvery;
   plan.failExecuteEvery = config.testDeviceFailExecuteEvery;
   plan.executeDelay = std::chrono::microseconds(config.testDeviceDelayUs);
-  auto cpu = std::make_shared<backend::CpuBackend>(options);
   if (plan.name == cpu->name()) {
     return invalidArgument("--test-device: '" + plan.name + "' is the CPU device's name");
   }
