@@ -152,6 +152,17 @@ TEST(MultiDevice, AHangingDeviceHoldsItsExecutionsUntilTheirClientLeaves) {
   EXPECT_EQ(daemon.stop(SIGTERM), 0);
 }
 
+TEST(MultiDevice, ABadTestDeviceIsRefusedAtStart) {
+  // An operation name nnhald does not know, and the CPU device's own name: nnhald exits
+  // instead of serving.
+  Daemon unknownOperation({"--test-device", "nnhal-test", "--test-device-refuse", "NOT_AN_OP"});
+  EXPECT_FALSE(unknownOperation.running());
+  Daemon takenName({"--test-device", "nnhal-cpu"});
+  EXPECT_FALSE(takenName.running());
+  Daemon valid({"--test-device", "nnhal-test", "--test-device-refuse", "CONV_2D"});
+  EXPECT_TRUE(valid.running());
+}
+
 TEST(MultiDevice, NnhalInfoListsEveryDevice) {
   TempDir cache;
   Daemon daemon(testDeviceArgs(cache));
