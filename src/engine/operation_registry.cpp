@@ -1,5 +1,6 @@
 #include "engine/operation_registry.h"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <span>
@@ -7,40 +8,156 @@
 
 #include <fmt/format.h>
 
-#include "engine/ops/families.h"
+#include "engine/ops/ops.h"
 #include "nnhal/tflite_compat_extension.h"
 
 namespace nnhal::engine {
 namespace {
 
-/// Index by operation code for the fundamental operations, built once.
-class Registry {
- public:
-  Registry() {
-    for (auto family :
-         {ops::coreOperations(), ops::elementwiseOperations(), ops::dataMovementOperations(),
-          ops::normalizationOperations(), ops::convolutionOperations(), ops::sequenceOperations(),
-          ops::detectionOperations()}) {
-      for (const OperationDef& def : family) {
-        const auto code = static_cast<int32_t>(def.type);
-        if (code >= 0 && code <= kOperationTypeFundamentalMax) byCode_[code] = &def;
-      }
-    }
-  }
-  const OperationDef* find(OperationType type) const {
-    const auto code = static_cast<int32_t>(type);
-    if (code < 0 || code > kOperationTypeFundamentalMax) return nullptr;
-    return byCode_[code];
-  }
-
- private:
-  std::array<const OperationDef*, kOperationTypeFundamentalMax + 1> byCode_{};
+/// Every fundamental operation the engine implements, sorted by operation code (checked at
+/// compile time below). IF and WHILE are absent: the interpreter runs them itself.
+constexpr OperationDef kOperations[] = {
+    {OperationType::ADD, ops::prepareAdd},
+    {OperationType::AVERAGE_POOL_2D, ops::prepareAveragePool2D},
+    {OperationType::CONCATENATION, ops::prepareConcatenation},
+    {OperationType::CONV_2D, ops::prepareConv2D},
+    {OperationType::DEPTHWISE_CONV_2D, ops::prepareDepthwiseConv2D},
+    {OperationType::DEPTH_TO_SPACE, ops::prepareDepthToSpace},
+    {OperationType::DEQUANTIZE, ops::prepareDequantize},
+    {OperationType::EMBEDDING_LOOKUP, ops::prepareEmbeddingLookup},
+    {OperationType::FLOOR, ops::prepareFloor},
+    {OperationType::FULLY_CONNECTED, ops::prepareFullyConnected},
+    {OperationType::HASHTABLE_LOOKUP, ops::prepareHashtableLookup},
+    {OperationType::L2_NORMALIZATION, ops::prepareL2Normalization},
+    {OperationType::L2_POOL_2D, ops::prepareL2Pool2D},
+    {OperationType::LOCAL_RESPONSE_NORMALIZATION, ops::prepareLocalResponseNormalization},
+    {OperationType::LOGISTIC, ops::prepareLogistic},
+    {OperationType::LSH_PROJECTION, ops::prepareLshProjection},
+    {OperationType::LSTM, ops::prepareLstm},
+    {OperationType::MAX_POOL_2D, ops::prepareMaxPool2D},
+    {OperationType::MUL, ops::prepareMul},
+    {OperationType::RELU, ops::prepareRelu},
+    {OperationType::RELU1, ops::prepareRelu1},
+    {OperationType::RELU6, ops::prepareRelu6},
+    {OperationType::RESHAPE, ops::prepareReshape},
+    {OperationType::RESIZE_BILINEAR, ops::prepareResizeBilinear},
+    {OperationType::RNN, ops::prepareRnn},
+    {OperationType::SOFTMAX, ops::prepareSoftmax},
+    {OperationType::SPACE_TO_DEPTH, ops::prepareSpaceToDepth},
+    {OperationType::SVDF, ops::prepareSvdf},
+    {OperationType::TANH, ops::prepareTanh},
+    {OperationType::BATCH_TO_SPACE_ND, ops::prepareBatchToSpaceNd},
+    {OperationType::DIV, ops::prepareDiv},
+    {OperationType::MEAN, ops::prepareMean},
+    {OperationType::PAD, ops::preparePad},
+    {OperationType::SPACE_TO_BATCH_ND, ops::prepareSpaceToBatchNd},
+    {OperationType::SQUEEZE, ops::prepareSqueeze},
+    {OperationType::STRIDED_SLICE, ops::prepareStridedSlice},
+    {OperationType::SUB, ops::prepareSub},
+    {OperationType::TRANSPOSE, ops::prepareTranspose},
+    {OperationType::ABS, ops::prepareAbs},
+    {OperationType::ARGMAX, ops::prepareArgMax},
+    {OperationType::ARGMIN, ops::prepareArgMin},
+    {OperationType::AXIS_ALIGNED_BBOX_TRANSFORM, ops::prepareAxisAlignedBboxTransform},
+    {OperationType::BIDIRECTIONAL_SEQUENCE_LSTM, ops::prepareBidirectionalSequenceLstm},
+    {OperationType::BIDIRECTIONAL_SEQUENCE_RNN, ops::prepareBidirectionalSequenceRnn},
+    {OperationType::BOX_WITH_NMS_LIMIT, ops::prepareBoxWithNmsLimit},
+    {OperationType::CAST, ops::prepareCast},
+    {OperationType::CHANNEL_SHUFFLE, ops::prepareChannelShuffle},
+    {OperationType::DETECTION_POSTPROCESSING, ops::prepareDetectionPostprocessing},
+    {OperationType::EQUAL, ops::prepareEqual},
+    {OperationType::EXP, ops::prepareExp},
+    {OperationType::EXPAND_DIMS, ops::prepareExpandDims},
+    {OperationType::GATHER, ops::prepareGather},
+    {OperationType::GENERATE_PROPOSALS, ops::prepareGenerateProposals},
+    {OperationType::GREATER, ops::prepareGreater},
+    {OperationType::GREATER_EQUAL, ops::prepareGreaterEqual},
+    {OperationType::GROUPED_CONV_2D, ops::prepareGroupedConv2D},
+    {OperationType::HEATMAP_MAX_KEYPOINT, ops::prepareHeatmapMaxKeypoint},
+    {OperationType::INSTANCE_NORMALIZATION, ops::prepareInstanceNormalization},
+    {OperationType::LESS, ops::prepareLess},
+    {OperationType::LESS_EQUAL, ops::prepareLessEqual},
+    {OperationType::LOG, ops::prepareLog},
+    {OperationType::LOGICAL_AND, ops::prepareLogicalAnd},
+    {OperationType::LOGICAL_NOT, ops::prepareLogicalNot},
+    {OperationType::LOGICAL_OR, ops::prepareLogicalOr},
+    {OperationType::LOG_SOFTMAX, ops::prepareLogSoftmax},
+    {OperationType::MAXIMUM, ops::prepareMaximum},
+    {OperationType::MINIMUM, ops::prepareMinimum},
+    {OperationType::NEG, ops::prepareNeg},
+    {OperationType::NOT_EQUAL, ops::prepareNotEqual},
+    {OperationType::PAD_V2, ops::preparePadV2},
+    {OperationType::POW, ops::preparePow},
+    {OperationType::PRELU, ops::preparePrelu},
+    {OperationType::QUANTIZE, ops::prepareQuantize},
+    {OperationType::QUANTIZED_16BIT_LSTM, ops::prepareQuantized16BitLstm},
+    {OperationType::RANDOM_MULTINOMIAL, ops::prepareRandomMultinomial},
+    {OperationType::REDUCE_ALL, ops::prepareReduceAll},
+    {OperationType::REDUCE_ANY, ops::prepareReduceAny},
+    {OperationType::REDUCE_MAX, ops::prepareReduceMax},
+    {OperationType::REDUCE_MIN, ops::prepareReduceMin},
+    {OperationType::REDUCE_PROD, ops::prepareReduceProd},
+    {OperationType::REDUCE_SUM, ops::prepareReduceSum},
+    {OperationType::ROI_ALIGN, ops::prepareRoiAlign},
+    {OperationType::ROI_POOLING, ops::prepareRoiPooling},
+    {OperationType::RSQRT, ops::prepareRsqrt},
+    {OperationType::SELECT, ops::prepareSelect},
+    {OperationType::SIN, ops::prepareSin},
+    {OperationType::SLICE, ops::prepareSlice},
+    {OperationType::SPLIT, ops::prepareSplit},
+    {OperationType::SQRT, ops::prepareSqrt},
+    {OperationType::TILE, ops::prepareTile},
+    {OperationType::TOPK_V2, ops::prepareTopKV2},
+    {OperationType::TRANSPOSE_CONV_2D, ops::prepareTransposeConv2D},
+    {OperationType::UNIDIRECTIONAL_SEQUENCE_LSTM, ops::prepareUnidirectionalSequenceLstm},
+    {OperationType::UNIDIRECTIONAL_SEQUENCE_RNN, ops::prepareUnidirectionalSequenceRnn},
+    {OperationType::RESIZE_NEAREST_NEIGHBOR, ops::prepareResizeNearestNeighbor},
+    {OperationType::QUANTIZED_LSTM, ops::prepareQuantizedLstm},
+    {OperationType::ELU, ops::prepareElu},
+    {OperationType::HARD_SWISH, ops::prepareHardSwish},
+    {OperationType::FILL, ops::prepareFill},
+    {OperationType::RANK, ops::prepareRank},
 };
 
-const Registry& registry() {
-  static const Registry instance;
-  return instance;
+constexpr bool sortedWithoutRepeats() {
+  for (size_t i = 1; i < std::size(kOperations); ++i) {
+    if (static_cast<int32_t>(kOperations[i - 1].type) >=
+        static_cast<int32_t>(kOperations[i].type)) {
+      return false;
+    }
+  }
+  return true;
 }
+static_assert(sortedWithoutRepeats(), "kOperations: sort by operation code, one entry per type");
+static_assert(static_cast<int32_t>(kOperations[std::size(kOperations) - 1].type) <=
+                  kOperationTypeFundamentalMax,
+              "kOperations holds fundamental operation codes only");
+
+/// One operation of a vendor extension: its extension's name, its type within the extension
+/// (the low 16 bits of the code), its name and its prepare function. The full code depends on
+/// the prefix each model gives the extension in Model::extensionNameToPrefix.
+struct ExtensionOperationDef {
+  std::string_view extension;
+  uint16_t type = 0;
+  std::string_view name;
+  OperationDef def;
+};
+
+constexpr ExtensionOperationDef extensionOperation(tflite_compat::Operation operation,
+                                                   std::string_view name, PrepareFn prepare) {
+  return {tflite_compat::kExtensionName, static_cast<uint16_t>(operation), name,
+          OperationDef{OperationType::OEM_OPERATION, prepare}};
+}
+
+/// The operations of the extensions the engine implements (org.nnhal.tflite_compat).
+constexpr ExtensionOperationDef kExtensionOperations[] = {
+    extensionOperation(tflite_compat::Operation::FLOOR_DIV, "FLOOR_DIV", ops::prepareFloorDiv),
+    extensionOperation(tflite_compat::Operation::GATHER_ND, "GATHER_ND", ops::prepareGatherNd),
+    extensionOperation(tflite_compat::Operation::RESHAPE, "RESHAPE",
+                       ops::prepareTfliteCompatReshape),
+    extensionOperation(tflite_compat::Operation::CONCATENATION, "CONCATENATION",
+                       ops::prepareTfliteCompatConcatenation),
+};
 
 bool isExtensionCode(OperationType type) { return static_cast<uint32_t>(type) > 0xFFFFu; }
 
@@ -53,11 +170,11 @@ std::optional<std::string_view> extensionNameOf(OperationType type, const Model&
   return std::nullopt;
 }
 
-const ops::ExtensionOperationDef* findExtensionOperation(OperationType type, const Model& model) {
+const ExtensionOperationDef* findExtensionOperation(OperationType type, const Model& model) {
   const auto name = extensionNameOf(type, model);
   if (!name) return nullptr;
   const uint16_t low = extensionTypeOf(static_cast<uint32_t>(type));
-  for (const ops::ExtensionOperationDef& def : ops::tfliteCompatOperations()) {
+  for (const ExtensionOperationDef& def : kExtensionOperations) {
     if (def.extension == *name && def.type == low) return &def;
   }
   return nullptr;
@@ -67,17 +184,25 @@ bool isSupportedExtension(std::string_view name) { return name == tflite_compat:
 
 }  // namespace
 
-const OperationDef* findOperation(OperationType type) { return registry().find(type); }
+std::span<const OperationDef> implementedOperations() { return kOperations; }
+
+const OperationDef* findOperation(OperationType type) {
+  const auto* end = std::end(kOperations);
+  const auto* found = std::lower_bound(
+      std::begin(kOperations), end, static_cast<int32_t>(type),
+      [](const OperationDef& def, int32_t code) { return static_cast<int32_t>(def.type) < code; });
+  return found != end && found->type == type ? found : nullptr;
+}
 
 const OperationDef* findOperation(OperationType type, const Model& model) {
-  if (!isExtensionCode(type)) return registry().find(type);
-  const ops::ExtensionOperationDef* def = findExtensionOperation(type, model);
+  if (!isExtensionCode(type)) return findOperation(type);
+  const ExtensionOperationDef* def = findExtensionOperation(type, model);
   return def != nullptr ? &def->def : nullptr;
 }
 
 std::string operationName(OperationType type, const Model& model) {
   if (!isExtensionCode(type)) return std::string(toString(type));
-  if (const ops::ExtensionOperationDef* def = findExtensionOperation(type, model)) {
+  if (const ExtensionOperationDef* def = findExtensionOperation(type, model)) {
     return std::string(def->name);
   }
   const auto name = extensionNameOf(type, model);

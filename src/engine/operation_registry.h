@@ -4,6 +4,7 @@
 // each model gives the extension in Model::extensionNameToPrefix).
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,10 @@
 #include "nnhal/types.h"
 
 namespace nnhal::engine {
+
+/// Every fundamental operation the engine implements, sorted by operation code, one entry
+/// per type (IF and WHILE, which the interpreter runs itself, are not among them).
+std::span<const OperationDef> implementedOperations();
 
 /// The registry entry of fundamental operation `type`, or null when the engine has no
 /// implementation (and for every extension code).

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "engine/op_test_harness.h"
-#include "engine/ops/conv_family_ops.h"
+#include "engine/ops/ops.h"
 #include "kernels/quantization.h"
 
 namespace nnhal::engine {

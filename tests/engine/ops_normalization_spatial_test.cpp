@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "engine/op_test_harness.h"
-#include "engine/ops/normalization_ops.h"
+#include "engine/ops/ops.h"
 
 namespace nnhal::engine {
 namespace {

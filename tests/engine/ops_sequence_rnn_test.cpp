@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/op_test_harness.h"
-#include "engine/ops/sequence_ops.h"
+#include "engine/ops/ops.h"
 
 namespace nnhal::engine {
 namespace {

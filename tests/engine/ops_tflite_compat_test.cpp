@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "engine/op_test_harness.h"
-#include "engine/ops/tflite_compat_ops.h"
+#include "engine/ops/ops.h"
 #include "nnhal/tflite_compat_extension.h"
 
 namespace nnhal::engine {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "engine/ops/elementwise_common.h"
-#include "engine/ops/elementwise_ops.h"
+#include "engine/ops/ops.h"
 #include "engine/ops/shape_utils.h"
 #include "kernels/binary_math.h"
 #include "kernels/elementwise.h"

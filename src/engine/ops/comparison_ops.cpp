@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "engine/ops/elementwise_common.h"
-#include "engine/ops/elementwise_ops.h"
+#include "engine/ops/ops.h"
 #include "engine/ops/shape_utils.h"
 #include "kernels/comparisons.h"
 

@@ -8,7 +8,6 @@
 
 #include "engine/ops/ops.h"
 #include "engine/ops/shape_utils.h"
-#include "engine/ops/tflite_compat_ops.h"
 #include "kernels/concatenation.h"
 
 namespace nnhal::engine::ops {

@@ -1,5 +1,6 @@
 // engine/ops/data_common.h — checks, parameter readers and Kernel builders shared by the
-// prepare functions of the data movement family (data_family.cpp).
+// prepare functions of the data movement operations (space, pad, shape, slice, permute, gather
+// and arg/top-k files).
 //
 // Every failure is INVALID_ARGUMENT with a message that starts with the operation and the
 // operand ("PAD input 1 ..."). Names live in ops::data so they cannot collide with the

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "engine/ops/detection_common.h"
-#include "engine/ops/detection_ops.h"
+#include "engine/ops/ops.h"
 #include "engine/ops/shape_utils.h"
 #include "kernels/generate_proposals.h"
 

@@ -12,7 +12,7 @@
 
 #include "engine/ops/conv_common.h"
 #include "engine/ops/conv_family_checks.h"
-#include "engine/ops/conv_family_ops.h"
+#include "engine/ops/ops.h"
 #include "engine/ops/gemm_kernel.h"
 #include "hal/operand_utils.h"
 #include "kernels/channel_slice.h"

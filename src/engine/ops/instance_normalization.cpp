@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-#include "engine/ops/normalization_ops.h"
+#include "engine/ops/ops.h"
 #include "engine/ops/shape_utils.h"
 #include "kernels/instance_norm.h"
 

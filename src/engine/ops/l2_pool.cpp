@@ -6,7 +6,7 @@
 #include <string>
 
 #include "engine/ops/conv_common.h"
-#include "engine/ops/normalization_ops.h"
+#include "engine/ops/ops.h"
 #include "kernels/l2_pool.h"
 #include "kernels/quantization.h"
 

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "engine/ops/sequence_common.h"
-#include "engine/ops/sequence_ops.h"
+#include "engine/ops/ops.h"
 #include "hal/operand_utils.h"
 #include "kernels/lsh_projection.h"
 

@@ -20,7 +20,7 @@
 
 #include "engine/ops/lstm_cell.h"
 #include "engine/ops/sequence_common.h"
-#include "engine/ops/sequence_ops.h"
+#include "engine/ops/ops.h"
 
 namespace nnhal::engine::ops {
 namespace {

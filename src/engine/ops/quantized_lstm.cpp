@@ -27,7 +27,7 @@
 #include <string>
 
 #include "engine/ops/sequence_common.h"
-#include "engine/ops/sequence_ops.h"
+#include "engine/ops/ops.h"
 #include "kernels/quantized_lstm.h"
 
 namespace nnhal::engine::ops {

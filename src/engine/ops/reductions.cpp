@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/ops/normalization_ops.h"
+#include "engine/ops/ops.h"
 #include "engine/ops/shape_utils.h"
 #include "kernels/reduce.h"
 #include "kernels/reduce_ops.h"

@@ -7,7 +7,6 @@
 
 #include "engine/ops/ops.h"
 #include "engine/ops/shape_utils.h"
-#include "engine/ops/tflite_compat_ops.h"
 #include "hal/operand_utils.h"
 
 namespace nnhal::engine::ops {

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "engine/ops/conv_common.h"
-#include "engine/ops/normalization_ops.h"
+#include "engine/ops/ops.h"
 #include "engine/ops/shape_utils.h"
 #include "kernels/resize.h"
 

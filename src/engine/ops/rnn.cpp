@@ -21,7 +21,7 @@
 #include <string>
 
 #include "engine/ops/sequence_common.h"
-#include "engine/ops/sequence_ops.h"
+#include "engine/ops/ops.h"
 #include "kernels/recurrent.h"
 
 namespace nnhal::engine::ops {

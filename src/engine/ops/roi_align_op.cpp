@@ -14,7 +14,7 @@
 
 #include "engine/ops/conv_common.h"
 #include "engine/ops/detection_common.h"
-#include "engine/ops/detection_ops.h"
+#include "engine/ops/ops.h"
 #include "engine/ops/shape_utils.h"
 #include "kernels/roi_align.h"
 

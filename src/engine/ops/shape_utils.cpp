@@ -169,4 +169,16 @@ size_t dimensionProduct(const std::vector<uint32_t>& dims, size_t from, size_t t
   return p;
 }
 
+Result<void> checkMovedTensorType(const PrepareContext& ctx, bool int32) {
+  if (int32) {
+    return checkInputType(
+        ctx, 0,
+        {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM,
+         OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
+  }
+  return checkInputType(ctx, 0,
+                        {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
+                         OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
+}
+
 }  // namespace nnhal::engine::ops

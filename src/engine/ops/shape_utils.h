@@ -55,6 +55,10 @@ Result<void> checkOutputQuantization(const PrepareContext& ctx, size_t o);
 /// e.g. RELU and RESHAPE).
 Result<void> checkSameQuantization(const PrepareContext& ctx, size_t i, size_t o);
 
+/// Input 0 of RESHAPE and CONCATENATION (the moved tensor): TENSOR_FLOAT32 or an 8-bit
+/// asymmetric type, and with `int32` (the tflite_compat extension's forms) TENSOR_INT32 too.
+Result<void> checkMovedTensorType(const PrepareContext& ctx, bool int32);
+
 /// Reads the INT32 fused activation of input `i` (0..3).
 Result<FusedActivationFunc> readActivation(const PrepareContext& ctx, size_t i);
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "engine/ops/data_common.h"
-#include "engine/ops/data_ops.h"
+#include "engine/ops/ops.h"
 #include "engine/ops/shape_utils.h"
 #include "kernels/strided_copy.h"
 

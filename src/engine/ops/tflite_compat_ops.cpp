@@ -9,8 +9,8 @@
 
 #include "engine/ops/data_common.h"
 #include "engine/ops/elementwise_common.h"
+#include "engine/ops/ops.h"
 #include "engine/ops/shape_utils.h"
-#include "engine/ops/tflite_compat_ops.h"
 #include "hal/operand_utils.h"
 #include "kernels/floor_div.h"
 #include "kernels/gather_nd.h"
@@ -95,18 +95,6 @@ PrepareResult prepareGatherNd(PrepareContext& ctx) {
     });
     return {};
   });
-}
-
-Result<void> checkMovedTensorType(const PrepareContext& ctx, bool int32) {
-  if (int32) {
-    return checkInputType(
-        ctx, 0,
-        {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM,
-         OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
-  }
-  return checkInputType(ctx, 0,
-                        {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
-                         OperandType::TENSOR_QUANT8_ASYMM_SIGNED});
 }
 
 }  // namespace nnhal::engine::ops

@@ -17,7 +17,7 @@
 
 #include "engine/ops/conv_common.h"
 #include "engine/ops/conv_family_checks.h"
-#include "engine/ops/conv_family_ops.h"
+#include "engine/ops/ops.h"
 #include "kernels/transpose_conv.h"
 
 namespace nnhal::engine::ops {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "engine/ops/elementwise_common.h"
-#include "engine/ops/elementwise_ops.h"
+#include "engine/ops/ops.h"
 #include "engine/ops/shape_utils.h"
 #include "kernels/activations.h"
 #include "kernels/unary_math.h"
