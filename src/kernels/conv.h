@@ -18,26 +18,11 @@
 
 #include "kernels/gemm.h"
 #include "kernels/quantization.h"
+#include "kernels/window_geometry.h"
 
 namespace nnhal::kernels {
 
-struct ConvGeometry {
-  uint32_t batches = 1;
-  uint32_t inHeight = 1;
-  uint32_t inWidth = 1;
-  uint32_t inDepth = 1;
-  uint32_t filterHeight = 1;
-  uint32_t filterWidth = 1;
-  uint32_t outHeight = 1;
-  uint32_t outWidth = 1;
-  uint32_t outDepth = 1;
-  int32_t padTop = 0;
-  int32_t padLeft = 0;
-  uint32_t strideHeight = 1;
-  uint32_t strideWidth = 1;
-  uint32_t dilationHeight = 1;
-  uint32_t dilationWidth = 1;
-
+struct ConvGeometry : WindowGeometry {
   /// GEMM rows: batches * outHeight * outWidth.
   size_t outputRows() const { return size_t{batches} * outHeight * outWidth; }
   /// GEMM reduction length: filterHeight * filterWidth * inDepth.

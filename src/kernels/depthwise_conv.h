@@ -19,26 +19,12 @@
 
 #include "kernels/isa.h"
 #include "kernels/quantization.h"
+#include "kernels/window_geometry.h"
 
 namespace nnhal::kernels {
 
-struct DepthwiseGeometry {
-  uint32_t batches = 1;
-  uint32_t inHeight = 1;
-  uint32_t inWidth = 1;
-  uint32_t inDepth = 1;
-  uint32_t filterHeight = 1;
-  uint32_t filterWidth = 1;
-  uint32_t outHeight = 1;
-  uint32_t outWidth = 1;
-  uint32_t outDepth = 1;
-  uint32_t depthMultiplier = 1;
-  int32_t padTop = 0;
-  int32_t padLeft = 0;
-  uint32_t strideHeight = 1;
-  uint32_t strideWidth = 1;
-  uint32_t dilationHeight = 1;
-  uint32_t dilationWidth = 1;
+struct DepthwiseGeometry : WindowGeometry {
+  uint32_t depthMultiplier = 1;  ///< outDepth = inDepth * depthMultiplier
 
   /// Units of work: batches * outHeight.
   size_t outputLines() const { return size_t{batches} * outHeight; }

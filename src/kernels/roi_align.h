@@ -23,19 +23,9 @@
 
 namespace nnhal::kernels {
 
-struct RoiAlignParams {
-  FeatureMap input;
-  uint32_t outHeight = 1;
-  uint32_t outWidth = 1;
-  float heightScale = 1.0f;  ///< 1 / height stride
-  float widthScale = 1.0f;   ///< 1 / width stride
+struct RoiAlignParams : RoiWindow {
   int32_t heightSamplingRatio = 0;
   int32_t widthSamplingRatio = 0;
-
-  /// The output map for `numRois` rois (same layout as the input).
-  FeatureMap output(uint32_t numRois) const {
-    return FeatureMap{numRois, outHeight, outWidth, input.depth, input.nchw};
-  }
 };
 
 /// Float rois [numRois, 4]; computes rois [roiBegin, roiEnd). Returns false if one of them

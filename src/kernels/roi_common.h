@@ -1,5 +1,6 @@
 // kernels/roi_common.h — the feature-map addressing shared by ROI_ALIGN, ROI_POOLING and
-// HEATMAP_MAX_KEYPOINT, which accept both the NHWC and the NCHW layout.
+// HEATMAP_MAX_KEYPOINT, which accept both the NHWC and the NCHW layout, and the output
+// window of ROI_ALIGN and ROI_POOLING.
 #pragma once
 
 #include <cstddef>
@@ -24,6 +25,21 @@ struct FeatureMap {
   /// Distance between channels c and c + 1 of one pixel.
   size_t channelStride() const { return nchw ? size_t{height} * width : 1; }
   size_t elements() const { return size_t{batches} * height * width * depth; }
+};
+
+/// What ROI_ALIGN and ROI_POOLING share: the feature map, the outHeight x outWidth bins of
+/// each roi, and the scale from image pixels (the rois' unit) to feature-map pixels.
+struct RoiWindow {
+  FeatureMap input;
+  uint32_t outHeight = 1;
+  uint32_t outWidth = 1;
+  float heightScale = 1.0f;  ///< 1 / height stride
+  float widthScale = 1.0f;   ///< 1 / width stride
+
+  /// The output map for `numRois` rois (same layout as the input).
+  FeatureMap output(uint32_t numRois) const {
+    return FeatureMap{numRois, outHeight, outWidth, input.depth, input.nchw};
+  }
 };
 
 }  // namespace nnhal::kernels

@@ -20,17 +20,7 @@
 
 namespace nnhal::kernels {
 
-struct RoiPoolingParams {
-  FeatureMap input;
-  uint32_t outHeight = 1;
-  uint32_t outWidth = 1;
-  float heightScale = 1.0f;  ///< 1 / height stride
-  float widthScale = 1.0f;   ///< 1 / width stride
-
-  FeatureMap output(uint32_t numRois) const {
-    return FeatureMap{numRois, outHeight, outWidth, input.depth, input.nchw};
-  }
-};
+struct RoiPoolingParams : RoiWindow {};
 
 /// T = float, uint8_t or int8_t. Computes rois [roiBegin, roiEnd) of rois [numRois, 4].
 template <typename T>

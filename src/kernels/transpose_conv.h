@@ -20,24 +20,12 @@
 #include <cstdint>
 
 #include "kernels/quantization.h"
+#include "kernels/window_geometry.h"
 
 namespace nnhal::kernels {
 
-struct TransposeConvGeometry {
-  uint32_t batches = 1;
-  uint32_t inHeight = 1;
-  uint32_t inWidth = 1;
-  uint32_t inDepth = 1;
-  uint32_t filterHeight = 1;
-  uint32_t filterWidth = 1;
-  uint32_t outHeight = 1;
-  uint32_t outWidth = 1;
-  uint32_t outDepth = 1;
-  int32_t padTop = 0;   ///< >= 0
-  int32_t padLeft = 0;  ///< >= 0
-  uint32_t strideHeight = 1;
-  uint32_t strideWidth = 1;
-
+struct TransposeConvGeometry : WindowGeometry {
+  // Here padTop and padLeft are >= 0, and there is no dilation (both factors stay 1).
   /// Units of work: one output row (b, y) each; batches * outHeight.
   size_t outputRows() const { return size_t{batches} * outHeight; }
   /// Elements of the filter (and of its packed form).

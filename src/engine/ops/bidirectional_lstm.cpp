@@ -17,8 +17,8 @@
 #include <algorithm>
 
 #include "engine/ops/lstm_cell.h"
-#include "engine/ops/sequence_common.h"
 #include "engine/ops/ops.h"
+#include "engine/ops/sequence_common.h"
 
 namespace nnhal::engine::ops {
 namespace {

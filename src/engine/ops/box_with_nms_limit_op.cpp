@@ -25,26 +25,8 @@ namespace {
 using namespace detection;
 
 Result<void> checkTypes(const PrepareContext& ctx) {
-  NNHAL_TRY(checkInputType(ctx, 0,
-                           {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
-                            OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
-  const OperandType type = ctx.input(0).type;
-  const OperandType boxType = type == OperandType::TENSOR_FLOAT32
-                                  ? OperandType::TENSOR_FLOAT32
-                                  : OperandType::TENSOR_QUANT16_ASYMM;
-  NNHAL_TRY(expectInput(ctx, 1, boxType));
-  NNHAL_TRY(expectInput(ctx, 2, OperandType::TENSOR_INT32));
-  NNHAL_TRY(expectOutput(ctx, 0, type));
-  NNHAL_TRY(expectOutput(ctx, 1, boxType));
-  NNHAL_TRY(expectOutput(ctx, 2, OperandType::TENSOR_INT32));
-  NNHAL_TRY(expectOutput(ctx, 3, OperandType::TENSOR_INT32));
-  if (type != OperandType::TENSOR_FLOAT32) {
-    NNHAL_TRY(checkInputQuantization(ctx, 0));
-    NNHAL_TRY(checkOutputQuantization(ctx, 0));
-    NNHAL_TRY(expectBoxQuantization(ctx, 1));
-    NNHAL_TRY(expectOutputBoxQuantization(ctx, 1));
-  }
-  return {};
+  return checkOperands(ctx, {Role::kBoxes, Role::kInt32},
+                       {Role::kMain, Role::kBoxes, Role::kInt32, Role::kInt32});
 }
 
 Result<kernels::BoxWithNmsParams> readParams(const PrepareContext& ctx) {

@@ -229,6 +229,88 @@ Result<WindowParams> parseWindow(const PrepareContext& ctx, const WindowLayout& 
   return w;
 }
 
+Result<void> checkFilterAndBias(const PrepareContext& ctx) {
+  const OperandType type = ctx.input(0).type;
+  const bool quant = isQuant8(type);
+  if (!ctx.hasInput(1)) return invalidArgument(ctx.where(1) + " (filter) is missing");
+  const OperandType filterType = ctx.input(1).type;
+  if (filterType != type && !(quant && filterType == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL)) {
+    return invalidArgument(
+        ctx.where(1) + " (filter) has type " + std::string(toString(filterType)) + ", expected " +
+        std::string(toString(type)) + (quant ? " or TENSOR_QUANT8_SYMM_PER_CHANNEL" : ""));
+  }
+  NNHAL_TRY(checkRank(ctx, 0, 4));
+  NNHAL_TRY(checkRank(ctx, 1, 4));
+  if (ctx.hasInput(2)) {
+    NNHAL_TRY(checkType(ctx, 2, quant ? OperandType::TENSOR_INT32 : OperandType::TENSOR_FLOAT32));
+    NNHAL_TRY(checkRank(ctx, 2, 1));
+  }
+  return {};
+}
+
+Result<void> checkConvOperands(const PrepareContext& ctx) {
+  if (ctx.outputCount() != 1) {
+    return invalidArgument(std::string(toString(ctx.type())) + " needs 1 output, got " +
+                           std::to_string(ctx.outputCount()));
+  }
+  NNHAL_TRY(checkMainType(ctx));
+  NNHAL_TRY(checkFilterAndBias(ctx));
+  const bool quant = isQuant8(ctx.input(0).type);
+  if (quant) {
+    NNHAL_TRY(checkQuant(ctx, 0));
+    NNHAL_TRY(checkOutputQuant(ctx, 0));
+  }
+  return {};
+}
+
+Result<void> checkBiasLength(const PrepareContext& ctx, uint32_t channels, std::string_view what) {
+  if (ctx.hasInput(2) && ctx.input(2).dimensions[0] != channels) {
+    return invalidArgument(ctx.where(2) + " (bias) has " +
+                           std::to_string(ctx.input(2).dimensions[0]) + " values for " +
+                           std::to_string(channels) + " " + std::string(what));
+  }
+  return {};
+}
+
+Result<void> checkConstantBytes(const PrepareContext& ctx, size_t i, size_t bytes) {
+  const OperandInfo& op = ctx.input(i);
+  if (op.isConstant() && op.constantLength < bytes) {
+    return invalidArgument(ctx.where(i) + " holds " + std::to_string(op.constantLength) +
+                           " bytes, needs " + std::to_string(bytes));
+  }
+  return {};
+}
+
+Result<void> checkNonEmptyImage(const PrepareContext& ctx) {
+  const auto& in = ctx.input(0).dimensions;
+  if (in[1] == 0 || in[2] == 0 || in[3] == 0) {
+    return invalidArgument(ctx.where(0) + " must have non-zero height, width and depth");
+  }
+  return {};
+}
+
+kernels::WindowGeometry windowGeometry(const std::vector<uint32_t>& in, uint32_t filterHeight,
+                                       uint32_t filterWidth, uint32_t outHeight, uint32_t outWidth,
+                                       uint32_t outDepth, const WindowParams& w) {
+  kernels::WindowGeometry g;
+  g.batches = in[0];
+  g.inHeight = in[1];
+  g.inWidth = in[2];
+  g.inDepth = in[3];
+  g.filterHeight = filterHeight;
+  g.filterWidth = filterWidth;
+  g.outHeight = outHeight;
+  g.outWidth = outWidth;
+  g.outDepth = outDepth;
+  g.padTop = w.padTop;
+  g.padLeft = w.padLeft;
+  g.strideHeight = static_cast<uint32_t>(w.strideHeight);
+  g.strideWidth = static_cast<uint32_t>(w.strideWidth);
+  g.dilationHeight = static_cast<uint32_t>(w.dilationHeight);
+  g.dilationWidth = static_cast<uint32_t>(w.dilationWidth);
+  return g;
+}
+
 Result<void> resolveWindow(const PrepareContext& ctx, WindowParams& w, uint32_t inHeight,
                            uint32_t inWidth, uint32_t filterHeight, uint32_t filterWidth,
                            uint32_t* outHeight, uint32_t* outWidth) {

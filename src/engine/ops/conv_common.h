@@ -1,5 +1,6 @@
 // engine/ops/conv_common.h — checks and parameter parsing shared by the prepare functions
-// of CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, AVERAGE_POOL_2D and MAX_POOL_2D.
+// of the convolutions (CONV_2D, DEPTHWISE_CONV_2D, GROUPED_CONV_2D, TRANSPOSE_CONV_2D),
+// FULLY_CONNECTED and the pools.
 //
 // Every failure is INVALID_ARGUMENT with a message that starts with the operation and the
 // operand ("CONV_2D input 3 ..."). Names live in ops::spatial so they cannot collide with
@@ -16,6 +17,7 @@
 
 #include "engine/operation.h"
 #include "kernels/quantization.h"
+#include "kernels/window_geometry.h"
 #include "nnhal/status.h"
 #include "nnhal/types.h"
 
@@ -47,6 +49,29 @@ Result<void> checkRank(const PrepareContext& ctx, size_t i, size_t rank);
 /// output `o`.
 Result<void> checkQuant(const PrepareContext& ctx, size_t i);
 Result<void> checkOutputQuant(const PrepareContext& ctx, size_t o);
+
+/// The operands every convolution shares (CONV_2D, DEPTHWISE_CONV_2D, GROUPED_CONV_2D,
+/// TRANSPOSE_CONV_2D; after checkMainType): the filter (input 1) present, of input 0's type or,
+/// for a quantized input, TENSOR_QUANT8_SYMM_PER_CHANNEL; input 0 and the filter of rank 4;
+/// the bias (input 2, may be omitted = zero) of rank 1, TENSOR_INT32 for a quantized input and
+/// TENSOR_FLOAT32 otherwise.
+Result<void> checkFilterAndBias(const PrepareContext& ctx);
+/// GROUPED_CONV_2D and TRANSPOSE_CONV_2D: exactly one output; input 0 and output 0 TENSOR_FLOAT32,
+/// TENSOR_QUANT8_ASYMM or TENSOR_QUANT8_ASYMM_SIGNED; input 0 and the filter (input 1) rank 4; the
+/// filter of the input's type (or TENSOR_QUANT8_SYMM_PER_CHANNEL for quantized inputs); the bias
+/// (input 2, may be omitted = zero) of rank 1 and TENSOR_FLOAT32 or (quantized) TENSOR_INT32; for
+/// quantized operations valid input and output scales and zero points.
+/// Errors: INVALID_ARGUMENT naming the operand.
+Result<void> checkConvOperands(const PrepareContext& ctx);
+/// The bias (input 2), when present, holds `channels` values (messages call them `what`:
+/// "output channels", "units").
+Result<void> checkBiasLength(const PrepareContext& ctx, uint32_t channels,
+                             std::string_view what = "output channels");
+/// A constant input `i` holds at least `bytes` bytes (inputs given at execution pass: the
+/// request's validation checks their lengths).
+Result<void> checkConstantBytes(const PrepareContext& ctx, size_t i, size_t bytes);
+/// Input 0 (NHWC, rank 4) has non-zero height, width and depth.
+Result<void> checkNonEmptyImage(const PrepareContext& ctx);
 
 /// Reads INT32 scalar input `i` (checking its type).
 Result<int32_t> readInt(const PrepareContext& ctx, size_t i);
@@ -92,6 +117,14 @@ Result<WindowParams> parseWindow(const PrepareContext& ctx, const WindowLayout& 
 Result<void> resolveWindow(const PrepareContext& ctx, WindowParams& w, uint32_t inHeight,
                            uint32_t inWidth, uint32_t filterHeight, uint32_t filterWidth,
                            uint32_t* outHeight, uint32_t* outWidth);
+
+/// The geometry of a windowed operation on NHWC input `in` ([batches, height, width,
+/// depth]; inDepth = depth) with a filterHeight x filterWidth window, the output size that
+/// resolveWindow computed, `outDepth` channels, and the leading paddings, strides and
+/// dilations of `w`.
+kernels::WindowGeometry windowGeometry(const std::vector<uint32_t>& in, uint32_t filterHeight,
+                                       uint32_t filterWidth, uint32_t outHeight, uint32_t outWidth,
+                                       uint32_t outDepth, const WindowParams& w);
 
 /// Prepares an operation whose input 0 and output 0 use the NCHW layout (the BOOL at
 /// `layoutInput` is true) by preparing it for NHWC with `prepareNhwc` (on a copy of the

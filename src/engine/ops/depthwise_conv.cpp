@@ -63,15 +63,6 @@ struct FloatState {
   size_t grain = 1;
 };
 
-Result<void> checkConstantBytes(const PrepareContext& ctx, size_t i, size_t bytes) {
-  const OperandInfo& op = ctx.input(i);
-  if (op.isConstant() && op.constantLength < bytes) {
-    return invalidArgument(ctx.where(i) + " holds " + std::to_string(op.constantLength) +
-                           " bytes, needs " + std::to_string(bytes));
-  }
-  return {};
-}
-
 PrepareResult makeQuantKernel(PrepareContext& ctx, const kernels::DepthwiseGeometry& g,
                               const std::vector<kernels::QuantizedMultiplier>& multipliers,
                               FusedActivationFunc activation) {
@@ -207,20 +198,7 @@ PrepareResult prepareDepthwiseConv2D(PrepareContext& ctx) {
   NNHAL_TRY(checkMainType(ctx));
   const OperandType type = ctx.input(0).type;
   const bool quant = isQuant8(type);
-  if (!ctx.hasInput(1)) return invalidArgument(ctx.where(1) + " (filter) is missing");
-  const OperandType filterType = ctx.input(1).type;
-  if (filterType != type && !(quant && filterType == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL)) {
-    return invalidArgument(
-        ctx.where(1) + " (filter) has type " + std::string(toString(filterType)) + ", expected " +
-        std::string(toString(type)) + (quant ? " or TENSOR_QUANT8_SYMM_PER_CHANNEL" : ""));
-  }
-  const bool hasBias = ctx.hasInput(2);
-  if (hasBias) {
-    NNHAL_TRY(checkType(ctx, 2, quant ? OperandType::TENSOR_INT32 : OperandType::TENSOR_FLOAT32));
-    NNHAL_TRY(checkRank(ctx, 2, 1));
-  }
-  NNHAL_TRY(checkRank(ctx, 0, 4));
-  NNHAL_TRY(checkRank(ctx, 1, 4));
+  NNHAL_TRY(checkFilterAndBias(ctx));
   NNHAL_ASSIGN_OR_RETURN(WindowParams w, parseWindow(ctx, WindowLayout{3, 1, true}));
   const int32_t multiplier = w.extras[0];
 
@@ -228,9 +206,7 @@ PrepareResult prepareDepthwiseConv2D(PrepareContext& ctx) {
 
   const auto& in = ctx.input(0).dimensions;
   const auto& filter = ctx.input(1).dimensions;
-  if (in[1] == 0 || in[2] == 0 || in[3] == 0) {
-    return invalidArgument(ctx.where(0) + " must have non-zero height, width and depth");
-  }
+  NNHAL_TRY(checkNonEmptyImage(ctx));
   if (filter[0] != 1) {
     return invalidArgument(ctx.where(1) + " (filter) dimension 0 must be 1, got " +
                            std::to_string(filter[0]));
@@ -244,32 +220,14 @@ PrepareResult prepareDepthwiseConv2D(PrepareContext& ctx) {
                            std::to_string(in[3]) + " must equal the filter depth " +
                            std::to_string(filter[3]));
   }
-  if (hasBias && ctx.input(2).dimensions[0] != filter[3]) {
-    return invalidArgument(ctx.where(2) + " (bias) has " +
-                           std::to_string(ctx.input(2).dimensions[0]) + " values for " +
-                           std::to_string(filter[3]) + " output channels");
-  }
+  NNHAL_TRY(checkBiasLength(ctx, filter[3]));
   uint32_t outHeight = 0, outWidth = 0;
   NNHAL_TRY(resolveWindow(ctx, w, in[1], in[2], filter[1], filter[2], &outHeight, &outWidth));
   NNHAL_TRY(ctx.setOutputShape(0, {in[0], outHeight, outWidth, filter[3]}));
 
-  kernels::DepthwiseGeometry g;
-  g.batches = in[0];
-  g.inHeight = in[1];
-  g.inWidth = in[2];
-  g.inDepth = in[3];
-  g.filterHeight = filter[1];
-  g.filterWidth = filter[2];
-  g.outHeight = outHeight;
-  g.outWidth = outWidth;
-  g.outDepth = filter[3];
-  g.depthMultiplier = static_cast<uint32_t>(multiplier);
-  g.padTop = w.padTop;
-  g.padLeft = w.padLeft;
-  g.strideHeight = static_cast<uint32_t>(w.strideHeight);
-  g.strideWidth = static_cast<uint32_t>(w.strideWidth);
-  g.dilationHeight = static_cast<uint32_t>(w.dilationHeight);
-  g.dilationWidth = static_cast<uint32_t>(w.dilationWidth);
+  const kernels::DepthwiseGeometry g{
+      windowGeometry(in, filter[1], filter[2], outHeight, outWidth, filter[3], w),
+      static_cast<uint32_t>(multiplier)};
   if (!quant) return makeFloatKernel(ctx, g, w.activation);
   NNHAL_TRY(checkQuant(ctx, 0));
   NNHAL_TRY(checkOutputQuant(ctx, 0));

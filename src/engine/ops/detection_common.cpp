@@ -29,7 +29,90 @@ void store(const float* in, size_t n, float scale, int32_t zeroPoint, void* out)
   kernels::quantizeDetection(in, n, scale, zeroPoint, static_cast<T*>(out));
 }
 
+OperandType typeOf(Role role, OperandType type) {
+  const bool quantized = type != OperandType::TENSOR_FLOAT32;
+  switch (role) {
+    case Role::kMain:
+    case Role::kMainSameQuant:
+      return type;
+    case Role::kBoxes:
+      return quantized ? OperandType::TENSOR_QUANT16_ASYMM : OperandType::TENSOR_FLOAT32;
+    case Role::kSymm16:
+      return quantized ? OperandType::TENSOR_QUANT16_SYMM : OperandType::TENSOR_FLOAT32;
+    case Role::kInt32:
+      break;
+  }
+  return OperandType::TENSOR_INT32;
+}
+
 }  // namespace
+
+Result<void> checkOperands(const PrepareContext& ctx, std::initializer_list<Role> inputs,
+                           std::initializer_list<Role> outputs) {
+  NNHAL_TRY(checkInputType(ctx, 0,
+                           {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
+                            OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
+  const OperandType type = ctx.input(0).type;
+  size_t i = 1;
+  for (Role role : inputs) NNHAL_TRY(expectInput(ctx, i++, typeOf(role, type)));
+  size_t o = 0;
+  for (Role role : outputs) NNHAL_TRY(expectOutput(ctx, o++, typeOf(role, type)));
+  if (type == OperandType::TENSOR_FLOAT32) return {};
+  NNHAL_TRY(checkInputQuantization(ctx, 0));
+  i = 1;
+  for (Role role : inputs) {
+    if (role == Role::kMain) NNHAL_TRY(checkInputQuantization(ctx, i));
+    if (role == Role::kBoxes) NNHAL_TRY(expectBoxQuantization(ctx, i));
+    ++i;
+  }
+  o = 0;
+  for (Role role : outputs) {
+    if (role == Role::kMain) NNHAL_TRY(checkOutputQuantization(ctx, o));
+    if (role == Role::kMainSameQuant) NNHAL_TRY(checkSameQuantization(ctx, 0, o));
+    if (role == Role::kBoxes) NNHAL_TRY(expectOutputBoxQuantization(ctx, o));
+    ++o;
+  }
+  return {};
+}
+
+Result<kernels::RoiWindow> prepareRoiWindow(PrepareContext& ctx, size_t layoutInput) {
+  NNHAL_ASSIGN_OR_RETURN(const bool nchw, readBool(ctx, layoutInput));
+  NNHAL_TRY(expectRank(ctx, 0, 4));
+  NNHAL_TRY(expectRank(ctx, 1, 2));
+  NNHAL_TRY(expectRank(ctx, 2, 1));
+  NNHAL_ASSIGN_OR_RETURN(const int32_t outHeight, readInt32(ctx, 3));
+  NNHAL_ASSIGN_OR_RETURN(const int32_t outWidth, readInt32(ctx, 4));
+  NNHAL_ASSIGN_OR_RETURN(const float heightStride, readFloat32(ctx, 5));
+  NNHAL_ASSIGN_OR_RETURN(const float widthStride, readFloat32(ctx, 6));
+  if (outHeight <= 0 || outWidth <= 0) {
+    return invalidArgument(ctx.where(3) + " and input 4 (output size) must be > 0, got " +
+                           std::to_string(outHeight) + "x" + std::to_string(outWidth));
+  }
+  if (!(heightStride > 0.0f) || !(widthStride > 0.0f)) {
+    return invalidArgument(ctx.where(5) + " and input 6 (strides) must be > 0, got " +
+                           std::to_string(heightStride) + " and " + std::to_string(widthStride));
+  }
+  kernels::RoiWindow w;
+  w.outHeight = static_cast<uint32_t>(outHeight);
+  w.outWidth = static_cast<uint32_t>(outWidth);
+  w.heightScale = 1.0f / heightStride;
+  w.widthScale = 1.0f / widthStride;
+  const auto& dims = ctx.input(0).dimensions;
+  w.input = kernels::FeatureMap{dims[0], dims[nchw ? 2 : 1], dims[nchw ? 3 : 2], dims[nchw ? 1 : 3],
+                                nchw};
+  if (w.input.batches == 0 || w.input.height == 0 || w.input.width == 0 || w.input.depth == 0) {
+    return invalidArgument(ctx.where(0) + " must have non-zero batches, height, width and depth");
+  }
+  const uint32_t numRois = ctx.input(1).dimensions[0];
+  NNHAL_TRY(expectDim(ctx, 1, 1, 4, "box size"));
+  NNHAL_TRY(expectDim(ctx, 2, 0, numRois, "number of rois"));
+  if (nchw) {
+    NNHAL_TRY(ctx.setOutputShape(0, {numRois, w.input.depth, w.outHeight, w.outWidth}));
+  } else {
+    NNHAL_TRY(ctx.setOutputShape(0, {numRois, w.outHeight, w.outWidth, w.input.depth}));
+  }
+  return w;
+}
 
 Result<void> expectInput(const PrepareContext& ctx, size_t i, OperandType type) {
   if (!ctx.hasInput(i)) return invalidArgument(ctx.where(i) + " is required");

@@ -9,10 +9,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
 #include "engine/operation.h"
+#include "kernels/roi_common.h"
 #include "nnhal/status.h"
 #include "nnhal/types.h"
 
@@ -31,6 +33,28 @@ Result<void> expectDim(const PrepareContext& ctx, size_t i, size_t d, uint32_t e
 /// The quantization of a QUANT16_ASYMM box tensor: scale 0.125, zero point 0.
 Result<void> expectBoxQuantization(const PrepareContext& ctx, size_t i);
 Result<void> expectOutputBoxQuantization(const PrepareContext& ctx, size_t o);
+
+/// What a tensor operand of a detection operation must be, relative to input 0, whose type
+/// (the operation's type) is TENSOR_FLOAT32, TENSOR_QUANT8_ASYMM or
+/// TENSOR_QUANT8_ASYMM_SIGNED.
+enum class Role : uint8_t {
+  kMain,           ///< the operation's type; when quantized, a valid scale and zero point
+  kMainSameQuant,  ///< (outputs) the operation's type with input 0's scale and zero point
+  kBoxes,          ///< TENSOR_FLOAT32, or TENSOR_QUANT16_ASYMM (scale 0.125, zero point 0)
+  kSymm16,  ///< TENSOR_FLOAT32, or TENSOR_QUANT16_SYMM (its scale is the operation's to check)
+  kInt32,   ///< TENSOR_INT32
+};
+/// Checks input 0 and then inputs 1.. against `inputs` and outputs 0.. against `outputs`:
+/// every type first, then the quantizations.
+Result<void> checkOperands(const PrepareContext& ctx, std::initializer_list<Role> inputs,
+                           std::initializer_list<Role> outputs);
+
+/// ROI_ALIGN and ROI_POOLING (after their type checks): input 0 the feature map (rank 4,
+/// NHWC or, when the BOOL at `layoutInput` is true, NCHW; no zero size), 1 the rois
+/// [numRois, 4], 2 their batch ids [numRois], 3 and 4 the output height and width (> 0), 5
+/// and 6 the height and width strides (> 0). Sets output 0's shape to [numRois, outHeight,
+/// outWidth, depth] in the input's layout.
+Result<kernels::RoiWindow> prepareRoiWindow(PrepareContext& ctx, size_t layoutInput);
 
 /// Scalar readers that check the operand type first (INT32, FLOAT32, BOOL).
 Result<int32_t> readInt32(const PrepareContext& ctx, size_t i);

@@ -44,11 +44,7 @@ PrepareResult prepareFullyConnected(PrepareContext& ctx) {
                            std::to_string(inputSize));
   }
   const auto batches = static_cast<uint32_t>(elements / inputSize);
-  if (hasBias && ctx.input(2).dimensions[0] != units) {
-    return invalidArgument(ctx.where(2) + " (bias) has " +
-                           std::to_string(ctx.input(2).dimensions[0]) + " values for " +
-                           std::to_string(units) + " units");
-  }
+  NNHAL_TRY(checkBiasLength(ctx, units, "units"));
   NNHAL_TRY(ctx.setOutputShape(0, {batches, units}));
 
   const kernels::ConvGeometry g = kernels::fullyConnectedGeometry(batches, inputSize, units);

@@ -57,15 +57,6 @@ GemmPlan planGemm(const ConvGeometry& g) {
   return p;
 }
 
-Result<void> checkConstantBytes(const PrepareContext& ctx, size_t i, size_t bytes) {
-  const OperandInfo& op = ctx.input(i);
-  if (op.isConstant() && op.constantLength < bytes) {
-    return invalidArgument(ctx.where(i) + " holds " + std::to_string(op.constantLength) +
-                           " bytes, needs " + std::to_string(bytes));
-  }
-  return {};
-}
-
 // Compilation caching: the state a GEMM kernel saves (PrepareContext::saveState) is its
 // packed constant weights, for the quantized kernel followed by the column sums
 // (gemmGroups(n) * 16 int32). Packed weights of any value are safe to compute with; column

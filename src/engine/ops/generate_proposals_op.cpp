@@ -26,30 +26,12 @@ namespace {
 using namespace detection;
 
 Result<void> checkTypes(const PrepareContext& ctx) {
-  NNHAL_TRY(checkInputType(ctx, 0,
-                           {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
-                            OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
-  const OperandType type = ctx.input(0).type;
-  const bool quantized = type != OperandType::TENSOR_FLOAT32;
-  NNHAL_TRY(expectInput(ctx, 1, type));
-  NNHAL_TRY(expectInput(
-      ctx, 2, quantized ? OperandType::TENSOR_QUANT16_SYMM : OperandType::TENSOR_FLOAT32));
-  NNHAL_TRY(expectInput(
-      ctx, 3, quantized ? OperandType::TENSOR_QUANT16_ASYMM : OperandType::TENSOR_FLOAT32));
-  NNHAL_TRY(expectOutput(ctx, 0, type));
-  NNHAL_TRY(expectOutput(
-      ctx, 1, quantized ? OperandType::TENSOR_QUANT16_ASYMM : OperandType::TENSOR_FLOAT32));
-  NNHAL_TRY(expectOutput(ctx, 2, OperandType::TENSOR_INT32));
-  if (quantized) {
-    NNHAL_TRY(checkInputQuantization(ctx, 0));
-    NNHAL_TRY(checkInputQuantization(ctx, 1));
-    NNHAL_TRY(checkOutputQuantization(ctx, 0));
-    if (ctx.input(2).scale != 0.125f) {
-      return invalidArgument(ctx.where(2) + " (anchors) must have scale 0.125, got " +
-                             std::to_string(ctx.input(2).scale));
-    }
-    NNHAL_TRY(expectBoxQuantization(ctx, 3));
-    NNHAL_TRY(expectOutputBoxQuantization(ctx, 1));
+  NNHAL_TRY(checkOperands(ctx, {Role::kMain, Role::kSymm16, Role::kBoxes},
+                          {Role::kMain, Role::kBoxes, Role::kInt32}));
+  const OperandInfo& anchors = ctx.input(2);
+  if (anchors.type == OperandType::TENSOR_QUANT16_SYMM && anchors.scale != 0.125f) {
+    return invalidArgument(ctx.where(2) + " (anchors) must have scale 0.125, got " +
+                           std::to_string(anchors.scale));
   }
   return {};
 }

@@ -11,9 +11,8 @@
 #include <vector>
 
 #include "engine/ops/conv_common.h"
-#include "engine/ops/conv_family_checks.h"
-#include "engine/ops/ops.h"
 #include "engine/ops/gemm_kernel.h"
+#include "engine/ops/ops.h"
 #include "hal/operand_utils.h"
 #include "kernels/channel_slice.h"
 #include "kernels/conv.h"
@@ -57,7 +56,7 @@ PrepareResult prepareGroupedConv2D(PrepareContext& ctx) {
     return invalidArgument("GROUPED_CONV_2D takes 9 or 12 inputs, got " +
                            std::to_string(ctx.inputCount()));
   }
-  NNHAL_TRY(convfamily::checkConvOperands(ctx));
+  NNHAL_TRY(checkConvOperands(ctx));
   NNHAL_ASSIGN_OR_RETURN(
       WindowParams w, parseWindow(ctx, WindowLayout{.first = 3, .extras = 1, .dilation = false}));
   const int32_t groups = w.extras[0];
@@ -73,9 +72,7 @@ PrepareResult prepareGroupedConv2D(PrepareContext& ctx) {
   const auto& in = ctx.input(0).dimensions;
   const auto& filter = ctx.input(1).dimensions;
   const auto numGroups = static_cast<uint32_t>(groups);
-  if (in[1] == 0 || in[2] == 0 || in[3] == 0) {
-    return invalidArgument(ctx.where(0) + " must have non-zero height, width and depth");
-  }
+  NNHAL_TRY(checkNonEmptyImage(ctx));
   if (filter[0] == 0 || filter[1] == 0 || filter[2] == 0 || filter[3] == 0) {
     return invalidArgument(ctx.where(1) + " (filter) must have non-zero dimensions");
   }
@@ -89,11 +86,7 @@ PrepareResult prepareGroupedConv2D(PrepareContext& ctx) {
                            " is not a multiple of numGroups " + std::to_string(numGroups));
   }
   const bool hasBias = ctx.hasInput(2);
-  if (hasBias && ctx.input(2).dimensions[0] != filter[0]) {
-    return invalidArgument(ctx.where(2) + " (bias) has " +
-                           std::to_string(ctx.input(2).dimensions[0]) + " values for " +
-                           std::to_string(filter[0]) + " output channels");
-  }
+  NNHAL_TRY(checkBiasLength(ctx, filter[0]));
   uint32_t outHeight = 0, outWidth = 0;
   NNHAL_TRY(resolveWindow(ctx, w, in[1], in[2], filter[1], filter[2], &outHeight, &outWidth));
   NNHAL_TRY(ctx.setOutputShape(0, {in[0], outHeight, outWidth, filter[0]}));
@@ -101,27 +94,17 @@ PrepareResult prepareGroupedConv2D(PrepareContext& ctx) {
   const size_t elementBytes = hal::sizeOfElement(type);
   const size_t filterBytes = quant ? 1 : sizeof(float);
   const size_t filterCount = size_t{filter[0]} * filter[1] * filter[2] * filter[3];
-  NNHAL_TRY(convfamily::checkConstantSize(ctx, 1, filterCount * filterBytes));
-  if (hasBias) NNHAL_TRY(convfamily::checkConstantSize(ctx, 2, size_t{filter[0]} * 4));
+  NNHAL_TRY(checkConstantBytes(ctx, 1, filterCount * filterBytes));
+  if (hasBias) NNHAL_TRY(checkConstantBytes(ctx, 2, size_t{filter[0]} * 4));
   std::vector<kernels::QuantizedMultiplier> multipliers;
   if (quant) {
     NNHAL_ASSIGN_OR_RETURN(multipliers, convMultipliers(ctx, 1, 2, 0, filter[0]));
   }
 
-  kernels::ConvGeometry g;
-  g.batches = in[0];
-  g.inHeight = in[1];
-  g.inWidth = in[2];
+  // One group's convolution: filter[3] input and filter[0] / numGroups output channels.
+  kernels::ConvGeometry g{
+      windowGeometry(in, filter[1], filter[2], outHeight, outWidth, filter[0] / numGroups, w)};
   g.inDepth = filter[3];
-  g.filterHeight = filter[1];
-  g.filterWidth = filter[2];
-  g.outHeight = outHeight;
-  g.outWidth = outWidth;
-  g.outDepth = filter[0] / numGroups;
-  g.padTop = w.padTop;
-  g.padLeft = w.padLeft;
-  g.strideHeight = static_cast<uint32_t>(w.strideHeight);
-  g.strideWidth = static_cast<uint32_t>(w.strideWidth);
 
   auto s = std::make_shared<GroupedState>();
   s->pixelsIn = size_t{in[0]} * in[1] * in[2];

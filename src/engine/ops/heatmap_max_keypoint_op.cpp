@@ -24,23 +24,7 @@ using namespace detection;
 constexpr size_t kBoxGrain = 4;
 
 Result<void> checkTypes(const PrepareContext& ctx) {
-  NNHAL_TRY(checkInputType(ctx, 0,
-                           {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
-                            OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
-  const OperandType type = ctx.input(0).type;
-  const OperandType boxType = type == OperandType::TENSOR_FLOAT32
-                                  ? OperandType::TENSOR_FLOAT32
-                                  : OperandType::TENSOR_QUANT16_ASYMM;
-  NNHAL_TRY(expectInput(ctx, 1, boxType));
-  NNHAL_TRY(expectOutput(ctx, 0, type));
-  NNHAL_TRY(expectOutput(ctx, 1, boxType));
-  if (type != OperandType::TENSOR_FLOAT32) {
-    NNHAL_TRY(checkInputQuantization(ctx, 0));
-    NNHAL_TRY(checkOutputQuantization(ctx, 0));
-    NNHAL_TRY(expectBoxQuantization(ctx, 1));
-    NNHAL_TRY(expectOutputBoxQuantization(ctx, 1));
-  }
-  return {};
+  return checkOperands(ctx, {Role::kBoxes}, {Role::kMain, Role::kBoxes});
 }
 
 }  // namespace

@@ -12,8 +12,8 @@
 #include <bit>
 #include <string>
 
-#include "engine/ops/sequence_common.h"
 #include "engine/ops/ops.h"
+#include "engine/ops/sequence_common.h"
 #include "hal/operand_utils.h"
 #include "kernels/lsh_projection.h"
 

@@ -141,7 +141,7 @@ PrepareResult prepareLocalResponseNormalization(PrepareContext& ctx);
 PrepareResult prepareLogSoftmax(PrepareContext& ctx);
 // Per-plane normalization (instance_normalization.cpp).
 PrepareResult prepareInstanceNormalization(PrepareContext& ctx);
-// L2 pooling (l2_pool.cpp).
+// L2 pooling (pooling.cpp, with the other pools).
 PrepareResult prepareL2Pool2D(PrepareContext& ctx);
 // Image resizing (resize.cpp).
 PrepareResult prepareResizeBilinear(PrepareContext& ctx);

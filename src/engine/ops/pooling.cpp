@@ -1,4 +1,5 @@
-// AVERAGE_POOL_2D and MAX_POOL_2D: validation, output shape, kernels/pooling.h kernels.
+// AVERAGE_POOL_2D, MAX_POOL_2D and L2_POOL_2D: validation, output shape, and the kernels of
+// kernels/pooling.h and kernels/l2_pool.h.
 //
 // Inputs (NNAPI): 0 input [batches, height, width, depth]; then either explicit paddings
 // (1-4: left, right, top, bottom) or an implicit padding code (1), the strides (width,
@@ -6,13 +7,15 @@
 // BOOL (true: NCHW, run as NHWC between transposes). 7 or 8 inputs: implicit; 10 or 11:
 // explicit. Quantized outputs are computed in the
 // input's scale and zero point (as the NNAPI reference does); the activation clamp uses the
-// output's.
+// output's. L2_POOL_2D takes the same inputs on TENSOR_FLOAT32 only: output =
+// sqrt(mean(x^2)) over each window.
 #include <algorithm>
 #include <memory>
 #include <string>
 
 #include "engine/ops/conv_common.h"
 #include "engine/ops/ops.h"
+#include "kernels/l2_pool.h"
 #include "kernels/pooling.h"
 
 namespace nnhal::engine::ops {
@@ -20,20 +23,40 @@ namespace {
 
 using namespace spatial;
 
-enum class PoolKind { kAverage, kMax };
+enum class PoolKind { kAverage, kMax, kL2 };
+
+PrepareFn prepareFunctionOf(PoolKind kind) {
+  switch (kind) {
+    case PoolKind::kAverage:
+      return &prepareAveragePool2D;
+    case PoolKind::kMax:
+      return &prepareMaxPool2D;
+    case PoolKind::kL2:
+      break;
+  }
+  return &prepareL2Pool2D;
+}
+
+/// Input 0 and output 0: L2 pooling is float32 only, the others take every main type.
+Result<void> checkPoolTypes(const PrepareContext& ctx, PoolKind kind) {
+  if (kind != PoolKind::kL2) return checkMainType(ctx);
+  NNHAL_TRY(checkType(ctx, 0, OperandType::TENSOR_FLOAT32));
+  if (ctx.output(0).type != OperandType::TENSOR_FLOAT32) {
+    return invalidArgument(outputWhere(ctx, 0) + " must be TENSOR_FLOAT32, got " +
+                           std::string(toString(ctx.output(0).type)));
+  }
+  return {};
+}
 
 // Below this many window reads the operation runs on the calling thread.
 constexpr size_t kSerialWork = 1 << 16;
 
 PrepareResult preparePool(PrepareContext& ctx, PoolKind kind) {
   NNHAL_TRY(checkCounts(ctx, {7, 8, 10, 11}, 1));
-  NNHAL_TRY(checkMainType(ctx));
+  NNHAL_TRY(checkPoolTypes(ctx, kind));
   NNHAL_TRY(checkRank(ctx, 0, 4));
   NNHAL_ASSIGN_OR_RETURN(WindowParams w, parseWindow(ctx, WindowLayout{1, 2, false}));
-  if (w.nchw) {
-    return prepareNchwAsNhwc(
-        ctx, w.layoutInput, kind == PoolKind::kAverage ? &prepareAveragePool2D : &prepareMaxPool2D);
-  }
+  if (w.nchw) return prepareNchwAsNhwc(ctx, w.layoutInput, prepareFunctionOf(kind));
   const int32_t filterWidth = w.extras[0];
   const int32_t filterHeight = w.extras[1];
   if (filterWidth <= 0 || filterHeight <= 0) {
@@ -42,9 +65,7 @@ PrepareResult preparePool(PrepareContext& ctx, PoolKind kind) {
                            ") must be positive");
   }
   const auto& in = ctx.input(0).dimensions;
-  if (in[1] == 0 || in[2] == 0 || in[3] == 0) {
-    return invalidArgument(ctx.where(0) + " must have non-zero height, width and depth");
-  }
+  NNHAL_TRY(checkNonEmptyImage(ctx));
   uint32_t outHeight = 0, outWidth = 0;
   NNHAL_TRY(resolveWindow(ctx, w, in[1], in[2], static_cast<uint32_t>(filterHeight),
                           static_cast<uint32_t>(filterWidth), &outHeight, &outWidth));
@@ -75,15 +96,22 @@ PrepareResult preparePool(PrepareContext& ctx, PoolKind kind) {
       const float* input = rc.input<float>(0);
       float* output = rc.output<float>(0);
       rc.parallel().forRange(g.outputLines(), grain, [&](size_t begin, size_t end) {
-        if (kind == PoolKind::kAverage) {
-          kernels::averagePoolFloat(g, input, lo, hi, begin, end, output);
-        } else {
-          kernels::maxPoolFloat(g, input, lo, hi, begin, end, output);
+        switch (kind) {
+          case PoolKind::kAverage:
+            kernels::averagePoolFloat(g, input, lo, hi, begin, end, output);
+            break;
+          case PoolKind::kMax:
+            kernels::maxPoolFloat(g, input, lo, hi, begin, end, output);
+            break;
+          case PoolKind::kL2:
+            kernels::l2PoolFloat(g, input, lo, hi, begin, end, output);
+            break;
         }
       });
       return {};
     });
   }
+  // Quantized: average and max pooling only (checkPoolTypes).
   NNHAL_TRY(checkQuant(ctx, 0));
   NNHAL_TRY(checkOutputQuant(ctx, 0));
   const OperandInfo& out = ctx.output(0);
@@ -122,5 +150,7 @@ PrepareResult prepareAveragePool2D(PrepareContext& ctx) {
 }
 
 PrepareResult prepareMaxPool2D(PrepareContext& ctx) { return preparePool(ctx, PoolKind::kMax); }
+
+PrepareResult prepareL2Pool2D(PrepareContext& ctx) { return preparePool(ctx, PoolKind::kL2); }
 
 }  // namespace nnhal::engine::ops

@@ -26,8 +26,8 @@
 #include <optional>
 #include <string>
 
-#include "engine/ops/sequence_common.h"
 #include "engine/ops/ops.h"
+#include "engine/ops/sequence_common.h"
 #include "kernels/quantized_lstm.h"
 
 namespace nnhal::engine::ops {

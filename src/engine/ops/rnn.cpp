@@ -20,8 +20,8 @@
 #include <algorithm>
 #include <string>
 
-#include "engine/ops/sequence_common.h"
 #include "engine/ops/ops.h"
+#include "engine/ops/sequence_common.h"
 #include "kernels/recurrent.h"
 
 namespace nnhal::engine::ops {

@@ -30,39 +30,13 @@ constexpr uint64_t kMaxRoiWork = uint64_t{1} << 30;
 using namespace detection;
 
 Result<void> checkTypes(const PrepareContext& ctx) {
-  NNHAL_TRY(checkInputType(ctx, 0,
-                           {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
-                            OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
-  const OperandType type = ctx.input(0).type;
-  NNHAL_TRY(expectInput(ctx, 1,
-                        type == OperandType::TENSOR_FLOAT32 ? OperandType::TENSOR_FLOAT32
-                                                            : OperandType::TENSOR_QUANT16_ASYMM));
-  NNHAL_TRY(expectInput(ctx, 2, OperandType::TENSOR_INT32));
-  NNHAL_TRY(expectOutput(ctx, 0, type));
-  if (type != OperandType::TENSOR_FLOAT32) {
-    NNHAL_TRY(checkInputQuantization(ctx, 0));
-    NNHAL_TRY(checkOutputQuantization(ctx, 0));
-    NNHAL_TRY(expectBoxQuantization(ctx, 1));
-  }
-  return {};
+  return checkOperands(ctx, {Role::kBoxes, Role::kInt32}, {Role::kMain});
 }
 
-Result<kernels::RoiAlignParams> readParams(const PrepareContext& ctx) {
-  kernels::RoiAlignParams p;
-  NNHAL_ASSIGN_OR_RETURN(const int32_t outHeight, readInt32(ctx, 3));
-  NNHAL_ASSIGN_OR_RETURN(const int32_t outWidth, readInt32(ctx, 4));
-  NNHAL_ASSIGN_OR_RETURN(const float heightStride, readFloat32(ctx, 5));
-  NNHAL_ASSIGN_OR_RETURN(const float widthStride, readFloat32(ctx, 6));
+/// The sampling ratios (inputs 7 and 8): >= 0 (0: adaptive) and a bounded product.
+Result<void> readSamplingRatios(const PrepareContext& ctx, kernels::RoiAlignParams& p) {
   NNHAL_ASSIGN_OR_RETURN(p.heightSamplingRatio, readInt32(ctx, 7));
   NNHAL_ASSIGN_OR_RETURN(p.widthSamplingRatio, readInt32(ctx, 8));
-  if (outHeight <= 0 || outWidth <= 0) {
-    return invalidArgument(ctx.where(3) + " and input 4 (output size) must be > 0, got " +
-                           std::to_string(outHeight) + "x" + std::to_string(outWidth));
-  }
-  if (!(heightStride > 0.0f) || !(widthStride > 0.0f)) {
-    return invalidArgument(ctx.where(5) + " and input 6 (strides) must be > 0, got " +
-                           std::to_string(heightStride) + " and " + std::to_string(widthStride));
-  }
   if (p.heightSamplingRatio < 0 || p.widthSamplingRatio < 0) {
     return invalidArgument(ctx.where(7) + " and input 8 (sampling ratios) must be >= 0, got " +
                            std::to_string(p.heightSamplingRatio) + " and " +
@@ -77,11 +51,7 @@ Result<kernels::RoiAlignParams> readParams(const PrepareContext& ctx) {
                            std::to_string(p.widthSamplingRatio) + "): this driver takes at most " +
                            std::to_string(kMaxRoiSamples) + " samples per output value");
   }
-  p.outHeight = static_cast<uint32_t>(outHeight);
-  p.outWidth = static_cast<uint32_t>(outWidth);
-  p.heightScale = 1.0f / heightStride;
-  p.widthScale = 1.0f / widthStride;
-  return p;
+  return {};
 }
 
 }  // namespace
@@ -89,25 +59,10 @@ Result<kernels::RoiAlignParams> readParams(const PrepareContext& ctx) {
 PrepareResult prepareRoiAlign(PrepareContext& ctx) {
   NNHAL_TRY(checkOperandCounts(ctx, 10, 10, 1));
   NNHAL_TRY(checkTypes(ctx));
-  NNHAL_ASSIGN_OR_RETURN(const bool nchw, readBool(ctx, 9));
-  NNHAL_TRY(expectRank(ctx, 0, 4));
-  NNHAL_TRY(expectRank(ctx, 1, 2));
-  NNHAL_TRY(expectRank(ctx, 2, 1));
-  NNHAL_ASSIGN_OR_RETURN(kernels::RoiAlignParams p, readParams(ctx));
-  const auto& dims = ctx.input(0).dimensions;
-  p.input = kernels::FeatureMap{dims[0], dims[nchw ? 2 : 1], dims[nchw ? 3 : 2], dims[nchw ? 1 : 3],
-                                nchw};
-  if (p.input.batches == 0 || p.input.height == 0 || p.input.width == 0 || p.input.depth == 0) {
-    return invalidArgument(ctx.where(0) + " must have non-zero batches, height, width and depth");
-  }
+  NNHAL_ASSIGN_OR_RETURN(const kernels::RoiWindow window, prepareRoiWindow(ctx, 9));
+  kernels::RoiAlignParams p{window};
+  NNHAL_TRY(readSamplingRatios(ctx, p));
   const uint32_t numRois = ctx.input(1).dimensions[0];
-  NNHAL_TRY(expectDim(ctx, 1, 1, 4, "box size"));
-  NNHAL_TRY(expectDim(ctx, 2, 0, numRois, "number of rois"));
-  if (nchw) {
-    NNHAL_TRY(ctx.setOutputShape(0, {numRois, p.input.depth, p.outHeight, p.outWidth}));
-  } else {
-    NNHAL_TRY(ctx.setOutputShape(0, {numRois, p.outHeight, p.outWidth, p.input.depth}));
-  }
 
   // The work of one execution: an explicit sampling ratio multiplies it by a factor that no
   // tensor size bounds, and a kernel call is never interrupted (not even by a deadline).

@@ -7,8 +7,8 @@
 // filter f's memory occupies [f * memory, (f + 1) * memory) of a batch row, newest last.
 #include <string>
 
-#include "engine/ops/sequence_common.h"
 #include "engine/ops/ops.h"
+#include "engine/ops/sequence_common.h"
 #include "kernels/recurrent.h"
 
 namespace nnhal::engine::ops {

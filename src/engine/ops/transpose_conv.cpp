@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "engine/ops/conv_common.h"
-#include "engine/ops/conv_family_checks.h"
 #include "engine/ops/ops.h"
 #include "kernels/transpose_conv.h"
 
@@ -207,7 +206,7 @@ PrepareResult prepareTransposeConv(PrepareContext& ctx, bool shapeIsNchw) {
     return invalidArgument("TRANSPOSE_CONV_2D takes 9 or 11 inputs, got " +
                            std::to_string(ctx.inputCount()));
   }
-  NNHAL_TRY(convfamily::checkConvOperands(ctx));
+  NNHAL_TRY(checkConvOperands(ctx));
   NNHAL_ASSIGN_OR_RETURN(TransposeParams p, parseParams(ctx));
   if (p.nchw) return prepareNchwAsNhwc(ctx, p.layoutInput, &prepareTransposeConvFromNchw);
 
@@ -215,9 +214,7 @@ PrepareResult prepareTransposeConv(PrepareContext& ctx, bool shapeIsNchw) {
   const bool quant = isQuant8(type);
   const auto& in = ctx.input(0).dimensions;
   const auto& filter = ctx.input(1).dimensions;
-  if (in[1] == 0 || in[2] == 0 || in[3] == 0) {
-    return invalidArgument(ctx.where(0) + " must have non-zero height, width and depth");
-  }
+  NNHAL_TRY(checkNonEmptyImage(ctx));
   if (filter[0] == 0 || filter[1] == 0 || filter[2] == 0) {
     return invalidArgument(ctx.where(1) + " (filter) must have non-zero dimensions");
   }
@@ -226,11 +223,7 @@ PrepareResult prepareTransposeConv(PrepareContext& ctx, bool shapeIsNchw) {
                            " does not match the input depth " + std::to_string(in[3]));
   }
   const bool hasBias = ctx.hasInput(2);
-  if (hasBias && ctx.input(2).dimensions[0] != filter[0]) {
-    return invalidArgument(ctx.where(2) + " (bias) has " +
-                           std::to_string(ctx.input(2).dimensions[0]) + " values for " +
-                           std::to_string(filter[0]) + " output channels");
-  }
+  NNHAL_TRY(checkBiasLength(ctx, filter[0]));
   if (p.implicitPadding) {
     const int32_t height = p.outputShape[shapeIsNchw ? 2 : 1];
     const int32_t width = p.outputShape[shapeIsNchw ? 3 : 2];
@@ -272,8 +265,8 @@ PrepareResult prepareTransposeConv(PrepareContext& ctx, bool shapeIsNchw) {
   s->filterConstant = f.isConstant();
   s->biasConstant = !hasBias || ctx.input(2).isConstant();
   const size_t filterCount = g.filterElements();
-  NNHAL_TRY(convfamily::checkConstantSize(ctx, 1, filterCount * (quant ? 1 : sizeof(float))));
-  if (hasBias) NNHAL_TRY(convfamily::checkConstantSize(ctx, 2, size_t{g.outDepth} * 4));
+  NNHAL_TRY(checkConstantBytes(ctx, 1, filterCount * (quant ? 1 : sizeof(float))));
+  if (hasBias) NNHAL_TRY(checkConstantBytes(ctx, 2, size_t{g.outDepth} * 4));
 
   ScratchLayout layout;
   if (!quant) {
