@@ -18,11 +18,7 @@ constexpr float kOutputScale256 = 1.0f / 256.0f;
 /// Checks shared by the single-input activations; sets the output shape.
 Result<void> prepareUnary(PrepareContext& ctx) {
   NNHAL_TRY(checkOperandCounts(ctx, 1, 1, 1));
-  NNHAL_TRY(checkInputType(ctx, 0,
-                           {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
-                            OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
-  NNHAL_TRY(checkOutputType(ctx, 0, ctx.input(0).type));
-  NNHAL_TRY(checkRank(ctx, 0, 0, 4));
+  NNHAL_TRY(checkFloatOrQuant8Tensor(ctx, 0, 4));
   NNHAL_TRY(checkInputQuantization(ctx, 0));
   return ctx.setOutputShape(0, ctx.input(0).dimensions);
 }
@@ -147,12 +143,8 @@ PrepareResult prepareLogistic(PrepareContext& ctx) {
 
 PrepareResult prepareSoftmax(PrepareContext& ctx) {
   NNHAL_TRY(checkOperandCounts(ctx, 2, 3, 1));
-  NNHAL_TRY(checkInputType(ctx, 0,
-                           {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
-                            OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
+  NNHAL_TRY(checkFloatOrQuant8Tensor(ctx, 1, 4));
   const OperandInfo& in = ctx.input(0);
-  NNHAL_TRY(checkOutputType(ctx, 0, in.type));
-  NNHAL_TRY(checkRank(ctx, 0, 1, 4));
   NNHAL_TRY(checkInputQuantization(ctx, 0));
   NNHAL_TRY(checkProbabilityOutput(ctx));
   NNHAL_TRY(checkInputType(ctx, 1, {OperandType::FLOAT32}));

@@ -60,12 +60,8 @@ PrepareResult makeL2NormQuantKernel(kernels::AxisShape shape, int32_t inZero, in
 
 PrepareResult prepareL2Normalization(PrepareContext& ctx) {
   NNHAL_TRY(checkOperandCounts(ctx, 1, 2, 1));
-  NNHAL_TRY(checkInputType(ctx, 0,
-                           {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
-                            OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
+  NNHAL_TRY(checkFloatOrQuant8Tensor(ctx, 1, 4));
   const OperandInfo& in = ctx.input(0);
-  NNHAL_TRY(checkOutputType(ctx, 0, in.type));
-  NNHAL_TRY(checkRank(ctx, 0, 1, 4));
   NNHAL_ASSIGN_OR_RETURN(const kernels::AxisShape shape, axisShape(ctx, 1));
   if (isQuant8Asymm(in.type)) {
     NNHAL_TRY(checkInputQuantization(ctx, 0));

@@ -19,14 +19,22 @@ Result<void> expectBoxQuant(const std::string& where, const OperandInfo& info) {
   return {};
 }
 
-template <typename T>
-void load(const void* in, size_t n, float scale, int32_t zeroPoint, float* out) {
-  kernels::dequantizeDetection(static_cast<const T*>(in), n, scale, zeroPoint, out);
-}
-
-template <typename T>
-void store(const float* in, size_t n, float scale, int32_t zeroPoint, void* out) {
-  kernels::quantizeDetection(in, n, scale, zeroPoint, static_cast<T*>(out));
+/// Calls fn.template operator()<T>() with T the stored element type of quantized `type`
+/// (uint8_t, int8_t, uint16_t, int16_t); nothing for other types.
+template <typename Fn>
+void forStoredType(OperandType type, Fn&& fn) {
+  switch (type) {
+    case OperandType::TENSOR_QUANT8_ASYMM:
+      return fn.template operator()<uint8_t>();
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+      return fn.template operator()<int8_t>();
+    case OperandType::TENSOR_QUANT16_ASYMM:
+      return fn.template operator()<uint16_t>();
+    case OperandType::TENSOR_QUANT16_SYMM:
+      return fn.template operator()<int16_t>();
+    default:
+      return;
+  }
 }
 
 OperandType typeOf(Role role, OperandType type) {
@@ -190,49 +198,25 @@ size_t elementBytes(OperandType type) {
 void loadFloats(OperandType type, float scale, int32_t zeroPoint, const void* in, size_t n,
                 float* out) {
   if (n == 0) return;
-  switch (type) {
-    case OperandType::TENSOR_FLOAT32:
-      std::memcpy(out, in, n * sizeof(float));
-      break;
-    case OperandType::TENSOR_QUANT8_ASYMM:
-      load<uint8_t>(in, n, scale, zeroPoint, out);
-      break;
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      load<int8_t>(in, n, scale, zeroPoint, out);
-      break;
-    case OperandType::TENSOR_QUANT16_ASYMM:
-      load<uint16_t>(in, n, scale, zeroPoint, out);
-      break;
-    case OperandType::TENSOR_QUANT16_SYMM:
-      load<int16_t>(in, n, scale, zeroPoint, out);
-      break;
-    default:
-      break;
+  if (type == OperandType::TENSOR_FLOAT32) {
+    std::memcpy(out, in, n * sizeof(float));
+    return;
   }
+  forStoredType(type, [&]<typename T>() {
+    kernels::dequantizeDetection(static_cast<const T*>(in), n, scale, zeroPoint, out);
+  });
 }
 
 void storeFloats(OperandType type, float scale, int32_t zeroPoint, const float* in, size_t n,
                  void* out) {
   if (n == 0) return;
-  switch (type) {
-    case OperandType::TENSOR_FLOAT32:
-      std::memcpy(out, in, n * sizeof(float));
-      break;
-    case OperandType::TENSOR_QUANT8_ASYMM:
-      store<uint8_t>(in, n, scale, zeroPoint, out);
-      break;
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      store<int8_t>(in, n, scale, zeroPoint, out);
-      break;
-    case OperandType::TENSOR_QUANT16_ASYMM:
-      store<uint16_t>(in, n, scale, zeroPoint, out);
-      break;
-    case OperandType::TENSOR_QUANT16_SYMM:
-      store<int16_t>(in, n, scale, zeroPoint, out);
-      break;
-    default:
-      break;
+  if (type == OperandType::TENSOR_FLOAT32) {
+    std::memcpy(out, in, n * sizeof(float));
+    return;
   }
+  forStoredType(type, [&]<typename T>() {
+    kernels::quantizeDetection(in, n, scale, zeroPoint, static_cast<T*>(out));
+  });
 }
 
 Result<std::vector<float>> floatValues(const PrepareContext& ctx, size_t i) {

@@ -90,12 +90,8 @@ PrepareResult makeQuantKernel(MeanPlan plan, kernels::MeanQuantParams params) {
 
 PrepareResult prepareMean(PrepareContext& ctx) {
   NNHAL_TRY(checkOperandCounts(ctx, 3, 3, 1));
-  NNHAL_TRY(checkInputType(ctx, 0,
-                           {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
-                            OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
+  NNHAL_TRY(checkFloatOrQuant8Tensor(ctx, 1, 4));
   const OperandInfo& in = ctx.input(0);
-  NNHAL_TRY(checkOutputType(ctx, 0, in.type));
-  NNHAL_TRY(checkRank(ctx, 0, 1, 4));
   NNHAL_TRY(checkInputQuantization(ctx, 0));
   NNHAL_TRY(checkOutputQuantization(ctx, 0));
   NNHAL_TRY(checkInputType(ctx, 1, {OperandType::TENSOR_INT32}));

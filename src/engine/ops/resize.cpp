@@ -71,12 +71,8 @@ PrepareResult makeResizeKernel(const kernels::ResizeGeometry& g, bool bilinear) 
 
 PrepareResult prepareResize(PrepareContext& ctx, bool bilinear) {
   NNHAL_TRY(checkOperandCounts(ctx, bilinear ? 3 : 4, 6, 1));
-  NNHAL_TRY(checkInputType(ctx, 0,
-                           {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
-                            OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
+  NNHAL_TRY(checkFloatOrQuant8Tensor(ctx, 4, 4));
   const OperandInfo& in = ctx.input(0);
-  NNHAL_TRY(checkOutputType(ctx, 0, in.type));
-  NNHAL_TRY(checkRank(ctx, 0, 4, 4));
   if (isQuant8Asymm(in.type)) {
     NNHAL_TRY(checkInputQuantization(ctx, 0));
     NNHAL_TRY(checkSameQuantization(ctx, 0, 0));

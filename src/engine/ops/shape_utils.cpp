@@ -169,6 +169,14 @@ size_t dimensionProduct(const std::vector<uint32_t>& dims, size_t from, size_t t
   return p;
 }
 
+Result<void> checkFloatOrQuant8Tensor(const PrepareContext& ctx, size_t minRank, size_t maxRank) {
+  NNHAL_TRY(checkInputType(ctx, 0,
+                           {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
+                            OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
+  NNHAL_TRY(checkOutputType(ctx, 0, ctx.input(0).type));
+  return checkRank(ctx, 0, minRank, maxRank);
+}
+
 Result<void> checkMovedTensorType(const PrepareContext& ctx, bool int32) {
   if (int32) {
     return checkInputType(

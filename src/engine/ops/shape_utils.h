@@ -55,6 +55,11 @@ Result<void> checkOutputQuantization(const PrepareContext& ctx, size_t o);
 /// e.g. RELU and RESHAPE).
 Result<void> checkSameQuantization(const PrepareContext& ctx, size_t i, size_t o);
 
+/// The operand types of the operations that map one float or 8-bit asymmetric tensor to
+/// another: input 0 TENSOR_FLOAT32, TENSOR_QUANT8_ASYMM or TENSOR_QUANT8_ASYMM_SIGNED of rank
+/// minRank..maxRank, output 0 of the same type.
+Result<void> checkFloatOrQuant8Tensor(const PrepareContext& ctx, size_t minRank, size_t maxRank);
+
 /// Input 0 of RESHAPE and CONCATENATION (the moved tensor): TENSOR_FLOAT32 or an 8-bit
 /// asymmetric type, and with `int32` (the tflite_compat extension's forms) TENSOR_INT32 too.
 Result<void> checkMovedTensorType(const PrepareContext& ctx, bool int32);

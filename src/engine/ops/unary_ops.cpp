@@ -54,12 +54,8 @@ PrepareResult prepareUnaryMath(PrepareContext& ctx, UnaryOp op, bool allowInt32,
 /// float32 or 8-bit asymmetric type, an output of the same type and shape.
 Result<OperandType> checkQuantizableUnary(PrepareContext& ctx, size_t maxRank) {
   NNHAL_TRY(checkOperandCounts(ctx, 1, 1, 1));
-  NNHAL_TRY(checkInputType(ctx, 0,
-                           {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
-                            OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
+  NNHAL_TRY(checkFloatOrQuant8Tensor(ctx, 0, maxRank));
   const OperandType type = ctx.input(0).type;
-  NNHAL_TRY(checkOutputType(ctx, 0, type));
-  NNHAL_TRY(checkRank(ctx, 0, 0, maxRank));
   NNHAL_TRY(checkInputQuantization(ctx, 0));
   NNHAL_TRY(checkOutputQuantization(ctx, 0));
   return type;
