@@ -54,7 +54,7 @@ Model addModel() {
 
 Fmq peerOf(const Fmq& queue) {
   auto attached =
-      Fmq::attach(hal::UniqueFd(::fcntl(queue.fd(), F_DUPFD_CLOEXEC, 0)), queue.descriptor());
+      Fmq::attach(common::UniqueFd(::fcntl(queue.fd(), F_DUPFD_CLOEXEC, 0)), queue.descriptor());
   if (!attached) std::abort();
   return std::move(*attached);
 }

@@ -109,4 +109,17 @@ struct DaemonStats {
 /// DEVICE_UNAVAILABLE when the connection is gone.
 Result<DaemonStats> getDaemonStats(const Device& device);
 
+/// What a Device from connect() answers beyond the HAL (Device::daemonConnection): the
+/// daemon's devices and counters. getDaemonStats and daemonDevices read it.
+class DaemonConnection {
+ public:
+  /// As daemonDevices.
+  virtual std::vector<std::string> devices() const = 0;
+  /// As getDaemonStats.
+  virtual Result<DaemonStats> stats() const = 0;
+
+ protected:
+  ~DaemonConnection() = default;
+};
+
 }  // namespace nnhal

@@ -84,6 +84,8 @@ struct CompilationCaching {
   std::string reason;
 };
 
+class DaemonConnection;
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -158,6 +160,10 @@ class Device {
   virtual Result<AllocatedBuffer> allocate(
       const BufferDesc& desc, const std::vector<std::shared_ptr<PreparedModel>>& preparedModels,
       const std::vector<BufferRole>& inputRoles, const std::vector<BufferRole>& outputRoles) = 0;
+
+  /// The nnhald connection this device reaches its driver through (a Device from
+  /// nnhal::connect, nnhal/client.h), or null for an embedded driver.
+  virtual const DaemonConnection* daemonConnection() const noexcept { return nullptr; }
 };
 
 /// How the driver's compiling threads share the CPU with everything else.

@@ -31,10 +31,6 @@
 
 namespace nnhal {
 
-namespace hal {
-struct MemoryAccess;  // the driver's process-local pools (src/hal/process_memory.h)
-}  // namespace hal
-
 /// The kind of a shared-memory pool, named as the HAL names hidl_memory kinds.
 enum class MemoryKind : int32_t {
   ASHMEM = 0,
@@ -111,10 +107,13 @@ class Memory {
 
   bool operator==(const Memory& other) const { return impl_ == other.impl_; }
 
- private:
-  friend struct hal::MemoryAccess;
+  /// The pool's state: opaque, defined where the factories above are (and where the
+  /// driver's own process-local pools are made, src/hal/process_memory.h). A Memory can be
+  /// built from one only there; null gives an empty handle.
   struct Impl;
   explicit Memory(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+
+ private:
   std::shared_ptr<const Impl> impl_;
 };
 

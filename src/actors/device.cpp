@@ -7,8 +7,8 @@
 #include "actors/device_actor.h"
 #include "actors/device_factory.h"
 #include "backend/cpu_backend.h"
+#include "common/vlog.h"
 #include "hal/driver_control.h"
-#include "hal/vlog.h"
 
 namespace nnhal {
 

@@ -8,8 +8,8 @@
 #include "actors/prepared_model_impl.h"
 #include "cache/cache_format.h"
 #include "cache/token_map.h"
+#include "common/vlog.h"
 #include "hal/validation.h"
-#include "hal/vlog.h"
 
 namespace nnhal::actors {
 namespace {

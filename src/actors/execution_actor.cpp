@@ -7,8 +7,8 @@
 
 #include "actors/fenced_execution.h"
 #include "actors/request_binding.h"
+#include "common/vlog.h"
 #include "hal/validation.h"
-#include "hal/vlog.h"
 
 namespace nnhal::actors {
 namespace {

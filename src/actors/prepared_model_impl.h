@@ -10,8 +10,8 @@
 #include "actors/execution_actor.h"
 #include "actors/prepared_model_registry.h"
 #include "cache/cache_format.h"
+#include "common/vlog.h"
 #include "hal/driver_control.h"
-#include "hal/vlog.h"
 #include "nnhal/prepared_model.h"
 
 namespace nnhal::actors {

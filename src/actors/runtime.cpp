@@ -5,7 +5,7 @@
 #include <mutex>
 #include <thread>
 
-#include "hal/thread_reaper.h"
+#include "common/thread_reaper.h"
 
 namespace nnhal::actors {
 
@@ -82,9 +82,9 @@ Runtime::~Runtime() {
       (fairBackground_ && fairBackground_->get_executor().running_in_this_thread())) {
     // Released from inside one of our own handlers: joining here would join this thread.
     // Work still queued runs; a joiner thread owns the pools until their threads have exited,
-    // and the process's thread reaper joins the joiner (hal/thread_reaper.h).
-    hal::adoptThread(std::thread([pool = std::move(pool_), background = std::move(background_),
-                                  fair = std::move(fairBackground_)] {
+    // and the process's thread reaper joins the joiner (common/thread_reaper.h).
+    common::adoptThread(std::thread([pool = std::move(pool_), background = std::move(background_),
+                                     fair = std::move(fairBackground_)] {
       pool->join();
       background->join();
       if (fair) fair->join();

@@ -11,7 +11,7 @@
 // (actors hold a shared_ptr to it). When the last reference is dropped on one of the
 // runtime's own threads (a callback that released the last PreparedModel), the pool cannot
 // join itself: a short-lived thread joins it, and is joined in turn by the process's thread
-// reaper (hal/thread_reaper.h). No thread is ever detached.
+// reaper (common/thread_reaper.h). No thread is ever detached.
 #pragma once
 
 #include <utility>  // before Asio (Boost 1.74 + g++ 12 needs std::exchange declared)

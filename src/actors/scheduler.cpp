@@ -7,7 +7,7 @@
 #include <limits>
 #include <utility>
 
-#include "hal/thread_priority.h"
+#include "common/thread_priority.h"
 
 namespace nnhal::actors {
 namespace {
@@ -324,7 +324,7 @@ void Scheduler::launch(Grants& grants) {
     boost::asio::post(preparation ? (giveWay ? giveWay_ : fair_) : pool_,
                       [self = shared_from_this(), job = std::move(post.job), app = post.app,
                        level = post.level, runStart = post.runStart, giveWay]() mutable {
-                        if (giveWay) hal::applyPreparationPolicy(self->policy_);
+                        if (giveWay) common::applyPreparationPolicy(self->policy_);
                         Lease lease;
                         lease.scheduler_ = self.get();
                         lease.app_ = app;

@@ -29,7 +29,7 @@
 // Of the slots, at most `preparationSlots` hold preparations at once, so compiling never
 // takes every core. Preparations run on background pools: a preparation of an application
 // whose own executions are active, or while no other application has work, runs on threads
-// that give way to every other thread (PreparationPolicy, hal/thread_priority.h), so it never
+// that give way to every other thread (PreparationPolicy, common/thread_priority.h), so it never
 // slows an execution of its own application; otherwise it is that application's share of the
 // machine and runs on threads of normal priority, so another application's executions
 // cannot starve it. Executions run on the foreground pool, or inline on their caller's thread
@@ -141,7 +141,7 @@ class Scheduler : public std::enable_shared_from_this<Scheduler> {
   /// must not slow an execution of their own application, else on `fair` (each slots +
   /// preparationSlots threads: the preparations that run and those paused), of which at most
   /// `preparationSlots` (1..slots) hold a slot at once. The threads of `giveWay` take
-  /// `policy` when they run their first job (hal/thread_priority.h); those of `fair` keep the
+  /// `policy` when they run their first job (common/thread_priority.h); those of `fair` keep the
   /// process's. `fair` may be `giveWay` (then every preparation gives way).
   Scheduler(Pool foreground, Pool giveWay, Pool fair, uint32_t slots, uint32_t preparationSlots,
             PreparationPolicy policy);

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <utility>
 
+#include "common/calibration.h"
+#include "common/vlog.h"
 #include "engine/compiler.h"
 #include "engine/executor.h"
 #include "engine/operation_registry.h"
 #include "engine/prepared_state.h"
-#include "hal/calibration.h"
-#include "hal/vlog.h"
 #include "kernels/isa.h"
 #include "nnhal/version.h"
 
@@ -73,13 +73,13 @@ class CpuCompiledModel final : public CompiledModel {
 };
 
 Capabilities calibratedCapabilities(const DeviceOptions& options, const std::string& version) {
-  auto calibration = hal::applicableCalibration(
+  auto calibration = common::applicableCalibration(
       options.stateDirectory, version, std::string(kernels::toString(kernels::activeIsa())));
-  if (calibration) return hal::capabilitiesFrom(&*calibration);
+  if (calibration) return common::capabilitiesFrom(&*calibration);
   if (!options.stateDirectory.empty()) {
     spdlog::info("capabilities: documented defaults ({})", calibration.error().message);
   }
-  return hal::capabilitiesFrom(nullptr);
+  return common::capabilitiesFrom(nullptr);
 }
 
 }  // namespace
@@ -166,8 +166,8 @@ KernelIsa kernelIsa() {
 
 CapabilitiesSource capabilitiesSource(const DeviceOptions& options) {
   const std::string isa(kernels::toString(kernels::activeIsa()));
-  auto calibration =
-      hal::applicableCalibration(options.stateDirectory, backend::cpuDriverVersion(options), isa);
+  auto calibration = common::applicableCalibration(options.stateDirectory,
+                                                   backend::cpuDriverVersion(options), isa);
   if (!calibration) return {false, calibration.error().message};
   return {true, "measured by nnhal calibrate at " + calibration->measuredAt +
                     " (kernels: " + calibration->isa + ")"};

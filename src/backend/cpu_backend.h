@@ -8,7 +8,7 @@
 // docs/CACHE_FORMAT.md: the model's structure, the constants still needed and the
 // operations' precomputed state (packed weights). Capabilities are the calibration of the
 // state directory when one matches this build and instruction-set level
-// (hal/calibration.h), else the documented defaults.
+// (common/calibration.h), else the documented defaults.
 //
 // Thread safety: as Backend.
 #pragma once

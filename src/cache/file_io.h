@@ -21,13 +21,13 @@
 #include <string>
 #include <vector>
 
-#include "hal/unique_fd.h"
+#include "common/unique_fd.h"
 #include "nnhal/status.h"
 
 namespace nnhal::cache {
 
-/// The descriptor owner of hal/unique_fd.h, under the name cache code has always used.
-using hal::UniqueFd;
+/// The descriptor owner of common/unique_fd.h, under the name cache code has always used.
+using common::UniqueFd;
 
 /// dup()s `fd` (close-on-exec). Errors: GENERAL_FAILURE for a bad descriptor.
 Result<UniqueFd> duplicate(int fd);

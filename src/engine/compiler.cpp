@@ -4,11 +4,11 @@
 #include <cstring>
 #include <string>
 
+#include "common/vlog.h"
 #include "engine/arena_planner.h"
 #include "engine/float16_adapter.h"
 #include "engine/operation_registry.h"
 #include "hal/operand_utils.h"
-#include "hal/vlog.h"
 
 namespace nnhal::engine {
 namespace {

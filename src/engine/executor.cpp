@@ -7,12 +7,12 @@
 #include <string>
 #include <variant>
 
+#include "common/vlog.h"
 #include "engine/arena_budget.h"
 #include "engine/interpreter.h"
 #include "engine/operation_registry.h"
 #include "engine/request_staging.h"
 #include "hal/operand_utils.h"
-#include "hal/vlog.h"
 
 namespace nnhal::engine {
 
@@ -140,7 +140,7 @@ Result<std::vector<OutputShape>> executeStatic(const ExecutionPlan& plan, const 
     for (uint32_t in : step.inputs) stepInputs.push_back(address(in));
     for (uint32_t out : step.outputs) stepOutputs.push_back(address(out));
     void* scratch = step.scratchBytes > 0 ? arena.get() + step.scratchOffset : nullptr;
-    const bool vlogStep = hal::vlogIsOn(hal::VlogTag::kCpuexe);
+    const bool vlogStep = common::vlogIsOn(common::VlogTag::kCpuexe);
     const auto stepStart =
         profile != nullptr || vlogStep ? std::chrono::steady_clock::now() : profileStart;
     auto ran = step.kernel->run(

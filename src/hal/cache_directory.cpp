@@ -15,9 +15,9 @@
 #include <thread>
 #include <vector>
 
+#include "common/unique_fd.h"
 #include "hal/cache_file_set.h"
 #include "hal/model_token.h"
-#include "hal/unique_fd.h"
 
 namespace nnhal {
 namespace {
@@ -28,13 +28,13 @@ std::string errnoText() { return std::strerror(errno); }
 
 /// The cache files of one token, open, and the lock that makes them this process's.
 struct OpenFiles {
-  hal::UniqueFd lock;
+  common::UniqueFd lock;
   hal::CacheFileSet set;
 };
 
 /// Takes the token's lock (flock on FOLDER/<hex>.lock), waiting until `until`.
-Result<hal::UniqueFd> lockToken(const std::filesystem::path& path, Clock::time_point until) {
-  hal::UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+Result<common::UniqueFd> lockToken(const std::filesystem::path& path, Clock::time_point until) {
+  common::UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (!fd.valid()) {
     return fail(ErrorStatus::GENERAL_FAILURE,
                 "cannot open the lock file " + path.string() + ": " + errnoText());
@@ -147,7 +147,7 @@ Result<CachedPreparation> CacheDirectory::prepare(Model model, std::span<const u
     }
     result.why = "not loaded: " + loaded.error().message;
     // Nothing stale stays behind should the driver save nothing this time.
-    for (const hal::UniqueFd& fd : opened->set.fds) {
+    for (const common::UniqueFd& fd : opened->set.fds) {
       if (::ftruncate(fd.get(), 0) != 0) break;
     }
   }

@@ -10,7 +10,7 @@
 namespace nnhal::hal {
 namespace {
 
-off_t sizeOf(const UniqueFd& fd) {
+off_t sizeOf(const common::UniqueFd& fd) {
   struct stat st {};
   return ::fstat(fd.get(), &st) == 0 ? st.st_size : 0;
 }
@@ -18,7 +18,7 @@ off_t sizeOf(const UniqueFd& fd) {
 }  // namespace
 
 bool CacheFileSet::anyWritten() const {
-  for (const UniqueFd& fd : fds) {
+  for (const common::UniqueFd& fd : fds) {
     if (sizeOf(fd) > 0) return true;
   }
   return false;
@@ -40,9 +40,10 @@ Result<CacheFileSet> openCacheFileSet(const std::string& base, NumberOfCacheFile
                  std::vector<CacheHandle>& handles) -> Result<void> {
     for (uint32_t i = 0; i < count; ++i) {
       const std::string path = base + kind + (i == 0 ? std::string() : std::to_string(i));
-      UniqueFd fd(::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW));
+      common::UniqueFd fd(::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW));
       if (!fd.valid() && errno == ENOENT) {
-        fd = UniqueFd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+        fd =
+            common::UniqueFd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
         set.created = true;
       }
       if (!fd.valid()) {

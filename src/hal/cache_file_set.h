@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "hal/unique_fd.h"
+#include "common/unique_fd.h"
 #include "nnhal/device.h"
 #include "nnhal/status.h"
 
@@ -16,7 +16,7 @@ namespace nnhal::hal {
 /// BASE.model, BASE.data, then BASE.model1, BASE.data1, ... as the device asks, open for
 /// reading and writing (created with mode 0600, never through a symbolic link).
 struct CacheFileSet {
-  std::vector<UniqueFd> fds;                 ///< model files first, then data files
+  std::vector<common::UniqueFd> fds;         ///< model files first, then data files
   std::vector<std::filesystem::path> paths;  ///< in the order of `fds`
   size_t modelFiles = 0;                     ///< how many of them are model files
   CacheFiles files;                          ///< the handles to pass the driver, and the token

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "hal/thread_reaper.h"
+#include "common/thread_reaper.h"
 
 namespace nnhal::hal {
 
@@ -79,7 +79,7 @@ Lanes::~Lanes() {
   }
   for (std::thread& thread : threads) {
     if (onOwnLane) {
-      adoptThread(std::move(thread));  // they hold the state; the reaper joins them
+      common::adoptThread(std::move(thread));  // they hold the state; the reaper joins them
     } else {
       thread.join();
     }

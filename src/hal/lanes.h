@@ -14,7 +14,7 @@
 //
 // Thread safety: post() may be called from any thread. The destructor lets every lane finish
 // its jobs and joins the threads; destroyed on one of its own lane threads (a job released
-// the last owner), it hands them to the thread reaper (hal/thread_reaper.h) instead.
+// the last owner), it hands them to the thread reaper (common/thread_reaper.h) instead.
 #pragma once
 
 #include <chrono>

@@ -34,7 +34,8 @@ Memory writableBorrowedPool(uint8_t* data, size_t size, std::shared_ptr<const vo
 /// Errors: INVALID_ARGUMENT for size 0; RESOURCE_EXHAUSTED_TRANSIENT when mmap fails.
 Result<Memory> lazyZeroPool(size_t size);
 
-/// The one place allowed to build Memory handles from process-local bytes.
+/// The pools the driver builds itself (in src/hal/memory.cpp, beside Memory::Impl): over
+/// process-local bytes, lazily zeroed, and over the descriptors of client pools.
 struct MemoryAccess {
   static Memory borrowed(const uint8_t* data, size_t size, std::shared_ptr<const void> owner);
   static Memory borrowedWritable(uint8_t* data, size_t size, std::shared_ptr<const void> owner);

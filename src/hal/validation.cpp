@@ -3,9 +3,9 @@
 
 #include <fmt/format.h>
 
+#include "common/vlog.h"
 #include "hal/internal/validation_detail.h"
 #include "hal/operand_utils.h"
-#include "hal/vlog.h"
 
 namespace nnhal::hal {
 namespace detail {

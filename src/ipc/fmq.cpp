@@ -100,7 +100,7 @@ Result<void> checkGeometry(FmqDescriptor geometry) {
 
 }  // namespace
 
-Fmq::Fmq(hal::UniqueFd fd, FmqDescriptor geometry, boost::interprocess::mapped_region region)
+Fmq::Fmq(common::UniqueFd fd, FmqDescriptor geometry, boost::interprocess::mapped_region region)
     : fd_(std::move(fd)), geometry_(geometry), region_(std::move(region)) {
   control_ = static_cast<Control*>(region_.get_address());
   ring_ = static_cast<std::byte*>(region_.get_address()) + kFmqHeaderBytes;
@@ -124,7 +124,7 @@ Fmq::~Fmq() = default;
 
 Result<Fmq> Fmq::create(FmqDescriptor geometry) {
   NNHAL_TRY(checkGeometry(geometry));
-  hal::UniqueFd fd(memfd_create("nnhal-fmq", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+  common::UniqueFd fd(memfd_create("nnhal-fmq", MFD_CLOEXEC | MFD_ALLOW_SEALING));
   if (!fd.valid()) {
     return fail(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT,
                 std::string("memfd_create for a message queue: ") + std::strerror(errno));
@@ -151,7 +151,7 @@ Result<Fmq> Fmq::create(FmqDescriptor geometry) {
   }
 }
 
-Result<Fmq> Fmq::attach(hal::UniqueFd fd, FmqDescriptor geometry) {
+Result<Fmq> Fmq::attach(common::UniqueFd fd, FmqDescriptor geometry) {
   NNHAL_TRY(checkGeometry(geometry));
   if (!fd.valid()) return invalidArgument("message queue: no descriptor");
   struct stat st {};

@@ -37,7 +37,7 @@
 #include <functional>
 #include <span>
 
-#include "hal/unique_fd.h"
+#include "common/unique_fd.h"
 #include "nnhal/status.h"
 #include "nnhal/types.h"
 
@@ -85,7 +85,7 @@ class Fmq {
   static Result<Fmq> create(FmqDescriptor geometry);
   /// Maps a queue another process created. The descriptor must be a memfd sealed against
   /// shrinking and at least as large as the geometry needs. Errors: INVALID_ARGUMENT.
-  static Result<Fmq> attach(hal::UniqueFd fd, FmqDescriptor geometry);
+  static Result<Fmq> attach(common::UniqueFd fd, FmqDescriptor geometry);
 
   Fmq() = default;
   Fmq(Fmq&&) noexcept;
@@ -127,7 +127,7 @@ class Fmq {
 
  private:
   struct Control;
-  Fmq(hal::UniqueFd fd, FmqDescriptor geometry, boost::interprocess::mapped_region region);
+  Fmq(common::UniqueFd fd, FmqDescriptor geometry, boost::interprocess::mapped_region region);
   /// Waits until `ready()` or the policy ends the wait, on the futex `word` whose
   /// `waiting` flag tells the peer to wake us.
   Status waitFor(const std::function<bool()>& ready, std::atomic<uint32_t>& word,
@@ -138,7 +138,7 @@ class Fmq {
   void copyIn(uint64_t at, std::span<const std::byte> elements);
   void copyOut(uint64_t at, std::span<std::byte> out) const;
 
-  hal::UniqueFd fd_;
+  common::UniqueFd fd_;
   FmqDescriptor geometry_;
   boost::interprocess::mapped_region region_;
   Control* control_ = nullptr;

@@ -25,12 +25,12 @@
 #include <string>
 #include <vector>
 
-#include "hal/unique_fd.h"
+#include "common/unique_fd.h"
 #include "nnhal/status.h"
 
 namespace nnhal::ipc {
 
-using hal::UniqueFd;
+using common::UniqueFd;
 
 /// "NNHD" read as a little-endian u32.
 inline constexpr uint32_t kFrameMagic = 0x44484E4E;

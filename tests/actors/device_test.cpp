@@ -17,8 +17,8 @@
 
 #include "actors/device_actor.h"
 #include "backend/cpu_backend.h"
+#include "common/calibration.h"
 #include "common/fully_connected_chain.h"
-#include "hal/calibration.h"
 #include "hal/driver_control.h"
 #include "nnhal/device.h"
 #include "nnhal/version.h"
@@ -272,13 +272,13 @@ TEST_F(DeviceTest, CapabilitiesComeFromAnApplicableCalibration) {
   std::filesystem::create_directories(dir);
   DeviceOptions options;
   options.stateDirectory = dir;
-  hal::Calibration c;
+  common::Calibration c;
   c.driverVersion = backend::cpuDriverVersion(options);
   c.isa = kernelIsa().active;
   c.measuredAt = "2026-11-26T00:00:00Z";
   c.workloads = {{"q", true, 1.0, 8.0, 1.0, 4.0}, {"f", false, 1.0, 5.0, 1.0, 2.0}};
-  ASSERT_TRUE(hal::computePerformance(&c));
-  ASSERT_TRUE(hal::writeCalibration(dir / hal::kCalibrationFileName, c));
+  ASSERT_TRUE(common::computePerformance(&c));
+  ASSERT_TRUE(common::writeCalibration(dir / common::kCalibrationFileName, c));
   auto find = [](const Capabilities& caps, OperandType type) {
     for (const OperandPerformance& p : caps.operandPerformance) {
       if (p.type == type) return p.info;
@@ -296,7 +296,7 @@ TEST_F(DeviceTest, CapabilitiesComeFromAnApplicableCalibration) {
     EXPECT_TRUE(capabilitiesSource(options).measured);
   }
   c.isa = c.isa == "scalar" ? "vnni" : "scalar";  // measured at another level: not applied
-  ASSERT_TRUE(hal::writeCalibration(dir / hal::kCalibrationFileName, c));
+  ASSERT_TRUE(common::writeCalibration(dir / common::kCalibrationFileName, c));
   auto device = createDevice(options);
   ASSERT_TRUE(device);
   EXPECT_EQ(find((*device)->getCapabilities(), OperandType::TENSOR_QUANT8_ASYMM).execTime, 1.0f);

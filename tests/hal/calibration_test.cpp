@@ -1,4 +1,4 @@
-#include "hal/calibration.h"
+#include "common/calibration.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-namespace nnhal::hal {
+namespace nnhal::common {
 namespace {
 
 namespace fs = std::filesystem;
@@ -131,4 +131,4 @@ TEST_F(CalibrationTest, CapabilitiesTakeTheMeasuredRatiosAndStayPositive) {
 }
 
 }  // namespace
-}  // namespace nnhal::hal
+}  // namespace nnhal::common

@@ -12,11 +12,13 @@
 #include <filesystem>
 #include <variant>
 
+#include "common/unique_fd.h"
 #include "hal/pool_io.h"
-#include "hal/unique_fd.h"
 
 namespace nnhal::hal {
 namespace {
+
+using common::UniqueFd;
 
 /// A regular file of `size` bytes (i mod 251) in /tmp, and a writable mmap_fd pool over it.
 struct FilePool {

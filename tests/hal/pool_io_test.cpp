@@ -11,10 +11,12 @@
 #include <filesystem>
 #include <string>
 
-#include "hal/unique_fd.h"
+#include "common/unique_fd.h"
 
 namespace nnhal::hal {
 namespace {
+
+using common::UniqueFd;
 
 UniqueFd memfdOf(size_t size, unsigned seals) {
   UniqueFd fd(memfd_create("pool-io-test", MFD_CLOEXEC | MFD_ALLOW_SEALING));

@@ -1,6 +1,6 @@
-// hal/thread_reaper.h: threads handed over, including a thread handing over itself, are
+// common/thread_reaper.h: threads handed over, including a thread handing over itself, are
 // joined promptly (the process's thread count returns to where it was).
-#include "hal/thread_reaper.h"
+#include "common/thread_reaper.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <future>
 #include <memory>
 
-namespace nnhal::hal {
+namespace nnhal::common {
 namespace {
 
 using namespace std::chrono_literals;
@@ -51,4 +51,4 @@ TEST(ThreadReaper, JoinsThreadsThatHandThemselvesOver) {
 }
 
 }  // namespace
-}  // namespace nnhal::hal
+}  // namespace nnhal::common

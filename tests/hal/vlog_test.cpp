@@ -1,6 +1,6 @@
-// NNHAL_VLOG parsing (hal/vlog.h) and where verbose lines go. Switching each tag on and off in
+// NNHAL_VLOG parsing (common/vlog.h) and where verbose lines go. Switching each tag on and off in
 // a real process is tested through the nnhal binary (tests/tools/vlog_cli_test.cpp).
-#include "hal/vlog.h"
+#include "common/vlog.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace nnhal::hal {
+namespace nnhal::common {
 namespace {
 
 uint32_t bit(VlogTag tag) { return 1u << static_cast<uint32_t>(tag); }
@@ -78,4 +78,4 @@ TEST(VlogMacro, AnOffTagEvaluatesNothing) {
 }
 
 }  // namespace
-}  // namespace nnhal::hal
+}  // namespace nnhal::common

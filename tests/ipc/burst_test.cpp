@@ -88,10 +88,10 @@ class RawBurst : public BurstMemoryProvider {
     auto burst = std::make_shared<RawBurst>();
     burst->handle = reply->burst;
     burst->requests = *Fmq::attach(
-        hal::UniqueFd(::fcntl(frame->fds[reply->requestFdIndex].get(), F_DUPFD_CLOEXEC, 0)),
+        common::UniqueFd(::fcntl(frame->fds[reply->requestFdIndex].get(), F_DUPFD_CLOEXEC, 0)),
         {sizeof(FmqRequestDatum), reply->requestLength});
     burst->results = *Fmq::attach(
-        hal::UniqueFd(::fcntl(frame->fds[reply->resultFdIndex].get(), F_DUPFD_CLOEXEC, 0)),
+        common::UniqueFd(::fcntl(frame->fds[reply->resultFdIndex].get(), F_DUPFD_CLOEXEC, 0)),
         {sizeof(FmqResultDatum), reply->resultLength});
     connection.registerBurst(burst->handle, burst);
     return burst;

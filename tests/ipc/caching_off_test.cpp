@@ -11,7 +11,7 @@
 #include <future>
 #include <nlohmann/json.hpp>
 
-#include "hal/unique_fd.h"
+#include "common/unique_fd.h"
 #include "ipc_test_util.h"
 
 namespace nnhal::ipc::testing {
@@ -36,8 +36,8 @@ Command run(const std::string& command) {
 
 /// Two empty memfd cache files (regular files, as the driver requires).
 struct MemfdCache {
-  hal::UniqueFd model{::memfd_create("model-cache", MFD_CLOEXEC)};
-  hal::UniqueFd data{::memfd_create("data-cache", MFD_CLOEXEC)};
+  common::UniqueFd model{::memfd_create("model-cache", MFD_CLOEXEC)};
+  common::UniqueFd data{::memfd_create("data-cache", MFD_CLOEXEC)};
   CacheFiles files() const {
     CacheFiles f;
     f.modelCache = {{model.get()}};

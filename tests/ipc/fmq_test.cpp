@@ -31,7 +31,7 @@ struct QueuePair {
 QueuePair makePair(uint32_t capacity) {
   auto created = Fmq::create({4, capacity});
   EXPECT_TRUE(created) << created.error().message;
-  hal::UniqueFd dup(::fcntl(created->fd(), F_DUPFD_CLOEXEC, 0));
+  common::UniqueFd dup(::fcntl(created->fd(), F_DUPFD_CLOEXEC, 0));
   auto attached = Fmq::attach(std::move(dup), created->descriptor());
   EXPECT_TRUE(attached) << attached.error().message;
   return {std::move(*created), std::move(*attached)};
@@ -70,11 +70,11 @@ TEST(Fmq, RefusesBadGeometryAndUnsealedOrSmallSegments) {
   auto q = Fmq::create({4, 1024});
   ASSERT_TRUE(q);
   // A bigger geometry than the segment holds.
-  auto big = Fmq::attach(hal::UniqueFd(::fcntl(q->fd(), F_DUPFD_CLOEXEC, 0)), {4, 100000});
+  auto big = Fmq::attach(common::UniqueFd(::fcntl(q->fd(), F_DUPFD_CLOEXEC, 0)), {4, 100000});
   ASSERT_FALSE(big);
   EXPECT_EQ(big.error().status, ErrorStatus::INVALID_ARGUMENT);
   // An unsealed memfd could shrink under the mapping.
-  hal::UniqueFd unsealed(::memfd_create("x", MFD_CLOEXEC));
+  common::UniqueFd unsealed(::memfd_create("x", MFD_CLOEXEC));
   ASSERT_EQ(::ftruncate(unsealed.get(), 1 << 16), 0);
   auto refused = Fmq::attach(std::move(unsealed), {4, 16});
   ASSERT_FALSE(refused);
@@ -83,7 +83,7 @@ TEST(Fmq, RefusesBadGeometryAndUnsealedOrSmallSegments) {
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
   ::close(fds[1]);
-  EXPECT_FALSE(Fmq::attach(hal::UniqueFd(fds[0]), {4, 16}));
+  EXPECT_FALSE(Fmq::attach(common::UniqueFd(fds[0]), {4, 16}));
 }
 
 TEST(Fmq, ImpossibleCountersFromThePeerBreakTheQueueInsteadOfOverrunning) {

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <random>
 
-#include "hal/unique_fd.h"
+#include "common/unique_fd.h"
 #include "nnhal/client.h"
 
 namespace nnhal::soak {
@@ -19,7 +19,7 @@ const char* const kPathNames[] = {"sync", "async", "fenced", "burst"};
 
 /// The two cache files of one model of one client, created on first use.
 struct ModelCache {
-  hal::UniqueFd model, data;
+  common::UniqueFd model, data;
   CacheFiles files;
   bool saved = false;
 };

@@ -14,7 +14,7 @@
 #include <optional>
 #include <thread>
 
-#include "hal/unique_fd.h"
+#include "common/unique_fd.h"
 #include "nnhal-stress/stress_tests.h"
 #include "nnhal/buffer.h"
 #include "nnhal/client.h"
@@ -53,7 +53,7 @@ pid_t spawnChild(const TestContext& context, const std::string& role, uint64_t s
 /// The cache files of one model in one model-load child: two memfds (regular files, as the
 /// driver requires) and a token of this process's own.
 struct MemoryCacheFiles {
-  hal::UniqueFd model, data;
+  common::UniqueFd model, data;
   CacheFiles files;
   bool saved = false;  ///< a preparation wrote the model cache
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "hal/calibration.h"
+#include "common/calibration.h"
 #include "hal/operand_utils.h"
 #include "nnhal/device.h"
 #include "nnhal/tflite_import.h"
@@ -192,7 +192,7 @@ Result<void> calibrate(const CalibrateArgs& args) {
   NNHAL_ASSIGN_OR_RETURN(std::vector<Times> measured, measureAll(args, isa.active.c_str()));
   NNHAL_ASSIGN_OR_RETURN(std::vector<Times> reference, measureReference(args));
 
-  hal::Calibration c;
+  common::Calibration c;
   NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> probe, createDevice({}));
   c.driverVersion = probe->getVersionString();
   c.isa = isa.active;
@@ -201,12 +201,12 @@ Result<void> calibrate(const CalibrateArgs& args) {
     c.workloads.push_back({kWorkloads[i].name, kWorkloads[i].quantized, measured[i].all,
                            reference[i].all, measured[i].one, reference[i].one});
   }
-  NNHAL_TRY(hal::computePerformance(&c));
+  NNHAL_TRY(common::computePerformance(&c));
   std::error_code ec;
   std::filesystem::create_directories(args.stateDir, ec);
   const std::filesystem::path file =
-      std::filesystem::path(args.stateDir) / hal::kCalibrationFileName;
-  NNHAL_TRY(hal::writeCalibration(file, c));
+      std::filesystem::path(args.stateDir) / common::kCalibrationFileName;
+  NNHAL_TRY(common::writeCalibration(file, c));
   std::printf("quantized: execTime %.4f powerUsage %.4f\n", c.quantized.execTime,
               c.quantized.powerUsage);
   std::printf("float32:   execTime %.4f powerUsage %.4f\n", c.float32.execTime,

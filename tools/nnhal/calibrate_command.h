@@ -1,5 +1,5 @@
 // tools/nnhal/calibrate_command.h — `nnhal calibrate`: measures the embedded driver's
-// PerformanceInfo (hal/calibration.h) and stores it in the state directory, where
+// PerformanceInfo (common/calibration.h) and stores it in the state directory, where
 // getCapabilities finds it.
 #pragma once
 

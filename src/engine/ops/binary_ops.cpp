@@ -55,11 +55,7 @@ PrepareResult makeQuantSubKernel(const PrepareContext& ctx, FusedActivationFunc 
   const OperandInfo& in1 = ctx.input(0);
   const OperandInfo& in2 = ctx.input(1);
   const OperandInfo& out = ctx.output(0);
-  const auto [qmin, qmax] = quant8Range(out.type);
-  int32_t outMin = qmin;
-  int32_t outMax = qmax;
-  kernels::activationRangeQuantized(activation, out.scale, out.zeroPoint, qmin, qmax, &outMin,
-                                    &outMax);
+  const auto [outMin, outMax] = quantizedActivationRange(out, activation);
   const auto params = kernels::makeQuantSubParams(
       in1.scale, in1.zeroPoint, in2.scale, in2.zeroPoint, out.scale, out.zeroPoint, outMin, outMax);
   if (!params) return invalidArgument(unrepresentable(ctx));

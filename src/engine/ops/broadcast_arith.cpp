@@ -1,5 +1,6 @@
 // ADD and MUL: element-wise arithmetic with NumPy-style broadcasting (types.hal ADD, MUL).
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -52,54 +53,49 @@ PrepareResult makeInt32Kernel(ArithOp op, const BroadcastLayout& layout) {
   });
 }
 
+/// The kernel of a quantized ADD or MUL: `kernel` (addQuant8 / mulQuant8) over parallel
+/// ranges of the output, with `params` (null: the scales give no representable multiplier).
+template <typename T, typename Params, typename Kernel>
+PrepareResult makeQuantArithKernel(const PrepareContext& ctx, const std::optional<Params>& params,
+                                   const BroadcastLayout& layout, Kernel kernel) {
+  if (!params) {
+    return invalidArgument(outputWhere(ctx, 0) +
+                           ": the input/output scales give an unrepresentable multiplier");
+  }
+  return makeKernel([p = *params, layout, kernel](const RunContext& rc) -> Result<void> {
+    const T* a = rc.input<T>(0);
+    const T* b = rc.input<T>(1);
+    T* o = rc.output<T>(0);
+    rc.parallel().forRange(layout.outputCount, kElementGrain, [&](size_t begin, size_t end) {
+      kernel(a, b, o, layout, p, begin, end);
+    });
+    return {};
+  });
+}
+
 template <typename T>
 PrepareResult makeQuantKernel(const PrepareContext& ctx, ArithOp op, FusedActivationFunc activation,
                               const BroadcastLayout& layout) {
   const OperandInfo& in1 = ctx.input(0);
   const OperandInfo& in2 = ctx.input(1);
   const OperandInfo& out = ctx.output(0);
-  const auto [qmin, qmax] = quant8Range(out.type);
-  int32_t outMin = qmin;
-  int32_t outMax = qmax;
-  kernels::activationRangeQuantized(activation, out.scale, out.zeroPoint, qmin, qmax, &outMin,
-                                    &outMax);
+  const auto [outMin, outMax] = quantizedActivationRange(out, activation);
   if (op == ArithOp::kAdd) {
-    const auto params =
+    return makeQuantArithKernel<T>(
+        ctx,
         kernels::makeQuantAddParams(in1.scale, in1.zeroPoint, in2.scale, in2.zeroPoint, out.scale,
-                                    out.zeroPoint, outMin, outMax);
-    if (!params) {
-      return invalidArgument(outputWhere(ctx, 0) +
-                             ": the input/output scales give an unrepresentable multiplier");
-    }
-    return makeKernel([p = *params, layout](const RunContext& rc) -> Result<void> {
-      const T* a = rc.input<T>(0);
-      const T* b = rc.input<T>(1);
-      T* o = rc.output<T>(0);
-      rc.parallel().forRange(layout.outputCount, kElementGrain, [&](size_t begin, size_t end) {
-        kernels::addQuant8<T>(a, b, o, layout, p, begin, end);
-      });
-      return {};
-    });
+                                    out.zeroPoint, outMin, outMax),
+        layout, [](auto&&... args) { kernels::addQuant8<T>(args...); });
   }
   // types.hal asks output_scale > input1_scale * input2_scale of a quantized MUL. nnhal
   // computes smaller output scales too, as TFLite does (converters write scales like 3e-35
   // where calibration saw only zeros, e.g. in LSTM states): every nonzero product saturates
   // (kernels/quantization.h). docs/ARCHITECTURE.md, "Conformance", lists this deviation.
-  const auto params = kernels::makeQuantMulParams(
-      in1.scale, in1.zeroPoint, in2.scale, in2.zeroPoint, out.scale, out.zeroPoint, outMin, outMax);
-  if (!params) {
-    return invalidArgument(outputWhere(ctx, 0) +
-                           ": the input/output scales give an unrepresentable multiplier");
-  }
-  return makeKernel([p = *params, layout](const RunContext& rc) -> Result<void> {
-    const T* a = rc.input<T>(0);
-    const T* b = rc.input<T>(1);
-    T* o = rc.output<T>(0);
-    rc.parallel().forRange(layout.outputCount, kElementGrain, [&](size_t begin, size_t end) {
-      kernels::mulQuant8<T>(a, b, o, layout, p, begin, end);
-    });
-    return {};
-  });
+  return makeQuantArithKernel<T>(
+      ctx,
+      kernels::makeQuantMulParams(in1.scale, in1.zeroPoint, in2.scale, in2.zeroPoint, out.scale,
+                                  out.zeroPoint, outMin, outMax),
+      layout, [](auto&&... args) { kernels::mulQuant8<T>(args...); });
 }
 
 PrepareResult prepareArith(PrepareContext& ctx, ArithOp op) {

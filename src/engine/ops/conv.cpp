@@ -29,14 +29,7 @@ PrepareResult prepareConv2D(PrepareContext& ctx) {
 
   const auto& in = ctx.input(0).dimensions;
   const auto& filter = ctx.input(1).dimensions;
-  NNHAL_TRY(checkNonEmptyImage(ctx));
-  if (filter[0] == 0 || filter[1] == 0 || filter[2] == 0) {
-    return invalidArgument(ctx.where(1) + " (filter) must have non-zero dimensions");
-  }
-  if (filter[3] != in[3]) {
-    return invalidArgument(ctx.where(1) + " (filter) depth " + std::to_string(filter[3]) +
-                           " does not match the input depth " + std::to_string(in[3]));
-  }
+  NNHAL_TRY(checkOhwiFilter(ctx));
   NNHAL_TRY(checkBiasLength(ctx, filter[0]));
   uint32_t outHeight = 0, outWidth = 0;
   NNHAL_TRY(resolveWindow(ctx, w, in[1], in[2], filter[1], filter[2], &outHeight, &outWidth));

@@ -63,10 +63,6 @@ Result<uint32_t> resolveAxis(const PrepareContext& ctx, const char* axis, uint32
 
 }  // namespace
 
-std::string outputWhere(const PrepareContext& ctx, size_t output) {
-  return opName(ctx) + " output " + std::to_string(output);
-}
-
 bool isQuant8(OperandType type) {
   return type == OperandType::TENSOR_QUANT8_ASYMM ||
          type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
@@ -259,6 +255,20 @@ Result<void> checkConvOperands(const PrepareContext& ctx) {
   if (quant) {
     NNHAL_TRY(checkQuant(ctx, 0));
     NNHAL_TRY(checkOutputQuant(ctx, 0));
+  }
+  return {};
+}
+
+Result<void> checkOhwiFilter(const PrepareContext& ctx) {
+  NNHAL_TRY(checkNonEmptyImage(ctx));
+  const auto& in = ctx.input(0).dimensions;
+  const auto& filter = ctx.input(1).dimensions;
+  if (filter[0] == 0 || filter[1] == 0 || filter[2] == 0) {
+    return invalidArgument(ctx.where(1) + " (filter) must have non-zero dimensions");
+  }
+  if (filter[3] != in[3]) {
+    return invalidArgument(ctx.where(1) + " (filter) depth " + std::to_string(filter[3]) +
+                           " does not match the input depth " + std::to_string(in[3]));
   }
   return {};
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/operation.h"
+#include "engine/ops/shape_utils.h"
 #include "kernels/quantization.h"
 #include "kernels/window_geometry.h"
 #include "nnhal/status.h"
@@ -26,9 +27,6 @@ namespace nnhal::engine::ops::spatial {
 /// NNAPI implicit padding codes.
 inline constexpr int32_t kPaddingSame = 1;
 inline constexpr int32_t kPaddingValid = 2;
-
-/// "CONV_2D output 0" — prefix for messages about an output.
-std::string outputWhere(const PrepareContext& ctx, size_t output);
 
 /// True for TENSOR_QUANT8_ASYMM and TENSOR_QUANT8_ASYMM_SIGNED.
 bool isQuant8(OperandType type);
@@ -63,6 +61,10 @@ Result<void> checkFilterAndBias(const PrepareContext& ctx);
 /// quantized operations valid input and output scales and zero points.
 /// Errors: INVALID_ARGUMENT naming the operand.
 Result<void> checkConvOperands(const PrepareContext& ctx);
+/// CONV_2D and TRANSPOSE_CONV_2D (NHWC, after checkFilterAndBias): input 0 with no zero
+/// size (checkNonEmptyImage), the filter [depthOut, filterHeight, filterWidth, depthIn] (OHWI)
+/// with no zero size and depthIn equal to the input's depth.
+Result<void> checkOhwiFilter(const PrepareContext& ctx);
 /// The bias (input 2), when present, holds `channels` values (messages call them `what`:
 /// "output channels", "units").
 Result<void> checkBiasLength(const PrepareContext& ctx, uint32_t channels,

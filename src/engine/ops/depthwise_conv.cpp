@@ -12,10 +12,12 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "engine/ops/conv_common.h"
 #include "engine/ops/ops.h"
+#include "engine/ops/shape_utils.h"
 #include "kernels/depthwise_conv.h"
 #include "kernels/value_range.h"
 
@@ -97,10 +99,7 @@ PrepareResult makeQuantKernel(PrepareContext& ctx, const kernels::DepthwiseGeome
   s->zeroPointRow.assign(g.inDepth, static_cast<uint8_t>(in.zeroPoint));
   p.zeroPointRow = s->zeroPointRow.data();
   p.outputZeroPoint = out.zeroPoint;
-  int32_t qmin = 0, qmax = 0;
-  quant8Range(out.type, &qmin, &qmax);
-  kernels::activationRangeQuantized(activation, out.scale, out.zeroPoint, qmin, qmax, &p.outputMin,
-                                    &p.outputMax);
+  std::tie(p.outputMin, p.outputMax) = quantizedActivationRange(out, activation);
   const size_t packedCount = kernels::depthwisePackedFilterCount(g);
   if (s->filterConstant) {
     const size_t stateBytes = packedCount * sizeof(int16_t);

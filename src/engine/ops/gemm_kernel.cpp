@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "engine/ops/conv_common.h"
+#include "engine/ops/shape_utils.h"
 #include "kernels/gemm.h"
 #include "kernels/value_range.h"
 
@@ -128,9 +129,7 @@ Result<std::unique_ptr<Kernel>> makeQuantGemmKernel(
     s->shift[c] = multipliers[c].shift;
     anyLeftShift |= multipliers[c].shift > 0;
   }
-  int32_t qmin = 0, qmax = 0, lo = 0, hi = 0;
-  quant8Range(out.type, &qmin, &qmax);
-  kernels::activationRangeQuantized(activation, out.scale, out.zeroPoint, qmin, qmax, &lo, &hi);
+  const auto [lo, hi] = quantizedActivationRange(out, activation);
 
   kernels::QuantGemmParams& p = s->params;
   p.k = k;

@@ -32,6 +32,69 @@ Result<void> mustBeOmitted(const PrepareContext& ctx, size_t i, bool present, co
   return invalidArgument(seq::describe(ctx, i, role) + " must be omitted " + reason);
 }
 
+/// The layer normalization weights of an LSTM cell: all present (the input gate's omitted
+/// with CIFG) or all omitted. True when present.
+Result<bool> checkLayerNorm(const PrepareContext& ctx, const CellIndices& x, uint32_t cells,
+                            bool cifg) {
+  NNHAL_ASSIGN_OR_RETURN(const bool inputNorm, optionalTensor(ctx, x.inputLayerNorm, {cells},
+                                                              "input layer norm weights"));
+  NNHAL_ASSIGN_OR_RETURN(const bool forgetNorm, optionalTensor(ctx, x.forgetLayerNorm, {cells},
+                                                               "forget layer norm weights"));
+  NNHAL_ASSIGN_OR_RETURN(const bool cellNorm,
+                         optionalTensor(ctx, x.cellLayerNorm, {cells}, "cell layer norm weights"));
+  NNHAL_ASSIGN_OR_RETURN(const bool outputNorm, optionalTensor(ctx, x.outputLayerNorm, {cells},
+                                                               "output layer norm weights"));
+  const bool layerNorm = forgetNorm && cellNorm && outputNorm && (inputNorm || cifg);
+  if (cifg) {
+    NNHAL_TRY(
+        mustBeOmitted(ctx, x.inputLayerNorm, inputNorm, "input layer norm weights", "with CIFG"));
+  }
+  if (!layerNorm && (inputNorm || forgetNorm || cellNorm || outputNorm)) {
+    return invalidArgument(opName(ctx) +
+                           " layer normalization weights must all be present (the input gate's "
+                           "omitted with CIFG) or all be omitted");
+  }
+  return layerNorm;
+}
+
+/// The auxiliary input weights of an LSTM cell: omitted without an auxiliary input
+/// (auxSize 0), else all present [cells, auxSize] (auxiliary input-to-input omitted with
+/// CIFG).
+Result<void> checkAuxWeights(const PrepareContext& ctx, const CellIndices& x, uint32_t cells,
+                             uint32_t auxSize, bool cifg) {
+  NNHAL_ASSIGN_OR_RETURN(const bool auxToInput, present(ctx, x.auxToInput));
+  NNHAL_ASSIGN_OR_RETURN(const bool auxToForget, present(ctx, x.auxToForget));
+  NNHAL_ASSIGN_OR_RETURN(const bool auxToCell, present(ctx, x.auxToCell));
+  NNHAL_ASSIGN_OR_RETURN(const bool auxToOutput, present(ctx, x.auxToOutput));
+  if (auxSize == 0) {
+    if (auxToInput || auxToForget || auxToCell || auxToOutput) {
+      return invalidArgument(opName(ctx) +
+                             " auxiliary weights must be omitted without an auxiliary input");
+    }
+  } else {
+    if (cifg) {
+      NNHAL_TRY(mustBeOmitted(ctx, x.auxToInput, auxToInput, "auxiliary input-to-input weights",
+                              "with CIFG"));
+    }
+    if (!auxToForget || !auxToCell || !auxToOutput || (!cifg && !auxToInput)) {
+      return invalidArgument(opName(ctx) +
+                             " auxiliary weights must all be present with an auxiliary input "
+                             "(auxiliary input-to-input omitted with CIFG)");
+    }
+    if (!cifg) {
+      NNHAL_TRY(seq::requireTensor(ctx, x.auxToInput, kFloat, {cells, auxSize},
+                                   "auxiliary input-to-input weights"));
+    }
+    NNHAL_TRY(seq::requireTensor(ctx, x.auxToForget, kFloat, {cells, auxSize},
+                                 "auxiliary input-to-forget weights"));
+    NNHAL_TRY(seq::requireTensor(ctx, x.auxToCell, kFloat, {cells, auxSize},
+                                 "auxiliary input-to-cell weights"));
+    NNHAL_TRY(seq::requireTensor(ctx, x.auxToOutput, kFloat, {cells, auxSize},
+                                 "auxiliary input-to-output weights"));
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<Cell> prepareCell(const PrepareContext& ctx, const CellIndices& x, uint32_t batch,
@@ -117,57 +180,8 @@ Result<Cell> prepareCell(const PrepareContext& ctx, const CellIndices& x, uint32
     }
   }
 
-  // Layer normalization.
-  NNHAL_ASSIGN_OR_RETURN(const bool inputNorm, optionalTensor(ctx, x.inputLayerNorm, {cells},
-                                                              "input layer norm weights"));
-  NNHAL_ASSIGN_OR_RETURN(const bool forgetNorm, optionalTensor(ctx, x.forgetLayerNorm, {cells},
-                                                               "forget layer norm weights"));
-  NNHAL_ASSIGN_OR_RETURN(const bool cellNorm,
-                         optionalTensor(ctx, x.cellLayerNorm, {cells}, "cell layer norm weights"));
-  NNHAL_ASSIGN_OR_RETURN(const bool outputNorm, optionalTensor(ctx, x.outputLayerNorm, {cells},
-                                                               "output layer norm weights"));
-  const bool layerNorm = forgetNorm && cellNorm && outputNorm && (inputNorm || cifg);
-  if (cifg) {
-    NNHAL_TRY(
-        mustBeOmitted(ctx, x.inputLayerNorm, inputNorm, "input layer norm weights", "with CIFG"));
-  }
-  if (!layerNorm && (inputNorm || forgetNorm || cellNorm || outputNorm)) {
-    return invalidArgument(opName(ctx) +
-                           " layer normalization weights must all be present (the input gate's "
-                           "omitted with CIFG) or all be omitted");
-  }
-
-  // Auxiliary input weights.
-  NNHAL_ASSIGN_OR_RETURN(const bool auxToInput, present(ctx, x.auxToInput));
-  NNHAL_ASSIGN_OR_RETURN(const bool auxToForget, present(ctx, x.auxToForget));
-  NNHAL_ASSIGN_OR_RETURN(const bool auxToCell, present(ctx, x.auxToCell));
-  NNHAL_ASSIGN_OR_RETURN(const bool auxToOutput, present(ctx, x.auxToOutput));
-  if (auxSize == 0) {
-    if (auxToInput || auxToForget || auxToCell || auxToOutput) {
-      return invalidArgument(opName(ctx) +
-                             " auxiliary weights must be omitted without an auxiliary input");
-    }
-  } else {
-    if (cifg) {
-      NNHAL_TRY(mustBeOmitted(ctx, x.auxToInput, auxToInput, "auxiliary input-to-input weights",
-                              "with CIFG"));
-    }
-    if (!auxToForget || !auxToCell || !auxToOutput || (!cifg && !auxToInput)) {
-      return invalidArgument(opName(ctx) +
-                             " auxiliary weights must all be present with an auxiliary input "
-                             "(auxiliary input-to-input omitted with CIFG)");
-    }
-    if (!cifg) {
-      NNHAL_TRY(seq::requireTensor(ctx, x.auxToInput, kFloat, {cells, auxSize},
-                                   "auxiliary input-to-input weights"));
-    }
-    NNHAL_TRY(seq::requireTensor(ctx, x.auxToForget, kFloat, {cells, auxSize},
-                                 "auxiliary input-to-forget weights"));
-    NNHAL_TRY(seq::requireTensor(ctx, x.auxToCell, kFloat, {cells, auxSize},
-                                 "auxiliary input-to-cell weights"));
-    NNHAL_TRY(seq::requireTensor(ctx, x.auxToOutput, kFloat, {cells, auxSize},
-                                 "auxiliary input-to-output weights"));
-  }
+  NNHAL_ASSIGN_OR_RETURN(const bool layerNorm, checkLayerNorm(ctx, x, cells, cifg));
+  NNHAL_TRY(checkAuxWeights(ctx, x, cells, auxSize, cifg));
 
   // States.
   NNHAL_TRY(seq::requireTensor(ctx, x.outputState, kFloat, {batch, outputSize}, "output state"));

@@ -15,6 +15,7 @@
 
 #include "engine/ops/conv_common.h"
 #include "engine/ops/ops.h"
+#include "engine/ops/shape_utils.h"
 #include "kernels/l2_pool.h"
 #include "kernels/pooling.h"
 
@@ -115,9 +116,7 @@ PrepareResult preparePool(PrepareContext& ctx, PoolKind kind) {
   NNHAL_TRY(checkQuant(ctx, 0));
   NNHAL_TRY(checkOutputQuant(ctx, 0));
   const OperandInfo& out = ctx.output(0);
-  int32_t qmin = 0, qmax = 0, lo = 0, hi = 0;
-  quant8Range(type, &qmin, &qmax);
-  kernels::activationRangeQuantized(w.activation, out.scale, out.zeroPoint, qmin, qmax, &lo, &hi);
+  const auto [lo, hi] = quantizedActivationRange(out, w.activation);
   const bool isSigned = type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
   return makeKernel([g, lo, hi, grain, kind, isSigned](const RunContext& rc) -> Result<void> {
     rc.parallel().forRange(g.outputLines(), grain, [&](size_t begin, size_t end) {

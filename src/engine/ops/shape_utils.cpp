@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/quantization.h"
+
 namespace nnhal::engine::ops {
 namespace {
 
@@ -167,6 +169,15 @@ size_t dimensionProduct(const std::vector<uint32_t>& dims, size_t from, size_t t
   size_t p = 1;
   for (size_t d = from; d < to && d < dims.size(); ++d) p *= dims[d];
   return p;
+}
+
+std::pair<int32_t, int32_t> quantizedActivationRange(const OperandInfo& out,
+                                                     FusedActivationFunc activation) {
+  const auto [qmin, qmax] = quant8Range(out.type);
+  int32_t lo = qmin;
+  int32_t hi = qmax;
+  kernels::activationRangeQuantized(activation, out.scale, out.zeroPoint, qmin, qmax, &lo, &hi);
+  return {lo, hi};
 }
 
 Result<void> checkFloatOrQuant8Tensor(const PrepareContext& ctx, size_t minRank, size_t maxRank) {

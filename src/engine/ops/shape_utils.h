@@ -55,6 +55,11 @@ Result<void> checkOutputQuantization(const PrepareContext& ctx, size_t o);
 /// e.g. RELU and RESHAPE).
 Result<void> checkSameQuantization(const PrepareContext& ctx, size_t i, size_t o);
 
+/// The clamp that fused activation `activation` puts on quantized output `out`, in stored
+/// values ([min, max] within the type's range; the whole range for NONE).
+std::pair<int32_t, int32_t> quantizedActivationRange(const OperandInfo& out,
+                                                     FusedActivationFunc activation);
+
 /// The operand types of the operations that map one float or 8-bit asymmetric tensor to
 /// another: input 0 TENSOR_FLOAT32, TENSOR_QUANT8_ASYMM or TENSOR_QUANT8_ASYMM_SIGNED of rank
 /// minRank..maxRank, output 0 of the same type.

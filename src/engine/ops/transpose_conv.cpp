@@ -12,11 +12,13 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "engine/ops/conv_common.h"
 #include "engine/ops/ops.h"
+#include "engine/ops/shape_utils.h"
 #include "kernels/transpose_conv.h"
 
 namespace nnhal::engine::ops {
@@ -214,14 +216,7 @@ PrepareResult prepareTransposeConv(PrepareContext& ctx, bool shapeIsNchw) {
   const bool quant = isQuant8(type);
   const auto& in = ctx.input(0).dimensions;
   const auto& filter = ctx.input(1).dimensions;
-  NNHAL_TRY(checkNonEmptyImage(ctx));
-  if (filter[0] == 0 || filter[1] == 0 || filter[2] == 0) {
-    return invalidArgument(ctx.where(1) + " (filter) must have non-zero dimensions");
-  }
-  if (filter[3] != in[3]) {
-    return invalidArgument(ctx.where(1) + " (filter) depth " + std::to_string(filter[3]) +
-                           " does not match the input depth " + std::to_string(in[3]));
-  }
+  NNHAL_TRY(checkOhwiFilter(ctx));
   const bool hasBias = ctx.hasInput(2);
   NNHAL_TRY(checkBiasLength(ctx, filter[0]));
   if (p.implicitPadding) {
@@ -294,10 +289,7 @@ PrepareResult prepareTransposeConv(PrepareContext& ctx, bool shapeIsNchw) {
     qp.inputZeroPoint = ctx.input(0).zeroPoint;
     qp.multipliers = s->multipliers.data();
     qp.outputZeroPoint = out.zeroPoint;
-    int32_t qmin = 0, qmax = 0;
-    quant8Range(out.type, &qmin, &qmax);
-    kernels::activationRangeQuantized(p.activation, out.scale, out.zeroPoint, qmin, qmax,
-                                      &qp.outputMin, &qp.outputMax);
+    std::tie(qp.outputMin, qp.outputMax) = quantizedActivationRange(out, p.activation);
     if (s->filterConstant) {
       s->packedQuant.resize(filterCount);
       kernels::transposeConvPackQuant(g, f.constantData, s->filterSigned, s->filterZeroPoint,

@@ -22,11 +22,11 @@
 #include <utility>
 #include <vector>
 
+#include "common/vlog.h"
 #include "hal/operand_utils.h"
 #include "hal/tflite/model_builder.h"
 #include "hal/tflite/operator_mapping.h"
 #include "hal/tflite/tensor_conversion.h"
-#include "hal/vlog.h"
 #include "nnhal/tflite_import.h"
 #include "tflite_schema_generated.h"
 

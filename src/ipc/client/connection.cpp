@@ -1,7 +1,7 @@
 #include "ipc/client/connection.h"
 
-#include "hal/thread_reaper.h"
-#include "hal/vlog.h"
+#include "common/thread_reaper.h"
+#include "common/vlog.h"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -58,7 +58,7 @@ class Connection::CallbackQueue : public std::enable_shared_from_this<CallbackQu
  public:
   ~CallbackQueue() {
     // Only when the worker itself dropped the last reference: it cannot join itself.
-    hal::adoptThread(std::move(worker_));
+    common::adoptThread(std::move(worker_));
   }
   void post(std::move_only_function<void()> callback) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -111,7 +111,7 @@ Connection::~Connection() {
     if (reader_.get_id() == std::this_thread::get_id()) {
       // The reader is releasing the last reference on its way out: it cannot join itself.
       ::shutdown(socket_.get(), SHUT_RDWR);
-      hal::adoptThread(std::move(reader_));
+      common::adoptThread(std::move(reader_));
     } else {
       ::shutdown(socket_.get(), SHUT_RDWR);
       reader_.join();

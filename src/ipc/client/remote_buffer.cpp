@@ -46,12 +46,12 @@ Result<AllocatedBuffer> RemoteBuffer::allocate(
   m.inputRoles = inputRoles;
   m.outputRoles = outputRoles;
   for (size_t i = 0; i < preparedModels.size(); ++i) {
-    const auto* remote = dynamic_cast<const RemotePreparedModel*>(preparedModels[i].get());
-    if (remote == nullptr || remote->link().get() != link.get()) {
+    const std::optional<uint64_t> handle = link->handleOf(preparedModels[i].get());
+    if (!handle) {
       return invalidArgument("preparedModels[" + std::to_string(i) + "]: " +
                              (preparedModels[i] ? "not a prepared model of this device" : "null"));
     }
-    m.models.push_back(remote->handle());
+    m.models.push_back(*handle);
   }
   NNHAL_ASSIGN_OR_RETURN(Frame frame,
                          link->connection().roundTrip(MessageType::kAllocate,

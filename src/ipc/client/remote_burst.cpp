@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "hal/vlog.h"
+#include "common/vlog.h"
 #include "ipc/burst_packets.h"
 
 namespace nnhal::ipc {
@@ -15,8 +15,8 @@ Error unavailable(const std::string& what) {
 }
 
 /// A duplicate of a frame's descriptor (the frame closes its own).
-hal::UniqueFd duplicate(const Frame& frame, uint32_t index) {
-  return hal::UniqueFd(::fcntl(frame.fds[index].get(), F_DUPFD_CLOEXEC, 0));
+common::UniqueFd duplicate(const Frame& frame, uint32_t index) {
+  return common::UniqueFd(::fcntl(frame.fds[index].get(), F_DUPFD_CLOEXEC, 0));
 }
 
 }  // namespace

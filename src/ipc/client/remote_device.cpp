@@ -1,6 +1,6 @@
 #include "ipc/client/remote_device.h"
 
-#include "hal/vlog.h"
+#include "common/vlog.h"
 #include "ipc/client/remote_buffer.h"
 #include "ipc/client/remote_burst.h"
 
@@ -110,7 +110,30 @@ ErrorStatus launch(Connection& connection, MessageType type, const Connection::B
 
 // --- RemotePreparedModel ---------------------------------------------------------------
 
+void Link::addPreparedModel(const PreparedModel* model, uint64_t handle) {
+  std::lock_guard lock(mutex_);
+  handles_[model] = handle;
+}
+
+void Link::removePreparedModel(const PreparedModel* model) {
+  std::lock_guard lock(mutex_);
+  handles_.erase(model);
+}
+
+std::optional<uint64_t> Link::handleOf(const PreparedModel* model) const {
+  std::lock_guard lock(mutex_);
+  const auto it = handles_.find(model);
+  if (it == handles_.end()) return std::nullopt;
+  return it->second;
+}
+
+RemotePreparedModel::RemotePreparedModel(std::shared_ptr<Link> link, uint64_t handle)
+    : link_(std::move(link)), handle_(handle) {
+  link_->addPreparedModel(this, handle_);
+}
+
 RemotePreparedModel::~RemotePreparedModel() {
+  link_->removePreparedModel(this);
   (void)link_->connection().call(
       MessageType::kReleasePreparedModel,
       [handle = handle_](OutMessage& out) { encode(ReleasePreparedModel{handle}, out); }, {});
@@ -406,18 +429,8 @@ Result<AllocatedBuffer> RemoteDevice::allocate(
   return RemoteBuffer::allocate(link_, desc, preparedModels, inputRoles, outputRoles);
 }
 
-}  // namespace nnhal::ipc
-
-namespace nnhal {
-
-Result<DaemonStats> getDaemonStats(const Device& device) {
-  const auto* remote = dynamic_cast<const ipc::RemoteDevice*>(&device);
-  if (remote == nullptr) {
-    return fail(ErrorStatus::INVALID_ARGUMENT,
-                "getDaemonStats: '" + device.getName() +
-                    "' is an embedded driver, not a connection to nnhald (nnhal::connect)");
-  }
-  NNHAL_ASSIGN_OR_RETURN(ipc::StatsReply reply, remote->daemonStatsReply());
+Result<DaemonStats> RemoteDevice::stats() const {
+  NNHAL_ASSIGN_OR_RETURN(StatsReply reply, daemonStatsReply());
   DaemonStats stats;
   stats.wholeDaemon = reply.wholeDaemon;
   stats.clients = reply.counts.sessions;
@@ -431,12 +444,37 @@ Result<DaemonStats> getDaemonStats(const Device& device) {
   stats.buffers = reply.counts.buffers;
   stats.residentBytes = reply.residentBytes;
   stats.uptime = std::chrono::milliseconds(reply.uptimeMs);
-  for (const ipc::ApplicationUsage& a : reply.applications) {
+  for (const ApplicationUsage& a : reply.applications) {
     stats.applications.push_back({a.uid, a.weight, a.connections, a.preparedModels, a.constantBytes,
                                   a.pools, a.requests, a.bursts, a.buffers, a.arenaBytes,
                                   std::chrono::microseconds(a.driverTimeUs)});
   }
   return stats;
+}
+
+}  // namespace nnhal::ipc
+
+namespace nnhal {
+
+namespace {
+
+/// The nnhald connection behind `device`; INVALID_ARGUMENT (naming `caller`) for an embedded
+/// driver.
+Result<const DaemonConnection*> daemonOf(const Device& device, const char* caller) {
+  const DaemonConnection* daemon = device.daemonConnection();
+  if (daemon == nullptr) {
+    return fail(ErrorStatus::INVALID_ARGUMENT,
+                std::string(caller) + ": '" + device.getName() +
+                    "' is an embedded driver, not a connection to nnhald (nnhal::connect)");
+  }
+  return daemon;
+}
+
+}  // namespace
+
+Result<DaemonStats> getDaemonStats(const Device& device) {
+  NNHAL_ASSIGN_OR_RETURN(const DaemonConnection* daemon, daemonOf(device, "getDaemonStats"));
+  return daemon->stats();
 }
 
 Result<std::shared_ptr<Device>> connect(const std::filesystem::path& socket,
@@ -451,13 +489,8 @@ Result<std::shared_ptr<Device>> connect(const std::filesystem::path& socket,
 }
 
 Result<std::vector<std::string>> daemonDevices(const Device& device) {
-  const auto* remote = dynamic_cast<const ipc::RemoteDevice*>(&device);
-  if (remote == nullptr) {
-    return fail(ErrorStatus::INVALID_ARGUMENT,
-                "daemonDevices: '" + device.getName() +
-                    "' is an embedded driver, not a connection to nnhald (nnhal::connect)");
-  }
-  return remote->daemonDevices();
+  NNHAL_ASSIGN_OR_RETURN(const DaemonConnection* daemon, daemonOf(device, "daemonDevices"));
+  return daemon->devices();
 }
 
 }  // namespace nnhal

@@ -12,8 +12,12 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
 
 #include "ipc/client/connection.h"
+#include "nnhal/client.h"
 #include "nnhal/device.h"
 #include "nnhal/prepared_model.h"
 
@@ -28,15 +32,24 @@ class Link {
   Link& operator=(const Link&) = delete;
   Connection& connection() const { return *connection_; }
 
+  /// The prepared models of this connection by address, so that the roles of a buffer
+  /// (RemoteBuffer::allocate) find their daemon handles: a RemotePreparedModel adds itself
+  /// when made and removes itself when destroyed. Thread-safe.
+  void addPreparedModel(const PreparedModel* model, uint64_t handle);
+  void removePreparedModel(const PreparedModel* model);
+  /// The daemon's handle of `model`; nullopt when it is not a prepared model of this link.
+  std::optional<uint64_t> handleOf(const PreparedModel* model) const;
+
  private:
   std::shared_ptr<Connection> connection_;
+  mutable std::mutex mutex_;
+  std::unordered_map<const PreparedModel*, uint64_t> handles_;
 };
 
 class RemotePreparedModel final : public PreparedModel,
                                   public std::enable_shared_from_this<RemotePreparedModel> {
  public:
-  RemotePreparedModel(std::shared_ptr<Link> link, uint64_t handle)
-      : link_(std::move(link)), handle_(handle) {}
+  RemotePreparedModel(std::shared_ptr<Link> link, uint64_t handle);
   ~RemotePreparedModel() override;
 
   Result<ExecutionResult> executeSynchronously(const Request& request,
@@ -71,7 +84,7 @@ class RemotePreparedModel final : public PreparedModel,
   const uint64_t handle_;
 };
 
-class RemoteDevice final : public Device {
+class RemoteDevice final : public Device, public DaemonConnection {
  public:
   /// `devices`: the names of every device the daemon serves (HelloReply::devices).
   RemoteDevice(std::shared_ptr<Link> link, DeviceInfo info, std::vector<std::string> devices)
@@ -104,7 +117,9 @@ class RemoteDevice final : public Device {
   /// The counts with what they cover and the memory behind them (nnhal::getDaemonStats).
   Result<StatsReply> daemonStatsReply() const;
   /// Every device of the daemon, by name, the default first.
-  const std::vector<std::string>& daemonDevices() const { return devices_; }
+  const DaemonConnection* daemonConnection() const noexcept override { return this; }
+  std::vector<std::string> devices() const override { return devices_; }
+  Result<DaemonStats> stats() const override;
   /// The connection (for tests that forge calls).
   const std::shared_ptr<Link>& link() const { return link_; }
 

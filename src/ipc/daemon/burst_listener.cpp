@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/vlog.h"
 #include "hal/file_pool_staging.h"
-#include "hal/vlog.h"
 #include "ipc/daemon/server_counters.h"
 
 namespace nnhal::ipc {

@@ -13,8 +13,8 @@
 #include <filesystem>
 #include <vector>
 
+#include "common/unique_fd.h"
 #include "hal/application.h"
-#include "hal/unique_fd.h"
 #include "nnhal/device.h"
 #include "nnhal/status.h"
 
@@ -22,7 +22,7 @@ namespace nnhal::ipc {
 
 /// The cache files of one model of one application, open for reading and writing.
 struct ClientCacheEntry {
-  std::vector<hal::UniqueFd> fds;
+  std::vector<common::UniqueFd> fds;
   CacheFiles files;
   /// The files hold something (a load is worth trying).
   bool written = false;

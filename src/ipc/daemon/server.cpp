@@ -13,8 +13,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/vlog.h"
 #include "hal/driver_control.h"
-#include "hal/vlog.h"
 
 namespace nnhal::ipc {
 namespace {

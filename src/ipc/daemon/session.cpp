@@ -12,8 +12,8 @@
 #include <fstream>
 #include <new>
 
+#include "common/vlog.h"
 #include "hal/driver_control.h"
-#include "hal/vlog.h"
 #include "ipc/daemon/burst_listener.h"
 #include "ipc/daemon/internal/session_detail.h"
 

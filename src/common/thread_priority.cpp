@@ -1,4 +1,4 @@
-#include "hal/thread_priority.h"
+#include "common/thread_priority.h"
 
 #include <sched.h>
 #include <sys/resource.h>
@@ -6,7 +6,7 @@
 
 #include <cerrno>
 
-namespace nnhal::hal {
+namespace nnhal::common {
 
 void applyPreparationPolicy(PreparationPolicy policy) noexcept {
   thread_local bool applied = false;
@@ -35,4 +35,4 @@ void applyPreparationPolicy(PreparationPolicy policy) noexcept {
   }
 }
 
-}  // namespace nnhal::hal
+}  // namespace nnhal::common

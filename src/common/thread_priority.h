@@ -1,4 +1,4 @@
-// hal/thread_priority.h — background threads that give way to every other thread.
+// common/thread_priority.h — background threads that give way to every other thread.
 //
 // The driver compiles on threads of their own (actors/scheduler.h) whose OS scheduling
 // policy makes them give way: with SCHED_IDLE they run only on cores nothing else wants, so
@@ -9,7 +9,7 @@
 
 #include "nnhal/device.h"
 
-namespace nnhal::hal {
+namespace nnhal::common {
 
 /// Applies `policy` to the calling thread, the first time it is called on this thread (later
 /// calls do nothing): kIdle = SCHED_IDLE, kNice = nice value 10 (or the thread's own, if
@@ -17,4 +17,4 @@ namespace nnhal::hal {
 /// it is a preference, not a requirement.
 void applyPreparationPolicy(PreparationPolicy policy) noexcept;
 
-}  // namespace nnhal::hal
+}  // namespace nnhal::common

@@ -1,4 +1,4 @@
-// hal/calibration.h — the driver's measured performance (`nnhal calibrate`) and the file in
+// common/calibration.h — the driver's measured performance (`nnhal calibrate`) and the file in
 // the state directory that keeps it between runs.
 //
 // PerformanceInfo (types.hal) is a ratio to the reference CPU path, lower is better. nnhal's
@@ -21,7 +21,7 @@
 #include "nnhal/status.h"
 #include "nnhal/types.h"
 
-namespace nnhal::hal {
+namespace nnhal::common {
 
 /// File name of the calibration in the state directory.
 inline constexpr const char* kCalibrationFileName = "capabilities.json";
@@ -68,4 +68,4 @@ Result<Calibration> applicableCalibration(const std::filesystem::path& stateDire
 /// everywhere) when it is null. Every value is positive (VTS).
 Capabilities capabilitiesFrom(const Calibration* calibration);
 
-}  // namespace nnhal::hal
+}  // namespace nnhal::common

@@ -1,4 +1,4 @@
-// hal/unique_fd.h — the owner of one file descriptor, closed on destruction.
+// common/unique_fd.h — the owner of one file descriptor, closed on destruction.
 //
 // Shared by the cache layer (cache files, state files, locks) and the IPC layer (sockets and
 // the descriptors a frame carries).
@@ -6,7 +6,7 @@
 // Thread safety: a plain object, owned by one thread at a time.
 #pragma once
 
-namespace nnhal::hal {
+namespace nnhal::common {
 
 /// Owns a file descriptor (closed on destruction).
 class UniqueFd {
@@ -32,4 +32,4 @@ class UniqueFd {
   int fd_ = -1;
 };
 
-}  // namespace nnhal::hal
+}  // namespace nnhal::common

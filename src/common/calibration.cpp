@@ -1,4 +1,4 @@
-#include "hal/calibration.h"
+#include "common/calibration.h"
 
 #include <nlohmann/json.hpp>
 
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <system_error>
 
-namespace nnhal::hal {
+namespace nnhal::common {
 namespace {
 
 using nlohmann::json;
@@ -189,4 +189,4 @@ Capabilities capabilitiesFrom(const Calibration* c) {
   return caps;
 }
 
-}  // namespace nnhal::hal
+}  // namespace nnhal::common

@@ -1,4 +1,4 @@
-// hal/vlog.h — tag-based verbose logging, as Android NN's VLOG(TAG).
+// common/vlog.h — tag-based verbose logging, as Android NN's VLOG(TAG).
 //
 // The environment variable NNHAL_VLOG names the tags to log, read once per process (the
 // first time any tag is checked): empty or unset = none; "1" or "all" = every tag;
@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-namespace nnhal::hal {
+namespace nnhal::common {
 
 /// The VLOG tags: Android NN's six, then nnhal's own.
 enum class VlogTag : uint32_t {
@@ -68,14 +68,14 @@ inline bool vlogIsOn(VlogTag tag) { return (vlogMask() >> static_cast<uint32_t>(
 /// first.
 void vlogWrite(VlogTag tag, std::string_view message);
 
-}  // namespace nnhal::hal
+}  // namespace nnhal::common
 
 /// Logs a fmt-formatted line under `tag` (a VlogTag name without the k: Compilation,
 /// Cpuexe, Driver, Execution, Manager, Model, Ipc, Cache, Burst) when NNHAL_VLOG switched the
 /// tag on. Usage: `NNHAL_VLOG(Execution, "finished in {} us", us);`
-#define NNHAL_VLOG(tag, ...)                                                              \
-  do {                                                                                    \
-    if (::nnhal::hal::vlogIsOn(::nnhal::hal::VlogTag::k##tag)) {                          \
-      ::nnhal::hal::vlogWrite(::nnhal::hal::VlogTag::k##tag, ::fmt::format(__VA_ARGS__)); \
-    }                                                                                     \
+#define NNHAL_VLOG(tag, ...)                                                                    \
+  do {                                                                                          \
+    if (::nnhal::common::vlogIsOn(::nnhal::common::VlogTag::k##tag)) {                          \
+      ::nnhal::common::vlogWrite(::nnhal::common::VlogTag::k##tag, ::fmt::format(__VA_ARGS__)); \
+    }                                                                                           \
   } while (false)

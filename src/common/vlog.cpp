@@ -1,4 +1,4 @@
-#include "hal/vlog.h"
+#include "common/vlog.h"
 
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <memory>
 
-namespace nnhal::hal {
+namespace nnhal::common {
 namespace {
 
 constexpr std::array<std::string_view, kVlogTagCount> kTagNames = {
@@ -90,4 +90,4 @@ void vlogWrite(VlogTag tag, std::string_view message) {
   vlogLogger().info("[{}] {}", vlogTagName(tag), message);
 }
 
-}  // namespace nnhal::hal
+}  // namespace nnhal::common

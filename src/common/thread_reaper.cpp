@@ -1,10 +1,10 @@
-#include "hal/thread_reaper.h"
+#include "common/thread_reaper.h"
 
 #include <condition_variable>
 #include <deque>
 #include <mutex>
 
-namespace nnhal::hal {
+namespace nnhal::common {
 namespace {
 
 class ThreadReaper {
@@ -64,4 +64,4 @@ void adoptThread(std::thread thread) {
   reaper().adopt(std::move(thread));
 }
 
-}  // namespace nnhal::hal
+}  // namespace nnhal::common

@@ -1,8 +1,8 @@
-#include "hal/unique_fd.h"
+#include "common/unique_fd.h"
 
 #include <unistd.h>
 
-namespace nnhal::hal {
+namespace nnhal::common {
 
 UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
   if (this != &other) reset(other.release());
@@ -14,4 +14,4 @@ void UniqueFd::reset(int fd) {
   fd_ = fd;
 }
 
-}  // namespace nnhal::hal
+}  // namespace nnhal::common

@@ -1,4 +1,4 @@
-// hal/thread_reaper.h — joins threads that cannot be joined by their owner.
+// common/thread_reaper.h — joins threads that cannot be joined by their owner.
 //
 // A thread cannot join itself. When the last reference to an object that owns threads (the
 // driver's Runtime, a client Connection) is released on one of those very threads — a user
@@ -16,10 +16,10 @@
 
 #include <thread>
 
-namespace nnhal::hal {
+namespace nnhal::common {
 
 /// Hands `thread` (joinable, typically the calling thread's own handle) to the reaper,
 /// which joins it after it returns.
 void adoptThread(std::thread thread);
 
-}  // namespace nnhal::hal
+}  // namespace nnhal::common
