@@ -84,6 +84,37 @@ TEST_F(RemoteBuffers, ATokenWorksOnlyOnTheConnectionThatAllocatedIt) {
   EXPECT_EQ(mixed.error().status, ErrorStatus::INVALID_ARGUMENT);
 }
 
+TEST_F(RemoteBuffers, AllocateRefusesPreparedModelsThatAreNotThisConnections) {
+  auto owner = connectDevice(daemon_->socket());
+  ASSERT_NE(owner, nullptr);
+  auto embedded = createDevice({});
+  ASSERT_TRUE(embedded) << embedded.error().message;
+  auto embeddedModel = prepare(**embedded);
+  ASSERT_NE(embeddedModel, nullptr);
+  // An embedded driver's prepared model: not one of this connection's.
+  auto foreign = owner->allocate({}, {embeddedModel}, {{0, 0, 1.0f}}, {});
+  ASSERT_FALSE(foreign);
+  EXPECT_EQ(foreign.error().status, ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_NE(foreign.error().message.find("preparedModels[0]: not a prepared model of this device"),
+            std::string::npos)
+      << foreign.error().message;
+  // A null one.
+  auto null = owner->allocate({}, {nullptr}, {{0, 0, 1.0f}}, {});
+  ASSERT_FALSE(null);
+  EXPECT_NE(null.error().message.find("preparedModels[0]: null"), std::string::npos)
+      << null.error().message;
+  // A model of this connection released before: its successor at the same connection is
+  // found, the released one's handle is not kept.
+  auto first = prepare(*owner);
+  ASSERT_NE(first, nullptr);
+  ASSERT_TRUE(owner->allocate({}, {first}, {{0, 0, 1.0f}}, {}));
+  first.reset();
+  auto second = prepare(*owner);
+  ASSERT_NE(second, nullptr);
+  auto again = owner->allocate({}, {second}, {{0, 0, 1.0f}}, {});
+  EXPECT_TRUE(again) << again.error().message;
+}
+
 TEST_F(RemoteBuffers, ADepartedClientsBuffersAreReleased) {
   auto observer = connectDevice(daemon_->adminSocket());
   ASSERT_NE(observer, nullptr);
