@@ -1,21 +1,26 @@
-// MobileNet end-to-end execution latency through the embedded driver, measured against
-// XNNPACK's operators running the same graph with the same weights in the same process
-// (bench/xnnpack_baseline.h), on the grace_hopper input:
-//   MobileNet v2 1.0 224 uint8        BM_XnnpackV2Quant, BM_MobileNetV2QuantExecute
-//   the same network in float32       BM_XnnpackV2Float, BM_MobileNetV2FloatExecute
+// MobileNet end-to-end execution latency through the embedded driver, measured in the same
+// process and on the same input against two engines running the same graph with the same
+// weights: XNNPACK's operators (bench/xnnpack_baseline.h) and oneDNN's primitives in oneDNN's
+// own int8 scheme (bench/onednn_baseline.h), on the grace_hopper input:
+//   MobileNet v2 1.0 224 uint8        BM_XnnpackV2Quant, BM_OnednnV2Quant,
+//   BM_MobileNetV2QuantExecute the same network in float32       BM_XnnpackV2Float,
+//   BM_OnednnV2Float, BM_MobileNetV2FloatExecute
 //     (dequantized by tools/common/dequantize_model.h, the input dequantized likewise)
-//   MobileNet v1 0.25 128 uint8       BM_XnnpackV1Quant, BM_MobileNetV1QuantExecute
+//   MobileNet v1 0.25 128 uint8       BM_XnnpackV1Quant, BM_OnednnV1Quant,
+//   BM_MobileNetV1QuantExecute
 // each with 1 and 2 threads (nnhal: DeviceOptions::kernelThreads; XNNPACK: the pthreadpool's
-// size, the caller's thread included).
+// size, the caller's thread included; oneDNN: OpenMP threads, the caller's included).
 //
-// Counters: median_us and p99_us over every timed execution; on nnhal's rows vs_xnnpack =
-// nnhal median / XNNPACK median at the same thread count (below 1: nnhal is faster); on
-// 2-thread rows speedup_2t = 1-thread median / 2-thread median of the same engine (the
-// reference medians are the median over their 3 repetitions); on
-// XNNPACK's rows max_diff_vs_nnhal = largest absolute difference from nnhal's output (uint8
-// steps, or float probabilities). Before timing, an XNNPACK benchmark fails unless its top-1
-// class equals nnhal's. Run with --benchmark_out=mobilenet.json --benchmark_out_format=json.
-// Built without XNNPACK (-DNNHAL_XNNPACK_BASELINE=OFF), only nnhal's rows run.
+// Counters: median_us and p99_us over every timed execution; on nnhal's rows vs_xnnpack and
+// vs_onednn = nnhal median / that engine's median at the same thread count (below 1: nnhal
+// is faster); on 2-thread rows speedup_2t = 1-thread median / 2-thread median of the same
+// engine (the reference medians are the median over their 3 repetitions); on the baselines'
+// rows max_diff_vs_nnhal = largest absolute difference from nnhal's output (uint8 steps, or
+// float probabilities). Before timing, a baseline's benchmark fails unless its top-1 class
+// equals nnhal's. Run with --benchmark_out=mobilenet.json --benchmark_out_format=json.
+// Built without a baseline (-DNNHAL_XNNPACK_BASELINE=OFF, -DNNHAL_ONEDNN_BASELINE=OFF), its
+// rows and ratios are left out. bench/onednn_layers.cpp shows where the time goes, operation
+// by operation.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -36,6 +41,9 @@
 #ifdef NNHAL_HAVE_XNNPACK
 #include "bench/xnnpack_baseline.h"
 #endif
+#ifdef NNHAL_HAVE_ONEDNN
+#include "bench/onednn_baseline.h"
+#endif
 
 namespace {
 
@@ -45,7 +53,7 @@ using Clock = std::chrono::steady_clock;
 const std::string kModels = std::string(NNHAL_SHARED_DIR) + "/models/";
 
 enum class Net { kV2Quant, kV2Float, kV1Quant };
-enum class Engine { kNnhal, kXnnpack };
+enum class Engine { kNnhal, kXnnpack, kOnednn };
 
 /// A network ready to run: the Model both engines run, its input tensor and what its
 /// output is (a [1, 1001] score vector).
@@ -157,8 +165,8 @@ double medianOfRepetitions(const std::tuple<Net, Engine, int64_t>& key) {
 
 /// Times every execution of `run` (which returns false after reporting a failure); reports
 /// median_us, p99_us, speedup_2t against this engine's 1-thread median and, for nnhal,
-/// vs_xnnpack against XNNPACK's median at the same thread count. The references are the
-/// median over their repetitions, so one disturbed repetition does not skew every ratio;
+/// vs_xnnpack and vs_onednn against those engines' medians at the same thread count. The references
+/// are the median over their repetitions, so one disturbed repetition does not skew every ratio;
 /// the shorter runs Google Benchmark makes to choose an iteration count are not recorded.
 template <typename Run>
 void timeExecutions(benchmark::State& state, Net net, Engine engine, Run&& run) {
@@ -187,6 +195,9 @@ void timeExecutions(benchmark::State& state, Net net, Engine engine, Run&& run) 
   if (const double xnn = medianOfRepetitions({net, Engine::kXnnpack, threads}); xnn > 0.0) {
     state.counters["vs_xnnpack"] = median / xnn;
   }
+  if (const double dnnl = medianOfRepetitions({net, Engine::kOnednn, threads}); dnnl > 0.0) {
+    state.counters["vs_onednn"] = median / dnnl;
+  }
 }
 
 void benchNnhal(benchmark::State& state, Net net) {
@@ -211,7 +222,7 @@ void BM_MobileNetV2QuantExecute(benchmark::State& state) { benchNnhal(state, Net
 void BM_MobileNetV2FloatExecute(benchmark::State& state) { benchNnhal(state, Net::kV2Float); }
 void BM_MobileNetV1QuantExecute(benchmark::State& state) { benchNnhal(state, Net::kV1Quant); }
 
-#ifdef NNHAL_HAVE_XNNPACK
+#if defined(NNHAL_HAVE_XNNPACK) || defined(NNHAL_HAVE_ONEDNN)
 
 /// nnhal's output for `net` (one thread), computed once: what XNNPACK's output is checked
 /// against.
@@ -245,53 +256,63 @@ double maxDifference(std::span<const uint8_t> a, std::span<const uint8_t> b,
   return largest;
 }
 
-/// Runs the baseline once and compares it with nnhal: the top-1 classes must agree.
-Result<double> checkAgainstNnhal(bench::XnnpackBaseline& baseline, const Workload& workload,
+/// Runs the baseline `engine` once and compares it with nnhal: the top-1 classes must agree.
+template <typename Baseline>
+Result<double> checkAgainstNnhal(Baseline& baseline, const char* engine, const Workload& workload,
                                  Net net) {
   NNHAL_ASSIGN_OR_RETURN(const std::vector<uint8_t> expected, nnhalReference(net));
   NNHAL_TRY(baseline.run());
   const std::span<const uint8_t> actual = baseline.output(0);
   if (actual.size() != expected.size()) {
     return fail(ErrorStatus::GENERAL_FAILURE,
-                "XNNPACK's output has " + std::to_string(actual.size()) + " bytes, nnhal's " +
-                    std::to_string(expected.size()));
+                std::string(engine) + "'s output has " + std::to_string(actual.size()) +
+                    " bytes, nnhal's " + std::to_string(expected.size()));
   }
   NNHAL_ASSIGN_OR_RETURN(const auto ours,
                          tools::topK({actual.begin(), actual.end()}, workload.output, 1));
   NNHAL_ASSIGN_OR_RETURN(const auto theirs, tools::topK(expected, workload.output, 1));
   if (ours.at(0).index != theirs.at(0).index) {
     return fail(ErrorStatus::GENERAL_FAILURE,
-                "XNNPACK's top-1 class " + std::to_string(ours[0].index) +
+                std::string(engine) + "'s top-1 class " + std::to_string(ours[0].index) +
                     " differs from nnhal's " + std::to_string(theirs[0].index));
   }
   return maxDifference(actual, expected, workload.output);
 }
 
-void benchXnnpack(benchmark::State& state, Net net) {
+/// Times `Baseline` (created for the row's thread count) after checking it against nnhal.
+template <typename Baseline>
+void benchBaseline(benchmark::State& state, Net net, Engine engine, const char* name) {
   auto workload = cachedWorkload(net);
   if (!workload) {
     state.SkipWithError(workload.error().message.c_str());
     return;
   }
-  auto baseline =
-      bench::XnnpackBaseline::create(workload->model, static_cast<unsigned>(state.range(0)));
+  auto baseline = Baseline::create(workload->model, static_cast<unsigned>(state.range(0)));
   if (!baseline) {
     state.SkipWithError(baseline.error().message.c_str());
     return;
   }
   const std::span<uint8_t> input = (*baseline)->input(0);
   std::memcpy(input.data(), workload->input.data(), std::min(input.size(), workload->input.size()));
-  auto difference = checkAgainstNnhal(**baseline, *workload, net);
+  auto difference = checkAgainstNnhal(**baseline, name, *workload, net);
   if (!difference) {
     state.SkipWithError(difference.error().message.c_str());
     return;
   }
-  timeExecutions(state, net, Engine::kXnnpack, [&] {
+  timeExecutions(state, net, engine, [&] {
     auto result = (*baseline)->run();
     if (!result) state.SkipWithError(result.error().message.c_str());
     return result.has_value();
   });
   state.counters["max_diff_vs_nnhal"] = *difference;
+}
+
+#endif
+
+#ifdef NNHAL_HAVE_XNNPACK
+
+void benchXnnpack(benchmark::State& state, Net net) {
+  benchBaseline<bench::XnnpackBaseline>(state, net, Engine::kXnnpack, "XNNPACK");
 }
 
 void BM_XnnpackV2Quant(benchmark::State& state) { benchXnnpack(state, Net::kV2Quant); }
@@ -300,8 +321,20 @@ void BM_XnnpackV1Quant(benchmark::State& state) { benchXnnpack(state, Net::kV1Qu
 
 #endif  // NNHAL_HAVE_XNNPACK
 
-/// 1 and 2 threads, 3 repetitions of at least 1 s each; XNNPACK's rows are registered before
-/// nnhal's so that vs_xnnpack finds their medians.
+#ifdef NNHAL_HAVE_ONEDNN
+
+void benchOnednn(benchmark::State& state, Net net) {
+  benchBaseline<bench::OnednnBaseline>(state, net, Engine::kOnednn, "oneDNN");
+}
+
+void BM_OnednnV2Quant(benchmark::State& state) { benchOnednn(state, Net::kV2Quant); }
+void BM_OnednnV2Float(benchmark::State& state) { benchOnednn(state, Net::kV2Float); }
+void BM_OnednnV1Quant(benchmark::State& state) { benchOnednn(state, Net::kV1Quant); }
+
+#endif  // NNHAL_HAVE_ONEDNN
+
+/// 1 and 2 threads, 3 repetitions of at least 1 s each; the baselines' rows are registered
+/// before nnhal's so that vs_xnnpack and vs_onednn find their medians.
 void configure(benchmark::internal::Benchmark* b) {
   b->Arg(1)
       ->Arg(2)
@@ -315,13 +348,22 @@ void configure(benchmark::internal::Benchmark* b) {
 #ifdef NNHAL_HAVE_XNNPACK
 BENCHMARK(BM_XnnpackV2Quant)->Apply(configure);
 #endif
+#ifdef NNHAL_HAVE_ONEDNN
+BENCHMARK(BM_OnednnV2Quant)->Apply(configure);
+#endif
 BENCHMARK(BM_MobileNetV2QuantExecute)->Apply(configure);
 #ifdef NNHAL_HAVE_XNNPACK
 BENCHMARK(BM_XnnpackV2Float)->Apply(configure);
 #endif
+#ifdef NNHAL_HAVE_ONEDNN
+BENCHMARK(BM_OnednnV2Float)->Apply(configure);
+#endif
 BENCHMARK(BM_MobileNetV2FloatExecute)->Apply(configure);
 #ifdef NNHAL_HAVE_XNNPACK
 BENCHMARK(BM_XnnpackV1Quant)->Apply(configure);
+#endif
+#ifdef NNHAL_HAVE_ONEDNN
+BENCHMARK(BM_OnednnV1Quant)->Apply(configure);
 #endif
 BENCHMARK(BM_MobileNetV1QuantExecute)->Apply(configure);
 

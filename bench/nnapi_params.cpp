@@ -234,4 +234,26 @@ uint32_t windowOutputSize(uint32_t inSize, uint32_t padFront, uint32_t padBack, 
   return static_cast<uint32_t>((padded - effectiveFilter) / stride + 1);
 }
 
+bool isAlias(OperationType type) {
+  return type == OperationType::RESHAPE || type == OperationType::SQUEEZE;
+}
+
+Result<void> checkAlias(const Model& model, const Operation& operation) {
+  if (operation.inputs.empty() || operation.outputs.size() != 1) {
+    return invalidArgument("expected an input and one output");
+  }
+  const Operand& input = model.main.operands[operation.inputs[0]];
+  const Operand& output = model.main.operands[operation.outputs[0]];
+  const auto count = [](const Operand& operand) {
+    size_t elements = 1;
+    for (const uint32_t d : operand.dimensions) elements *= d;
+    return elements;
+  };
+  if (input.type != output.type || input.scale != output.scale ||
+      input.zeroPoint != output.zeroPoint || count(input) != count(output)) {
+    return invalidArgument("the output is not a reinterpretation of the input");
+  }
+  return {};
+}
+
 }  // namespace nnhal::bench

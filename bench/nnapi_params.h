@@ -71,4 +71,12 @@ Result<Window2d> readPooling(const Model& model, const Operation& operation);
 uint32_t windowOutputSize(uint32_t inSize, uint32_t padFront, uint32_t padBack, uint32_t filter,
                           uint32_t stride, uint32_t dilation);
 
+/// True for operations whose output is their input's bytes under another shape (RESHAPE,
+/// SQUEEZE): a baseline gives them no operator, the output aliases the input's buffer.
+bool isAlias(OperationType type);
+
+/// Checks an alias operation: same type, scale, zero point and element count on both sides.
+/// Errors: INVALID_ARGUMENT otherwise.
+Result<void> checkAlias(const Model& model, const Operation& operation);
+
 }  // namespace nnhal::bench

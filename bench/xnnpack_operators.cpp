@@ -407,20 +407,6 @@ Result<XnnOperator> createSoftmax(const OperatorContext& ctx, const Operation& o
 
 }  // namespace
 
-bool isAlias(OperationType type) {
-  return type == OperationType::RESHAPE || type == OperationType::SQUEEZE;
-}
-
-Result<void> checkAlias(const Model& model, const Operation& operation) {
-  const Operand& input = model.main.operands[operation.inputs[0]];
-  const Operand& output = model.main.operands[operation.outputs[0]];
-  if (input.type != output.type || input.scale != output.scale ||
-      input.zeroPoint != output.zeroPoint || elementCount(input) != elementCount(output)) {
-    return invalidArgument("the output is not a reinterpretation of the input");
-  }
-  return {};
-}
-
 Result<XnnOperator> createOperator(const OperatorContext& ctx, const Operation& operation) {
   if (operation.inputs.empty() || operation.outputs.size() != 1) {
     return invalidArgument("expected inputs and one output");

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 
+#include "bench/nnapi_params.h"
 #include "nnhal/status.h"
 #include "nnhal/types.h"
 
@@ -31,13 +32,6 @@ struct OperatorContext {
   std::function<void*(uint32_t index)> data;
   pthreadpool_t threadpool = nullptr;
 };
-
-/// True for operations that need no operator: their output aliases their input's buffer
-/// (RESHAPE, SQUEEZE).
-bool isAlias(OperationType type);
-
-/// Checks an alias operation (same element count, type and quantization on both sides).
-Result<void> checkAlias(const Model& model, const Operation& operation);
 
 /// Creates the XNNPACK operator of `operation` and sets it up on ctx.data's pointers (which
 /// must stay valid while the operator lives). Errors: INVALID_ARGUMENT for unsupported

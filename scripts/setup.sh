@@ -14,7 +14,7 @@ $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-reco
   libgtest-dev libgmock-dev libbenchmark-dev \
   libcrypto++-dev libflatbuffers-dev flatbuffers-compiler \
   nlohmann-json3-dev libcli11-dev libstb-dev \
-  libxnnpack-dev libpthreadpool-dev \
+  libxnnpack-dev libpthreadpool-dev libdnnl-dev \
   gnuplot-nox graphviz libsystemd-dev libxml2-utils \
   nodejs
 # Debian's nodejs comes without npm, which is a package of its own; NodeSource's nodejs
