@@ -208,12 +208,19 @@ std::optional<QuantMulParams> makeQuantMulParams(float scale1, int32_t zeroPoint
 template <typename T>
 void addQuant8(const T* a, const T* b, T* out, const BroadcastLayout& layout,
                const QuantAddParams& p, size_t begin, size_t end, IsaLevel level) noexcept {
-  // Contiguous runs on AVX-512: the same three requantizations, 16 lanes at a time.
+  // Contiguous runs on AVX-512 and AVX2: the same three requantizations, 16 or 8 lanes at a
+  // time.
   const auto contiguous = [&p, level](const T* x, const T* y, T* o, size_t n) {
 #if defined(NNHAL_X86_KERNELS)
+    const auto* x8 = reinterpret_cast<const uint8_t*>(x);
+    const auto* y8 = reinterpret_cast<const uint8_t*>(y);
+    auto* o8 = reinterpret_cast<uint8_t*>(o);
     if (level >= IsaLevel::kAvx512 && n >= 16) {
-      x86::addQuant8Avx512(reinterpret_cast<const uint8_t*>(x), reinterpret_cast<const uint8_t*>(y),
-                           reinterpret_cast<uint8_t*>(o), n, p, std::is_signed_v<T>);
+      x86::addQuant8Avx512(x8, y8, o8, n, p, std::is_signed_v<T>);
+      return true;
+    }
+    if (level >= IsaLevel::kAvx2 && n >= 8) {
+      x86::addQuant8Avx2(x8, y8, o8, n, p, std::is_signed_v<T>);
       return true;
     }
 #else

@@ -94,8 +94,8 @@ std::optional<QuantMulParams> makeQuantMulParams(float scale1, int32_t zeroPoint
                                                  int32_t outputMax) noexcept;
 
 /// Quantized ADD over output elements [begin, end); T is uint8_t or int8_t. Contiguous runs
-/// use the AVX-512 variant from `level` kAvx512 up (kernels/isa.h); same result at every
-/// level.
+/// use the AVX2 variant from `level` kAvx2 up and the AVX-512 one from kAvx512 up
+/// (kernels/isa.h); same result at every level.
 template <typename T>
 void addQuant8(const T* a, const T* b, T* out, const BroadcastLayout& layout,
                const QuantAddParams& params, size_t begin, size_t end,

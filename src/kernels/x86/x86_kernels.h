@@ -73,5 +73,8 @@ void depthwiseFloatAvx512(const DepthwiseGeometry& g, const DepthwiseFloatParams
 /// bytes are int8 when `isSigned`, uint8 otherwise.
 void addQuant8Avx512(const uint8_t* a, const uint8_t* b, uint8_t* out, size_t count,
                      const QuantAddParams& p, bool isSigned) noexcept;
+/// The 8-lane AVX2 twin of addQuant8Avx512 (any count: the last lanes are padded).
+void addQuant8Avx2(const uint8_t* a, const uint8_t* b, uint8_t* out, size_t count,
+                   const QuantAddParams& p, bool isSigned) noexcept;
 
 }  // namespace nnhal::kernels::x86
