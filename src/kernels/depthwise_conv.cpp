@@ -184,6 +184,10 @@ void depthwiseFloat(const DepthwiseGeometry& g, const DepthwiseFloatParams& p, c
     x86::depthwiseFloatAvx512(g, p, input, lineBegin, lineEnd, output);
     return;
   }
+  if (g.depthMultiplier == 1 && level >= IsaLevel::kAvx2) {
+    x86::depthwiseFloatAvx2(g, p, input, lineBegin, lineEnd, output);
+    return;
+  }
 #else
   (void)level;
 #endif

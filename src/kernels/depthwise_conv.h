@@ -90,7 +90,8 @@ struct DepthwiseFloatParams {
   float outputMax = 0.0f;
 };
 
-/// Float depthwise convolution of output lines [lineBegin, lineEnd) at `level`.
+/// Float depthwise convolution of output lines [lineBegin, lineEnd) at `level` (depth
+/// multiplier 1 takes the AVX-512 variant from kAvx512 up, the AVX2 one at kAvx2).
 void depthwiseFloat(const DepthwiseGeometry& g, const DepthwiseFloatParams& p, const float* input,
                     size_t lineBegin, size_t lineEnd, float* output,
                     IsaLevel level = activeIsa()) noexcept;

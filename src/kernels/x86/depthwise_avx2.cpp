@@ -16,19 +16,6 @@ using internal::validTaps;
 
 constexpr size_t kBlock = 32;  // channels per block: 4 vectors of 8
 
-// `count` (<= 8) bytes at p as eight int32 lanes (zeros past count); never reads past count.
-template <bool Signed>
-inline __m256i loadBytes8(const uint8_t* p, size_t count) {
-  uint64_t word = 0;
-  if (count >= 8) {
-    std::memcpy(&word, p, 8);
-  } else {
-    std::memcpy(&word, p, count);
-  }
-  const __m128i bytes = _mm_cvtsi64_si128(static_cast<long long>(word));
-  return Signed ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes);
-}
-
 inline __m256i loadInt16x8(const int16_t* p, size_t count) {
   if (count >= 8)
     return _mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));

@@ -11,15 +11,6 @@ Requantizer8 uniform(const QuantizedMultiplier& m) {
   return Requantizer8(_mm256_set1_epi32(m.multiplier), _mm256_set1_epi32(m.shift), m.shift > 0);
 }
 
-/// The first `count` (<= 8) bytes at p as eight int32 lanes (the missing lanes 0).
-template <bool Signed>
-inline __m256i widen(const uint8_t* p, size_t count) {
-  uint64_t word = 0;
-  std::memcpy(&word, p, count < 8 ? count : 8);
-  const __m128i bytes = _mm_cvtsi64_si128(static_cast<int64_t>(word));
-  return Signed ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes);
-}
-
 template <bool Signed>
 void addRun(const uint8_t* a, const uint8_t* b, uint8_t* out, size_t count,
             const QuantAddParams& p) {
@@ -36,9 +27,9 @@ void addRun(const uint8_t* a, const uint8_t* b, uint8_t* out, size_t count,
     const size_t lanes = count - i < 8 ? count - i : 8;
     // (x + offset) << leftShift stays within int32: |x + offset| <= 255, leftShift 20.
     const __m256i x =
-        _mm256_sllv_epi32(_mm256_add_epi32(widen<Signed>(a + i, lanes), offset1), leftShift);
+        _mm256_sllv_epi32(_mm256_add_epi32(loadBytes8<Signed>(a + i, lanes), offset1), leftShift);
     const __m256i y =
-        _mm256_sllv_epi32(_mm256_add_epi32(widen<Signed>(b + i, lanes), offset2), leftShift);
+        _mm256_sllv_epi32(_mm256_add_epi32(loadBytes8<Signed>(b + i, lanes), offset2), leftShift);
     const __m256i sum = _mm256_add_epi32(input1.multiply(x), input2.multiply(y));
     storeLowBytes8(out + i, lanes, output.apply(sum, zeroPoint, lo, hi));
   }

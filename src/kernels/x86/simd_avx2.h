@@ -87,6 +87,19 @@ class Requantizer8 {
   bool anyLeftShift_;
 };
 
+/// `count` (<= 8) bytes at p as eight int32 lanes (zeros past count); never reads past count.
+template <bool Signed>
+inline __m256i loadBytes8(const uint8_t* p, size_t count) {
+  uint64_t word = 0;
+  if (count >= 8) {
+    std::memcpy(&word, p, 8);
+  } else {
+    std::memcpy(&word, p, count);
+  }
+  const __m128i bytes = _mm_cvtsi64_si128(static_cast<long long>(word));
+  return Signed ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes);
+}
+
 /// Stores the low bytes of the first `count` (<= 8) lanes of v at p.
 inline void storeLowBytes8(uint8_t* p, size_t count, __m256i v) {
   const __m256i pick =

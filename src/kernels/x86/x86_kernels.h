@@ -66,6 +66,10 @@ void depthwiseQuantAvx2(const DepthwiseGeometry& g, const DepthwiseQuantParams& 
 void depthwiseFloatAvx512(const DepthwiseGeometry& g, const DepthwiseFloatParams& p,
                           const float* input, size_t lineBegin, size_t lineEnd,
                           float* output) noexcept;
+/// depthwiseFloat for depth multiplier 1 on AVX2 + FMA.
+void depthwiseFloatAvx2(const DepthwiseGeometry& g, const DepthwiseFloatParams& p,
+                        const float* input, size_t lineBegin, size_t lineEnd,
+                        float* output) noexcept;
 
 // --- elementwise (kernels/elementwise.h) -------------------------------------------------
 
