@@ -33,7 +33,7 @@ void prepareDepthwiseFilter(const uint8_t* filter, size_t count, bool filterSign
 
 bool depthwisePairedLayout(const DepthwiseGeometry& g, IsaLevel level) noexcept {
 #if defined(NNHAL_X86_KERNELS)
-  return level >= IsaLevel::kAvx512 && g.depthMultiplier == 1 &&
+  return level >= IsaLevel::kAvx2 && g.depthMultiplier == 1 &&
          size_t{g.filterHeight} * g.filterWidth <= kDepthwiseMaxPairedTaps &&
          g.filterHeight <= kDepthwiseMaxPairedTaps;
 #else
@@ -131,7 +131,11 @@ void depthwiseQuant(const DepthwiseGeometry& g, const DepthwiseQuantParams& p, c
                     size_t lineBegin, size_t lineEnd, uint8_t* output, IsaLevel level) noexcept {
 #if defined(NNHAL_X86_KERNELS)
   if (depthwisePairedLayout(g, level)) {
-    x86::depthwiseQuantPairedAvx512(g, p, input, lineBegin, lineEnd, output);
+    if (level >= IsaLevel::kAvx512) {
+      x86::depthwiseQuantPairedAvx512(g, p, input, lineBegin, lineEnd, output);
+    } else {
+      x86::depthwiseQuantPairedAvx2(g, p, input, lineBegin, lineEnd, output);
+    }
     return;
   }
   if (level == IsaLevel::kAvx2 && g.depthMultiplier == 1) {

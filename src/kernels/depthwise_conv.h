@@ -41,7 +41,7 @@ inline constexpr size_t kDepthwisePairBlock = 32;
 /// Most filter taps (and filter rows) the paired layout takes.
 inline constexpr size_t kDepthwiseMaxPairedTaps = 64;
 
-/// True when depthwiseQuant at `level` reads the paired filter layout for `g`: AVX-512 or
+/// True when depthwiseQuant at `level` reads the paired filter layout for `g`: AVX2 or
 /// above, depth multiplier 1, at most kDepthwiseMaxPairedTaps taps.
 bool depthwisePairedLayout(const DepthwiseGeometry& g, IsaLevel level) noexcept;
 
@@ -51,7 +51,8 @@ size_t depthwisePackedFilterCount(const DepthwiseGeometry& g, IsaLevel level = a
 /// Converts a raw 8-bit filter to the layout depthwiseQuant reads for `g` at `level`: the
 /// prepareDepthwiseFilter layout, or, where depthwisePairedLayout holds, blocks of 32
 /// channels holding pairs of taps interleaved per channel in the order of
-/// _mm512_unpack{lo,hi}_epi16 ([block][tap pair][lo 32, hi 32], zeros for padding).
+/// _mm512_unpack{lo,hi}_epi16 ([block][tap pair][lo 32, hi 32], zeros for padding; the
+/// AVX2 kernel reads each 32 as two halves of 16 in _mm256_unpack{lo,hi}_epi16's order).
 void packDepthwiseFilter(const DepthwiseGeometry& g, const uint8_t* filter, bool filterSigned,
                          int32_t filterZeroPoint, int16_t* out,
                          IsaLevel level = activeIsa()) noexcept;

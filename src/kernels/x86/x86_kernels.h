@@ -57,8 +57,12 @@ void multiplyByQuantizedMultiplier8Avx2(const int32_t* x, const int32_t* m, cons
 void depthwiseQuantPairedAvx512(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
                                 const uint8_t* input, size_t lineBegin, size_t lineEnd,
                                 uint8_t* output) noexcept;
-/// depthwiseQuant for depth multiplier 1 on AVX2; p.filter in the prepareDepthwiseFilter
-/// layout.
+/// The AVX2 twin of depthwiseQuantPairedAvx512 (same paired filter layout).
+void depthwiseQuantPairedAvx2(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
+                              const uint8_t* input, size_t lineBegin, size_t lineEnd,
+                              uint8_t* output) noexcept;
+/// depthwiseQuant for depth multiplier 1 on AVX2 where the paired layout does not apply
+/// (more than kDepthwiseMaxPairedTaps taps); p.filter in the prepareDepthwiseFilter layout.
 void depthwiseQuantAvx2(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
                         const uint8_t* input, size_t lineBegin, size_t lineEnd,
                         uint8_t* output) noexcept;
