@@ -30,6 +30,8 @@ inline __m256i loadWidened16(const uint8_t* p, size_t count) {
   __m128i bytes;
   if (count >= kHalf) {
     bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  } else if (count == 8) {  // 8-channel layers (MobileNet v1 0.25's first blocks)
+    bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
   } else {
     alignas(16) uint8_t padded[kHalf] = {};
     std::memcpy(padded, p, count);
@@ -176,6 +178,8 @@ void quantLinesPaired(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
           const __m128i ordered = _mm256_castsi256_si128(_mm256_permute4x64_epi64(bytes, 0xD8));
           if (count == kHalf) {
             _mm_storeu_si128(reinterpret_cast<__m128i*>(out + offset), ordered);
+          } else if (count == 8) {
+            _mm_storel_epi64(reinterpret_cast<__m128i*>(out + offset), ordered);
           } else {
             alignas(16) uint8_t staged[kHalf];
             _mm_store_si128(reinterpret_cast<__m128i*>(staged), ordered);
