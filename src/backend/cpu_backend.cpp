@@ -53,7 +53,10 @@ class CpuCompiledModel final : public CompiledModel {
   }
   Result<std::unique_ptr<ExecutionMemory>> createMemory(
       engine::ArenaBudget* budget, hal::ApplicationId application) const override {
-    return std::make_unique<CpuExecutionMemory>(plan_->main().arenaBytes, budget, application);
+    auto memory =
+        std::make_unique<CpuExecutionMemory>(plan_->main().arenaBytes, budget, application);
+    memory->arenas.warm();  // the first execution then runs like the others
+    return memory;
   }
   Result<std::vector<OutputShape>> execute(const Request& request, ExecutionMemory& memory,
                                            const RunOptions& options) const override {
@@ -93,6 +96,8 @@ CpuBackend::CpuBackend(const DeviceOptions& options)
     : version_(cpuDriverVersion(options)),
       capabilities_(calibratedCapabilities(options, version_)),
       parallel_(std::make_shared<const engine::Parallel>(options.kernelThreads)) {
+  // The first execution runs like the others: the kernel threads start with the device.
+  parallel_->warmUp();
   if (const std::string& note = kernels::isaSelection().note; !note.empty()) {
     spdlog::warn("kernels: {}", note);
   }

@@ -44,6 +44,12 @@ Result<ArenaPool::Lease> ArenaPool::acquire() {
   return Lease(static_cast<uint8_t*>(memory), Release{this});
 }
 
+void ArenaPool::warm() {
+  if (bytes_ == 0 || freeArenas() != 0) return;
+  auto arena = acquire();
+  if (arena && *arena) std::memset(arena->get(), 0, rounded_);
+}
+
 void ArenaPool::release(uint8_t* arena) {
   if (arena == nullptr) return;
   std::lock_guard<std::mutex> lock(mutex_);

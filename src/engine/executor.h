@@ -41,6 +41,10 @@ class ArenaPool {
   /// An arena of the pool's size, 64-byte aligned (null Lease for a 0-byte plan).
   /// Errors: RESOURCE_EXHAUSTED_TRANSIENT when memory runs out or the budget is spent.
   Result<Lease> acquire();
+  /// Allocates one arena now and touches its pages, so that the first execution does not
+  /// fault them in (best effort: nothing happens when the budget or memory refuses, or when
+  /// the pool already keeps an arena).
+  void warm();
   ~ArenaPool();
 
   hal::ApplicationId application() const { return application_; }

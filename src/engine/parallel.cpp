@@ -5,6 +5,7 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -146,6 +147,31 @@ void Parallel::forChunks(size_t n, size_t chunk, const std::function<void(size_t
           order.enter();
           for (size_t c = r.begin(); c != r.end(); ++c) {
             fn(c * chunk, std::min(n, (c + 1) * chunk));
+          }
+          order.leave();
+        },
+        tbb::simple_partitioner());
+  });
+  order.join();
+}
+
+void Parallel::warmUp() const {
+  if (threads_ <= 1) return;
+  constexpr auto kLimit = std::chrono::milliseconds(2);
+  const auto until = std::chrono::steady_clock::now() + kLimit;
+  std::atomic<unsigned> arrived{0};
+  ForkJoin order;
+  order.fork();
+  arenas_->execute(threads_, [&] {
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, threads_, 1),
+        [&](const tbb::blocked_range<size_t>&) {
+          order.enter();
+          // Each piece waits for the others, so that every worker must join to finish.
+          arrived.fetch_add(1, std::memory_order_relaxed);
+          while (arrived.load(std::memory_order_relaxed) < threads_ &&
+                 std::chrono::steady_clock::now() < until) {
+            std::this_thread::yield();
           }
           order.leave();
         },

@@ -45,6 +45,11 @@ class Parallel {
 
   unsigned threads() const { return threads_; }
 
+  /// Starts the kernel threads and the full-width arena now, so that the first execution does
+  /// not pay for them (oneTBB creates its workers on first demand). Waits at most about 2 ms
+  /// for every thread to join; a no-op with one thread.
+  void warmUp() const;
+
   /// Calls fn(begin, end) over disjoint chunks covering [0, n), each at least `grain`
   /// items (except possibly the last), possibly concurrently, on at most `width` threads
   /// (0 = all). Returns when all are done.
