@@ -54,5 +54,36 @@ inline LineInfo lineInfo(const DepthwiseGeometry& g, size_t line) {
   return info;
 }
 
+// Output columns [begin, end) whose filter columns all land inside the input (the
+// interior, where every tap is at a fixed offset from the window's corner).
+struct InteriorColumns {
+  size_t begin = 0;
+  size_t end = 0;
+};
+
+inline InteriorColumns interiorColumns(const DepthwiseGeometry& g) {
+  const int64_t span = (int64_t{g.filterWidth} - 1) * g.dilationWidth;
+  const int64_t firstInside = (int64_t{g.padLeft} + g.strideWidth - 1) / g.strideWidth;
+  const int64_t lastStart = int64_t{g.inWidth} - 1 - span + g.padLeft;  // max x * stride
+  InteriorColumns c;
+  if (lastStart >= 0) {
+    const int64_t end = lastStart / g.strideWidth + 1;
+    c.end = static_cast<size_t>(end < g.outWidth ? end : g.outWidth);
+  }
+  c.begin = static_cast<size_t>(
+      firstInside < static_cast<int64_t>(c.end) ? firstInside : static_cast<int64_t>(c.end));
+  return c;
+}
+
+// Offsets (in elements) of every filter tap from the window's corner, row by row, for an
+// image `depth` elements per pixel; `out` holds filterHeight * filterWidth values.
+inline void tapOffsets(const DepthwiseGeometry& g, size_t depth, size_t* out) {
+  for (uint32_t i = 0, t = 0; i < g.filterHeight; ++i) {
+    for (uint32_t j = 0; j < g.filterWidth; ++j, ++t) {
+      out[t] = (size_t{i} * g.dilationHeight * g.inWidth + size_t{j} * g.dilationWidth) * depth;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace nnhal::kernels::internal

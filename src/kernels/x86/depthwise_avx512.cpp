@@ -8,9 +8,12 @@
 namespace nnhal::kernels::x86 {
 namespace {
 
+using internal::interiorColumns;
+using internal::InteriorColumns;
 using internal::kChannelBlock;
 using internal::LineInfo;
 using internal::lineInfo;
+using internal::tapOffsets;
 using internal::TapRange;
 using internal::validTaps;
 
@@ -74,22 +77,10 @@ void quantLinesPaired(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
   const uint8_t* rows[kMaxPairedTaps];  // per filter row: input row start, or null
   const uint8_t* tapPtr[kMaxPairedTaps];
   size_t tapOffset[kMaxPairedTaps];  // from the window corner, for interior pixels
-  for (uint32_t i = 0, t = 0; i < g.filterHeight; ++i) {
-    for (uint32_t j = 0; j < g.filterWidth; ++j, ++t) {
-      tapOffset[t] =
-          (size_t{i} * g.dilationHeight * g.inWidth + size_t{j} * g.dilationWidth) * depth;
-    }
-  }
-  // Output columns [interiorBegin, interiorEnd) have every filter column inside the input.
-  const int64_t span = (int64_t{g.filterWidth} - 1) * g.dilationWidth;
-  const auto firstInside = static_cast<size_t>(
-      lesser<int64_t>((g.padLeft + g.strideWidth - 1) / g.strideWidth, g.outWidth));
-  const int64_t lastStart = int64_t{g.inWidth} - 1 - span + g.padLeft;  // max x * stride
-  const size_t interiorEnd =
-      lastStart < 0
-          ? 0
-          : lesser<size_t>(g.outWidth, static_cast<size_t>(lastStart / g.strideWidth) + 1);
-  const size_t interiorBegin = lesser<size_t>(firstInside, interiorEnd);
+  tapOffsets(g, depth, tapOffset);
+  const InteriorColumns interior = interiorColumns(g);
+  const size_t interiorBegin = interior.begin;
+  const size_t interiorEnd = interior.end;
   for (size_t l = lineBegin; l < lineEnd; ++l) {
     const LineInfo line = lineInfo(g, l);
     const uint8_t* image = input + line.batch * g.inHeight * g.inWidth * depth;
@@ -248,25 +239,6 @@ void floatLines(const DepthwiseGeometry& g, const DepthwiseFloatParams& p, const
   }
 }
 
-// Output columns [begin, end) whose filter columns all land inside the input.
-struct InteriorColumns {
-  size_t begin = 0;
-  size_t end = 0;
-};
-
-InteriorColumns interiorColumns(const DepthwiseGeometry& g) {
-  const int64_t span = (int64_t{g.filterWidth} - 1) * g.dilationWidth;
-  const auto firstInside = static_cast<size_t>(
-      lesser<int64_t>((g.padLeft + g.strideWidth - 1) / g.strideWidth, g.outWidth));
-  const int64_t lastStart = int64_t{g.inWidth} - 1 - span + g.padLeft;  // max x * stride
-  InteriorColumns c;
-  c.end = lastStart < 0
-              ? 0
-              : lesser<size_t>(g.outWidth, static_cast<size_t>(lastStart / g.strideWidth) + 1);
-  c.begin = lesser<size_t>(firstInside, c.end);
-  return c;
-}
-
 // 3x3 filters (MobileNet's depthwise layers): per block of 32 channels, the nine taps'
 // weights stay in registers while the line's pixels stream past; interior pixels read
 // their taps at fixed offsets, border pixels take floatBlock.
@@ -276,12 +248,7 @@ void floatLines3x3(const DepthwiseGeometry& g, const DepthwiseFloatParams& p, co
   const size_t depth = g.outDepth;
   const InteriorColumns interior = interiorColumns(g);
   size_t tapOffset[kTaps];
-  for (uint32_t i = 0, t = 0; i < 3; ++i) {
-    for (uint32_t j = 0; j < 3; ++j, ++t) {
-      tapOffset[t] =
-          (size_t{i} * g.dilationHeight * g.inWidth + size_t{j} * g.dilationWidth) * depth;
-    }
-  }
+  tapOffsets(g, depth, tapOffset);
   const __m512 lo = _mm512_set1_ps(p.outputMin);
   const __m512 hi = _mm512_set1_ps(p.outputMax);
   for (size_t l = lineBegin; l < lineEnd; ++l) {

@@ -2,8 +2,6 @@
 // channels. 3x3 filters (MobileNet's) keep a block's nine taps in registers and compute four
 // interior pixels at once (four independent FMA chains); other filters and border pixels take
 // the generic block. Called through kernels/depthwise_conv.h only.
-#include <algorithm>
-
 #include "kernels/internal/depthwise_lines.h"
 #include "kernels/x86/simd_avx2.h"
 #include "kernels/x86/x86_kernels.h"
@@ -11,8 +9,11 @@
 namespace nnhal::kernels::x86 {
 namespace {
 
+using internal::interiorColumns;
+using internal::InteriorColumns;
 using internal::LineInfo;
 using internal::lineInfo;
+using internal::tapOffsets;
 using internal::TapRange;
 using internal::validTaps;
 
@@ -116,24 +117,6 @@ void floatLines(const DepthwiseGeometry& g, const DepthwiseFloatParams& p, const
   }
 }
 
-/// Output columns [begin, end) whose filter columns all land inside the input.
-struct InteriorColumns {
-  size_t begin = 0;
-  size_t end = 0;
-};
-
-InteriorColumns interiorColumns(const DepthwiseGeometry& g) {
-  const int64_t span = (int64_t{g.filterWidth} - 1) * g.dilationWidth;
-  const int64_t firstInside = (int64_t{g.padLeft} + g.strideWidth - 1) / g.strideWidth;
-  const int64_t lastStart = int64_t{g.inWidth} - 1 - span + g.padLeft;  // max x * stride
-  InteriorColumns c;
-  c.end = lastStart < 0
-              ? 0
-              : static_cast<size_t>(std::min<int64_t>(g.outWidth, lastStart / g.strideWidth + 1));
-  c.begin = static_cast<size_t>(std::min<int64_t>(firstInside, static_cast<int64_t>(c.end)));
-  return c;
-}
-
 // 3x3 filters: per vector of 8 channels, the nine taps' weights stay in registers while the
 // line's interior pixels stream past four at a time.
 void floatLines3x3(const DepthwiseGeometry& g, const DepthwiseFloatParams& p, const float* input,
@@ -143,12 +126,7 @@ void floatLines3x3(const DepthwiseGeometry& g, const DepthwiseFloatParams& p, co
   const size_t depth = g.outDepth;
   const InteriorColumns interior = interiorColumns(g);
   size_t tapOffset[kTaps];
-  for (uint32_t i = 0, t = 0; i < 3; ++i) {
-    for (uint32_t j = 0; j < 3; ++j, ++t) {
-      tapOffset[t] =
-          (size_t{i} * g.dilationHeight * g.inWidth + size_t{j} * g.dilationWidth) * depth;
-    }
-  }
+  tapOffsets(g, depth, tapOffset);
   const size_t pixelStep = size_t{g.strideWidth} * depth;
   const __m256 lo = _mm256_set1_ps(p.outputMin);
   const __m256 hi = _mm256_set1_ps(p.outputMax);

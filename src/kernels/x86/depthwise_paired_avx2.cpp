@@ -13,8 +13,11 @@
 namespace nnhal::kernels::x86 {
 namespace {
 
+using internal::interiorColumns;
+using internal::InteriorColumns;
 using internal::LineInfo;
 using internal::lineInfo;
+using internal::tapOffsets;
 
 constexpr size_t kPairBlock = kDepthwisePairBlock;  // 32 channels: two halves of 16
 constexpr size_t kHalf = 16;
@@ -83,22 +86,10 @@ void quantLinesPaired(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
   const uint8_t* rows[kDepthwiseMaxPairedTaps];  // per filter row: input row start, or null
   const uint8_t* tapPtr[kDepthwiseMaxPairedTaps];
   size_t tapOffset[kDepthwiseMaxPairedTaps];  // from the window corner, for interior pixels
-  for (uint32_t i = 0, t = 0; i < g.filterHeight; ++i) {
-    for (uint32_t j = 0; j < g.filterWidth; ++j, ++t) {
-      tapOffset[t] =
-          (size_t{i} * g.dilationHeight * g.inWidth + size_t{j} * g.dilationWidth) * depth;
-    }
-  }
-  // Output columns [interiorBegin, interiorEnd) have every filter column inside the input.
-  const int64_t span = (int64_t{g.filterWidth} - 1) * g.dilationWidth;
-  const auto firstInside = static_cast<size_t>(
-      lesser<int64_t>((g.padLeft + g.strideWidth - 1) / g.strideWidth, g.outWidth));
-  const int64_t lastStart = int64_t{g.inWidth} - 1 - span + g.padLeft;  // max x * stride
-  const size_t interiorEnd =
-      lastStart < 0
-          ? 0
-          : lesser<size_t>(g.outWidth, static_cast<size_t>(lastStart / g.strideWidth) + 1);
-  const size_t interiorBegin = lesser<size_t>(firstInside, interiorEnd);
+  tapOffsets(g, depth, tapOffset);
+  const InteriorColumns interior = interiorColumns(g);
+  const size_t interiorBegin = interior.begin;
+  const size_t interiorEnd = interior.end;
   for (size_t l = lineBegin; l < lineEnd; ++l) {
     const LineInfo line = lineInfo(g, l);
     const uint8_t* image = input + line.batch * g.inHeight * g.inWidth * depth;
