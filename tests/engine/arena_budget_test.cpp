@@ -112,6 +112,36 @@ TEST(ArenaBudget, EachApplicationHoldsAtMostItsShare) {
   EXPECT_EQ(budget.held(kB), 2 * kArena);
 }
 
+// A prepared model faults in one arena at preparation (ArenaPool::warm): charged to its
+// application like any other, kept for the first execution, never a second one, and quietly
+// not made when its application is at its share: warming takes nothing from another
+// application.
+TEST(ArenaBudget, WarmKeepsOneChargedArenaWithinItsApplicationsShare) {
+  ArenaBudget budget(2 * kArena, 0ms);
+  ArenaPool a(kArena, &budget, kA);
+  ArenaPool b(kArena, &budget, kB);
+  a.warm();
+  EXPECT_EQ(a.freeArenas(), 1u);
+  EXPECT_EQ(budget.held(kA), kArena);
+  a.warm();
+  EXPECT_EQ(a.freeArenas(), 1u) << "one warm arena is enough";
+  EXPECT_EQ(budget.held(kA), kArena);
+  auto victim = b.acquire();
+  ASSERT_TRUE(victim) << victim.error().message;
+  auto first = a.acquire();  // the first execution takes the warm arena
+  ASSERT_TRUE(first);
+  EXPECT_EQ(a.freeArenas(), 0u);
+  EXPECT_EQ(budget.held(kA), kArena);
+  ArenaPool another(kArena, &budget, kA);
+  another.warm();  // A is at its share and has nothing idle: no arena, no error
+  EXPECT_EQ(another.freeArenas(), 0u);
+  EXPECT_EQ(budget.held(kA), kArena);
+  EXPECT_EQ(budget.held(kB), kArena);
+  ArenaPool empty(0, &budget, kA);
+  empty.warm();
+  EXPECT_EQ(empty.freeArenas(), 0u);
+}
+
 // Past its share, an application's own idle arenas (of its other prepared models) are freed
 // for its new one; nobody else's are.
 TEST(ArenaBudget, PastItsShareAnApplicationFreesItsOwnIdleArenas) {
