@@ -234,6 +234,17 @@ uint32_t windowOutputSize(uint32_t inSize, uint32_t padFront, uint32_t padBack, 
   return static_cast<uint32_t>((padded - effectiveFilter) / stride + 1);
 }
 
+size_t elementCount(const Operand& operand) {
+  size_t count = 1;
+  for (const uint32_t d : operand.dimensions) count *= d;
+  return count;
+}
+
+bool isConstant(const Operand& operand) {
+  return operand.lifetime == OperandLifeTime::CONSTANT_COPY ||
+         operand.lifetime == OperandLifeTime::CONSTANT_REFERENCE;
+}
+
 bool isAlias(OperationType type) {
   return type == OperationType::RESHAPE || type == OperationType::SQUEEZE;
 }
@@ -244,13 +255,8 @@ Result<void> checkAlias(const Model& model, const Operation& operation) {
   }
   const Operand& input = model.main.operands[operation.inputs[0]];
   const Operand& output = model.main.operands[operation.outputs[0]];
-  const auto count = [](const Operand& operand) {
-    size_t elements = 1;
-    for (const uint32_t d : operand.dimensions) elements *= d;
-    return elements;
-  };
   if (input.type != output.type || input.scale != output.scale ||
-      input.zeroPoint != output.zeroPoint || count(input) != count(output)) {
+      input.zeroPoint != output.zeroPoint || elementCount(input) != elementCount(output)) {
     return invalidArgument("the output is not a reinterpretation of the input");
   }
   return {};

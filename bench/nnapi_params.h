@@ -71,6 +71,12 @@ Result<Window2d> readPooling(const Model& model, const Operation& operation);
 uint32_t windowOutputSize(uint32_t inSize, uint32_t padFront, uint32_t padBack, uint32_t filter,
                           uint32_t stride, uint32_t dilation);
 
+/// Elements of a tensor operand (the product of its dimensions; 1 for a scalar).
+size_t elementCount(const Operand& operand);
+
+/// True for CONSTANT_COPY and CONSTANT_REFERENCE operands.
+bool isConstant(const Operand& operand);
+
 /// True for operations whose output is their input's bytes under another shape (RESHAPE,
 /// SQUEEZE): a baseline gives them no operator, the output aliases the input's buffer.
 bool isAlias(OperationType type);

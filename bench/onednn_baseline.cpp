@@ -9,6 +9,7 @@
 #include <dnnl.hpp>
 #include <utility>
 
+#include "bench/nnapi_params.h"
 #include "bench/onednn_network.h"
 #include "bench/onednn_operations.h"
 
@@ -21,12 +22,6 @@ using dt = dnnl::memory::data_type;
 
 std::string operationName(size_t index, OperationType type) {
   return "operation " + std::to_string(index) + " (" + std::string(toString(type)) + ")";
-}
-
-size_t elementCount(const Operand& operand) {
-  size_t count = 1;
-  for (const uint32_t d : operand.dimensions) count *= d;
-  return count;
 }
 
 Result<size_t> nnapiBytes(const Operand& operand, uint32_t index) {

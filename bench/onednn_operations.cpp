@@ -22,17 +22,6 @@ bool isQuantized(const Operand& operand) {
   return operand.type == OperandType::TENSOR_QUANT8_ASYMM;
 }
 
-bool isConstant(const Operand& operand) {
-  return operand.lifetime == OperandLifeTime::CONSTANT_COPY ||
-         operand.lifetime == OperandLifeTime::CONSTANT_REFERENCE;
-}
-
-size_t elementCount(const Operand& operand) {
-  size_t count = 1;
-  for (const uint32_t d : operand.dimensions) count *= d;
-  return count;
-}
-
 /// The real values of a constant tensor: float32 as stored, uint8 dequantized with its scale
 /// and zero point, int32 (a bias) multiplied by its scale.
 Result<std::vector<float>> realValues(const Model& model, uint32_t index) {

@@ -25,11 +25,6 @@ struct FreeDeleter {
 };
 using Buffer = std::unique_ptr<uint8_t[], FreeDeleter>;
 
-bool isConstant(const Operand& operand) {
-  return operand.lifetime == OperandLifeTime::CONSTANT_COPY ||
-         operand.lifetime == OperandLifeTime::CONSTANT_REFERENCE;
-}
-
 Result<size_t> tensorBytes(const Operand& operand, uint32_t index) {
   size_t elementSize = 0;
   switch (operand.type) {

@@ -14,12 +14,6 @@ namespace {
 /// The element types the baseline computes in.
 enum class Kind { kU8, kF32 };
 
-size_t elementCount(const Operand& operand) {
-  size_t count = 1;
-  for (const uint32_t d : operand.dimensions) count *= d;
-  return count;
-}
-
 std::vector<size_t> shapeOf(const Operand& operand) {
   return {operand.dimensions.begin(), operand.dimensions.end()};
 }
