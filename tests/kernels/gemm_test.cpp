@@ -135,6 +135,17 @@ TEST_P(QuantGemmTest, LargeReduction) {
   checkQuantGemm(rng, {9, 33, 1500, 1500, true, true}, GetParam());
 }
 
+// More rows than one block of rows a level widens at once (AVX2: 16 KiB of int16, 408 rows
+// of k = 20, the last block odd), and reductions too long for two widened rows (k > 4096),
+// which a level multiplies without widening first.
+TEST_P(QuantGemmTest, ManyRowsAndReductionsPastTheWidenedBlock) {
+  std::mt19937 rng(5);
+  checkQuantGemm(rng, {1101, 40, 20, 23, false, false}, GetParam());
+  checkQuantGemm(rng, {1101, 17, 20, 20, true, true}, GetParam());
+  checkQuantGemm(rng, {5, 20, 4100, 4100, false, true}, GetParam());
+  checkQuantGemm(rng, {4, 18, 4096, 4099, true, false}, GetParam());
+}
+
 TEST_P(QuantGemmTest, ColumnGroupSubrangeWritesOnlyThoseColumns) {
   std::mt19937 rng(5);
   const size_t rows = 11, n = 70, k = 20;

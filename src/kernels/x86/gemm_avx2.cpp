@@ -1,7 +1,8 @@
 // The GEMM family on AVX2 + FMA: float tiles of up to 6 rows x 16 columns (two 8-lane
-// vectors); quantized tiles that widen to int16 and multiply-add pairs (vpmaddwd, exact),
-// then add the pairs and requantize 8 lanes at a time (Requantizer8); row sums with vpsadbw. Called
-// through kernels/gemm.h only.
+// vectors); quantized tiles of 2 rows x 16 columns that multiply-add int16 pairs (vpmaddwd,
+// exact) over rows widened to int16 a block at a time, then add the pairs and requantize 8
+// lanes at a time (Requantizer8, set up once per column group and block); row sums with
+// vpsadbw. Called through kernels/gemm.h only.
 #include <immintrin.h>
 
 #include <cstring>
@@ -64,11 +65,40 @@ auto floatTileFor(size_t rows) {
 
 // 2 rows x 4 vectors (4 columns x 2 partial sums each) = 8 accumulators, 4 weight vectors.
 constexpr size_t kQuantRows = 2;
+// The rows of A widened to int16 at once (on the stack): a tile then broadcasts four values
+// with one load instead of a load, a widening and a broadcast per row and k step.
+constexpr size_t kWideBytes = 16 * 1024;
 
+// Four consecutive A values as int16, in every 64-bit lane.
 inline __m256i broadcastQuad(const uint8_t* p) {
   uint32_t quad;
   std::memcpy(&quad, p, 4);
   return _mm256_broadcastq_epi64(_mm_cvtepu8_epi16(_mm_cvtsi32_si128(static_cast<int>(quad))));
+}
+inline __m256i broadcastQuad(const int16_t* p) {
+  int64_t quad;
+  std::memcpy(&quad, p, 8);
+  return _mm256_set1_epi64x(quad);
+}
+
+// Rows [0, rows) of a (kPadded readable bytes each) as int16, at stride kPadded.
+void widenRows(const uint8_t* a, size_t lda, size_t rows, size_t kPadded, int16_t* wide) {
+  for (size_t m = 0; m < rows; ++m) {
+    const uint8_t* src = a + m * lda;
+    int16_t* dst = wide + m * kPadded;
+    size_t i = 0;
+    for (; i + 16 <= kPadded; i += 16) {
+      _mm256_storeu_si256(
+          reinterpret_cast<__m256i*>(dst + i),
+          _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
+    }
+    for (; i < kPadded; i += 4) {
+      uint32_t quad;
+      std::memcpy(&quad, src + i, 4);
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + i),
+                       _mm_cvtepu8_epi16(_mm_cvtsi32_si128(static_cast<int>(quad))));
+    }
+  }
 }
 
 // Two accumulators of [column j: two partial sums] (columns 0-3 and 4-7) as 8 columns.
@@ -77,11 +107,55 @@ inline __m256i sumPairs(__m256i first, __m256i second) {
   return _mm256_permute4x64_epi64(_mm256_hadd_epi32(first, second), 0xD8);
 }
 
-template <int MR>
-void quantTile(const uint8_t* a, size_t lda, const int32_t* rowSums, const QuantGemmParams& p,
-               size_t group, size_t kPadded, uint8_t* out, size_t ldo) {
+// The low bytes of 16 int32 lanes (columns 0-7 in `first`, 8-15 in `second`), the first
+// `count` of them stored at p.
+inline void storeLowBytes16(uint8_t* p, size_t count, __m256i first, __m256i second) {
+  const __m256i byteMask = _mm256_set1_epi32(0xFF);
+  // Per 128-bit lane: [first 0-3, second 0-3 | first 4-7, second 4-7] as int16, then bytes.
+  const __m256i words =
+      _mm256_packus_epi32(_mm256_and_si256(first, byteMask), _mm256_and_si256(second, byteMask));
+  const __m256i bytes = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(words, words),
+                                                    _mm256_setr_epi32(0, 4, 1, 5, 0, 0, 0, 0));
+  const __m128i row = _mm256_castsi256_si128(bytes);
+  if (count >= 16) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), row);
+    return;
+  }
+  alignas(16) uint8_t staged[16];
+  _mm_store_si128(reinterpret_cast<__m128i*>(staged), row);
+  std::memcpy(p, staged, count);
+}
+
+// What the tiles of one column group share: its requantizers, column offsets and clamp.
+struct GroupEpilogue {
+  GroupEpilogue(const QuantGemmParams& p, size_t group)
+      : column(group * kGemmGroup),
+        valid(p.n - column < kGemmGroup ? p.n - column : kGemmGroup),
+        requant{Requantizer8(load(p.multiplier + column), load(p.shift + column), p.anyLeftShift),
+                Requantizer8(load(p.multiplier + column + 8), load(p.shift + column + 8),
+                             p.anyLeftShift)},
+        offset{load(p.columnOffset + column), load(p.columnOffset + column + 8)},
+        zeroPoint(_mm256_set1_epi32(p.outputZeroPoint)),
+        lo(_mm256_set1_epi32(p.outputMin)),
+        hi(_mm256_set1_epi32(p.outputMax)) {}
+
+  static __m256i load(const int32_t* v) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v));
+  }
+
+  size_t column;
+  size_t valid;
+  Requantizer8 requant[2];
+  __m256i offset[2];
+  __m256i zeroPoint, lo, hi;
+};
+
+// MR rows of one column group; A is uint8 (widened per k step) or already int16.
+template <int MR, typename A>
+void quantTile(const A* a, size_t lda, const int32_t* rowSums, const QuantGemmParams& p,
+               const GroupEpilogue& e, size_t kPadded, uint8_t* out, size_t ldo) {
   const size_t k4Count = kPadded / 4;
-  const int8_t* b = p.packedWeights + group * kGemmGroup * kPadded;
+  const int8_t* b = p.packedWeights + e.column * kPadded;
   __m256i acc[MR][4];
 #pragma GCC unroll 2
   for (int r = 0; r < MR; ++r) {
@@ -104,33 +178,34 @@ void quantTile(const uint8_t* a, size_t lda, const int32_t* rowSums, const Quant
       }
     }
   }
-  const size_t column0 = group * kGemmGroup;
-  const size_t valid = p.n - column0 < kGemmGroup ? p.n - column0 : kGemmGroup;
-  const __m256i zeroPoint = _mm256_set1_epi32(p.outputZeroPoint);
-  const __m256i lo = _mm256_set1_epi32(p.outputMin);
-  const __m256i hi = _mm256_set1_epi32(p.outputMax);
-  __m256i offset[2];
-  const Requantizer8* requant[2];
-  const auto load = [](const int32_t* v) {
-    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v));
-  };
-  const Requantizer8 first(load(p.multiplier + column0), load(p.shift + column0), p.anyLeftShift);
-  const Requantizer8 second(load(p.multiplier + column0 + 8), load(p.shift + column0 + 8),
-                            p.anyLeftShift);
-  requant[0] = &first;
-  requant[1] = &second;
-  offset[0] = load(p.columnOffset + column0);
-  offset[1] = load(p.columnOffset + column0 + 8);
 #pragma GCC unroll 2
   for (int r = 0; r < MR; ++r) {
     const __m256i term = _mm256_set1_epi32(internal::rowTerm(p, rowSums, static_cast<size_t>(r)));
-    const __m256i sums[2] = {sumPairs(acc[r][0], acc[r][1]), sumPairs(acc[r][2], acc[r][3])};
+    __m256i result[2];
+#pragma GCC unroll 2
     for (int h = 0; h < 2; ++h) {
-      const size_t count = valid > 8 * static_cast<size_t>(h) ? valid - 8 * h : 0;
-      if (count == 0) break;
-      const __m256i total = _mm256_add_epi32(_mm256_add_epi32(sums[h], term), offset[h]);
-      storeLowBytes8(out + r * ldo + column0 + 8 * h, count,
-                     requant[h]->apply(total, zeroPoint, lo, hi));
+      const __m256i sums = sumPairs(acc[r][2 * h], acc[r][2 * h + 1]);
+      const __m256i total = _mm256_add_epi32(_mm256_add_epi32(sums, term), e.offset[h]);
+      result[h] = e.requant[h].apply(total, e.zeroPoint, e.lo, e.hi);
+    }
+    storeLowBytes16(out + r * ldo + e.column, e.valid, result[0], result[1]);
+  }
+}
+
+template <typename A>
+void quantGroups(const A* a, size_t lda, const int32_t* rowSums, size_t rows,
+                 const QuantGemmParams& p, size_t groupBegin, size_t groupEnd, size_t kPadded,
+                 uint8_t* out, size_t ldo) {
+  for (size_t g = groupBegin; g < groupEnd; ++g) {
+    const GroupEpilogue e(p, g);
+    size_t m = 0;
+    for (; m + kQuantRows <= rows; m += kQuantRows) {
+      quantTile<kQuantRows>(a + m * lda, lda, rowSums != nullptr ? rowSums + m : nullptr, p, e,
+                            kPadded, out + m * ldo, ldo);
+    }
+    if (m < rows) {
+      quantTile<1>(a + m * lda, lda, rowSums != nullptr ? rowSums + m : nullptr, p, e, kPadded,
+                   out + m * ldo, ldo);
     }
   }
 }
@@ -141,16 +216,19 @@ void quantGemmAvx2(const uint8_t* a, size_t lda, const int32_t* rowSums, size_t 
                    const QuantGemmParams& p, size_t groupBegin, size_t groupEnd, uint8_t* out,
                    size_t ldo) noexcept {
   const size_t kPadded = quantPaddedK(p.k);
-  for (size_t g = groupBegin; g < groupEnd; ++g) {
-    size_t m = 0;
-    for (; m + kQuantRows <= rows; m += kQuantRows) {
-      quantTile<kQuantRows>(a + m * lda, lda, rowSums != nullptr ? rowSums + m : nullptr, p, g,
-                            kPadded, out + m * ldo, ldo);
-    }
-    if (m < rows) {
-      quantTile<1>(a + m * lda, lda, rowSums != nullptr ? rowSums + m : nullptr, p, g, kPadded,
-                   out + m * ldo, ldo);
-    }
+  // Rows per widened block, even so that only a block's last tile may have one row.
+  const size_t blockRows = kWideBytes / (kPadded * sizeof(int16_t)) / kQuantRows * kQuantRows;
+  if (blockRows == 0) {  // reductions over 4096: widen per k step
+    quantGroups(a, lda, rowSums, rows, p, groupBegin, groupEnd, kPadded, out, ldo);
+    return;
+  }
+  alignas(32) int16_t wide[kWideBytes / sizeof(int16_t)];
+  for (size_t m0 = 0; m0 < rows; m0 += blockRows) {
+    const size_t count = rows - m0 < blockRows ? rows - m0 : blockRows;
+    widenRows(a + m0 * lda, lda, count, kPadded, wide);
+    quantGroups(static_cast<const int16_t*>(wide), kPadded,
+                rowSums != nullptr ? rowSums + m0 : nullptr, count, p, groupBegin, groupEnd,
+                kPadded, out + m0 * ldo, ldo);
   }
 }
 

@@ -19,8 +19,13 @@ namespace {
 
 /// Eight lanes of multiplyByQuantizedMultiplier(x, {multiplier, shift}); multiplier lanes
 /// in [0, 2^31), shift lanes in [-31, 30]; `anyLeftShift` may be false only when every shift
-/// lane is <= 0. The arithmetic is Requantizer16's (one rounding of t = x * m in 64 bits);
-/// AVX2 has no 64-bit arithmetic shift, so it shifts the sign-flipped value logically.
+/// lane is <= 0. Its two roundings, as AVX2 computes them without 64-bit arithmetic shifts:
+///  - SaturatingRoundingDoublingHighMul(x, m): for m >= 0 it never saturates, and its
+///    "nudge, then divide truncating" equals floor((x * m + 2^30) / 2^31) for either sign of
+///    x * m; so bits 31..62 of x * m + 2^30, which a logical shift reaches as well as an
+///    arithmetic one;
+///  - RoundingDivideByPOT(y, e): (y >> e) plus one where the remainder y & (2^e - 1) exceeds
+///    half of 2^e - 1 (plus one for negative y): a 32-bit arithmetic shift and two compares.
 class Requantizer8 {
  public:
   Requantizer8(__m256i multiplier, __m256i shift, bool anyLeftShift)
@@ -33,10 +38,10 @@ class Requantizer8 {
       hiLimit_ = _mm256_srav_epi32(_mm256_set1_epi32(INT32_MAX), left_);
       loLimit_ = _mm256_srav_epi32(_mm256_set1_epi32(INT32_MIN), left_);
     }
-    const __m256i right = _mm256_max_epi32(_mm256_sub_epi32(zero, shift), zero);
-    setHalf(_mm256_and_si256(right, _mm256_set1_epi64x(0xFFFFFFFF)), &addEven_, &subEven_,
-            &shiftEven_);
-    setHalf(_mm256_srli_epi64(right, 32), &addOdd_, &subOdd_, &shiftOdd_);
+    right_ = _mm256_max_epi32(_mm256_sub_epi32(zero, shift), zero);
+    // 2^e - 1 for e in [0, 31]: 1 << 31 wraps to INT32_MIN, and minus one gives INT32_MAX.
+    mask_ = _mm256_sub_epi32(_mm256_sllv_epi32(_mm256_set1_epi32(1), right_), _mm256_set1_epi32(1));
+    halfMask_ = _mm256_srli_epi32(mask_, 1);
   }
 
   __m256i multiply(__m256i x) const {
@@ -47,11 +52,17 @@ class Requantizer8 {
       x = _mm256_blendv_epi8(x, _mm256_set1_epi32(INT32_MAX), over);
       x = _mm256_blendv_epi8(x, _mm256_set1_epi32(INT32_MIN), under);
     }
-    const __m256i even =
-        roundHalf(_mm256_mul_epi32(x, multiplier_), addEven_, subEven_, shiftEven_);
-    const __m256i odd = roundHalf(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), multiplierOdd_),
-                                  addOdd_, subOdd_, shiftOdd_);
-    return _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA);
+    const __m256i nudge = _mm256_set1_epi64x(int64_t{1} << 30);
+    const __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, multiplier_), nudge);
+    const __m256i odd =
+        _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), multiplierOdd_), nudge);
+    const __m256i high =
+        _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
+    const __m256i remainder = _mm256_and_si256(high, mask_);
+    const __m256i threshold =
+        _mm256_sub_epi32(halfMask_, _mm256_cmpgt_epi32(_mm256_setzero_si256(), high));
+    return _mm256_sub_epi32(_mm256_srav_epi32(high, right_),
+                            _mm256_cmpgt_epi32(remainder, threshold));
   }
 
   /// multiply, plus the output zero point, clamped to [lo, hi].
@@ -61,29 +72,10 @@ class Requantizer8 {
   }
 
  private:
-  static void setHalf(__m256i e, __m256i* add, __m256i* sub, __m256i* shift) {
-    const __m256i positive = _mm256_cmpgt_epi64(e, _mm256_setzero_si256());
-    const __m256i base = _mm256_set1_epi64x(int64_t{1} << 30);
-    const __m256i extra =
-        _mm256_sllv_epi64(_mm256_set1_epi64x(1), _mm256_add_epi64(e, _mm256_set1_epi64x(30)));
-    *add = _mm256_add_epi64(base, _mm256_and_si256(positive, extra));
-    *sub = _mm256_and_si256(positive, _mm256_set1_epi64x(int64_t{1} << 31));
-    *shift = _mm256_add_epi64(e, _mm256_set1_epi64x(31));
-  }
-
-  static __m256i roundHalf(__m256i t, __m256i add, __m256i sub, __m256i shift) {
-    const __m256i negative = _mm256_cmpgt_epi64(_mm256_set1_epi64x(-(int64_t{1} << 30)), t);
-    t = _mm256_add_epi64(t, add);
-    t = _mm256_sub_epi64(t, _mm256_and_si256(negative, sub));
-    // Arithmetic shift right: flip negative values, shift logically, flip back.
-    const __m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), t);
-    return _mm256_xor_si256(_mm256_srlv_epi64(_mm256_xor_si256(t, sign), shift), sign);
-  }
-
   __m256i multiplier_, multiplierOdd_;
   __m256i left_;
   __m256i hiLimit_ = _mm256_setzero_si256(), loLimit_ = _mm256_setzero_si256();
-  __m256i addEven_, subEven_, shiftEven_, addOdd_, subOdd_, shiftOdd_;
+  __m256i right_, mask_, halfMask_;
   bool anyLeftShift_;
 };
 
