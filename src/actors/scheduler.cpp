@@ -208,7 +208,10 @@ void Scheduler::activateLocked(ApplicationQueue& app, int64_t now) {
     any = true;
     least = std::min(least, effectiveServiceLocked(*other, now));
   }
-  if (any) app.virtualServiceNs = std::max(app.virtualServiceNs, least);
+  // One slice of credit at most (as CFS places a waking task half a latency behind its
+  // queue's minimum): a run of the busy applications pauses for it at the next yield point
+  // instead of first running a slice longer, and idling still banks nothing beyond it.
+  if (any) app.virtualServiceNs = std::max(app.virtualServiceNs, least - kMinRunSliceNs);
 }
 
 bool Scheduler::startableLocked(const ApplicationQueue& app, size_t level) const {

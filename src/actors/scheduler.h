@@ -9,7 +9,8 @@
 //    (1 by default) and a virtual service time, the real time its runs held slots divided by
 //    its weight (runs still going count up to now). The next slot goes to the application
 //    with work that can start and the least virtual service; an application that had nothing
-//    to do re-enters at the least virtual service of the busy ones, so idling banks no credit.
+//    to do re-enters one kMinRunSlice behind the least virtual service of the busy ones, so
+//    its first job does not wait a slice for a slot, and idling banks no more credit than that.
 //    A running job pauses at its next yield point (after at least kMinRunSlice) when an
 //    application with work waiting for a slot has received kMinRunSlice less weighted
 //    service, and resumes when its turn comes again. Priorities of one application never

@@ -267,6 +267,21 @@ TEST_F(SchedulerTest, ARunOverItsShareYieldsToAWaitingApplication) {
   EXPECT_GE(a->pauses, 1u);
 }
 
+// An application that had nothing to do re-enters one slice behind the busy ones: a run that
+// has held the only slot for longer than a slice pauses for it at its very next yield point
+// (without the credit, the newcomer would have to fall a slice behind while waiting first).
+TEST_F(SchedulerTest, AnApplicationThatWasIdleStartsAtTheNextYieldPoint) {
+  make(1);
+  Lease running = scheduler_->enter(kAppA, Priority::MEDIUM);
+  spin(3 * Scheduler::kMinRunSlice);
+  scheduler_->submit(kAppB, Priority::MEDIUM, Work::kExecution, [this](Lease) { record("B"); });
+  running.yield();
+  EXPECT_EQ(log(), std::vector<std::string>{"B"}) << "A's run did not pause for B";
+  const auto stats = scheduler_->applications();
+  ASSERT_EQ(stats.size(), 2u);
+  EXPECT_EQ(stats[stats[0].application == kAppA ? 0 : 1].pauses, 1u);
+}
+
 // Runs on the caller's thread take a slot like any other: with the only slot held inline by
 // one application, another application's job waits; inline starts count for the starvation
 // bound of their application.
