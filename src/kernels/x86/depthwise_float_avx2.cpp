@@ -117,66 +117,116 @@ void floatLines(const DepthwiseGeometry& g, const DepthwiseFloatParams& p, const
   }
 }
 
-// 3x3 filters: per vector of 8 channels, the nine taps' weights stay in registers while the
-// line's interior pixels stream past four at a time.
-void floatLines3x3(const DepthwiseGeometry& g, const DepthwiseFloatParams& p, const float* input,
-                   size_t lineBegin, size_t lineEnd, float* output) {
+/// Eight floats at p, or the first lanes of `mask` (the others 0): chosen at compile time so
+/// that the hot loops below have no branch per load.
+template <bool Full>
+inline __m256 load8(const float* p, __m256i mask) {
+  if constexpr (Full) {
+    return _mm256_loadu_ps(p);
+  } else {
+    return _mm256_maskload_ps(p, mask);
+  }
+}
+
+template <bool Full>
+inline void store8(float* p, __m256i mask, __m256 v) {
+  if constexpr (Full) {
+    _mm256_storeu_ps(p, v);
+  } else {
+    _mm256_maskstore_ps(p, mask, v);
+  }
+}
+
+// 3x3 filters, one vector of 8 channels (c0, `valid` of them) of one line: the nine taps'
+// weights stay in registers while the line's interior pixels stream past four at a time.
+template <bool Full>
+void vector3x3(const DepthwiseGeometry& g, const DepthwiseFloatParams& p, const float* image,
+               const LineInfo& line, const InteriorColumns& interior, const size_t* tapOffset,
+               size_t c0, size_t valid, float* outLine) {
   constexpr int kTaps = 9;
   constexpr size_t kPixels = 4;
   const size_t depth = g.outDepth;
-  const InteriorColumns interior = interiorColumns(g);
-  size_t tapOffset[kTaps];
-  tapOffsets(g, depth, tapOffset);
   const size_t pixelStep = size_t{g.strideWidth} * depth;
   const __m256 lo = _mm256_set1_ps(p.outputMin);
   const __m256 hi = _mm256_set1_ps(p.outputMax);
+  const __m256i mask = firstLanes8(valid);
+  __m256 w[kTaps];
+#pragma GCC unroll 9
+  for (int t = 0; t < kTaps; ++t) w[t] = load8<Full>(p.filter + t * depth + c0, mask);
+  const __m256 bias = p.bias != nullptr ? load8<Full>(p.bias + c0, mask) : _mm256_setzero_ps();
+  // Border pixels (taps outside the input add nothing) read the weights from here.
+  alignas(32) float weights[kTaps][8];
+#pragma GCC unroll 9
+  for (int t = 0; t < kTaps; ++t) _mm256_store_ps(weights[t], w[t]);
+  const auto edge = [&](size_t px) {
+    const int64_t x0 = static_cast<int64_t>(px) * g.strideWidth - g.padLeft;
+    const TapRange cols = validTaps(x0, g.dilationWidth, 3, g.inWidth);
+    __m256 acc = bias;
+    for (uint32_t i = line.rows.first; i < line.rows.last; ++i) {
+      const float* row =
+          image + static_cast<size_t>(line.y0 + int64_t{i} * g.dilationHeight) * g.inWidth * depth +
+          c0;
+      for (uint32_t j = cols.first; j < cols.last; ++j) {
+        const size_t ix = static_cast<size_t>(x0 + int64_t{j} * g.dilationWidth);
+        acc = _mm256_fmadd_ps(load8<Full>(row + ix * depth, mask),
+                              _mm256_load_ps(weights[i * 3 + j]), acc);
+      }
+    }
+    store8<Full>(outLine + px * depth + c0, mask, _mm256_min_ps(_mm256_max_ps(acc, lo), hi));
+  };
+  const bool lineInside = line.rows.first == 0 && line.rows.last == 3;
+  size_t x = 0;
+  if (lineInside) {
+    for (; x < interior.begin; ++x) edge(x);
+    const float* corner = image + static_cast<size_t>(line.y0) * g.inWidth * depth + c0;
+    for (; x + kPixels <= interior.end; x += kPixels) {
+      const float* base = corner + (x * g.strideWidth - g.padLeft) * depth;
+      __m256 acc[kPixels];
+#pragma GCC unroll 4
+      for (size_t k = 0; k < kPixels; ++k) acc[k] = bias;
+#pragma GCC unroll 9
+      for (int t = 0; t < kTaps; ++t) {
+#pragma GCC unroll 4
+        for (size_t k = 0; k < kPixels; ++k) {
+          acc[k] =
+              _mm256_fmadd_ps(load8<Full>(base + k * pixelStep + tapOffset[t], mask), w[t], acc[k]);
+        }
+      }
+      float* out = outLine + x * depth + c0;
+#pragma GCC unroll 4
+      for (size_t k = 0; k < kPixels; ++k) {
+        store8<Full>(out + k * depth, mask, _mm256_min_ps(_mm256_max_ps(acc[k], lo), hi));
+      }
+    }
+    for (; x < interior.end; ++x) {
+      const float* base = corner + (x * g.strideWidth - g.padLeft) * depth;
+      __m256 acc = bias;
+#pragma GCC unroll 9
+      for (int t = 0; t < kTaps; ++t) {
+        acc = _mm256_fmadd_ps(load8<Full>(base + tapOffset[t], mask), w[t], acc);
+      }
+      store8<Full>(outLine + x * depth + c0, mask, _mm256_min_ps(_mm256_max_ps(acc, lo), hi));
+    }
+  }
+  for (; x < g.outWidth; ++x) edge(x);
+}
+
+void floatLines3x3(const DepthwiseGeometry& g, const DepthwiseFloatParams& p, const float* input,
+                   size_t lineBegin, size_t lineEnd, float* output) {
+  const size_t depth = g.outDepth;
+  const InteriorColumns interior = interiorColumns(g);
+  size_t tapOffset[9];
+  tapOffsets(g, depth, tapOffset);
   for (size_t l = lineBegin; l < lineEnd; ++l) {
     const LineInfo line = lineInfo(g, l);
     const float* image = input + line.batch * g.inHeight * g.inWidth * depth;
     float* outLine = output + l * g.outWidth * depth;
-    const bool lineInside = line.rows.first == 0 && line.rows.last == 3;
     for (size_t c0 = 0; c0 < depth; c0 += 8) {
-      const size_t valid = depth - c0 < 8 ? depth - c0 : 8;
-      const bool full = valid == 8;
-      const __m256i mask = firstLanes8(valid);
-      __m256 w[kTaps];
-#pragma GCC unroll 9
-      for (int t = 0; t < kTaps; ++t) w[t] = load8(p.filter + t * depth + c0, full, mask);
-      const __m256 bias = p.bias != nullptr ? load8(p.bias + c0, full, mask) : _mm256_setzero_ps();
-      size_t x = 0;
-      if (lineInside) {
-        for (; x < interior.begin; ++x) floatPixel(g, p, image, line, x, c0, valid, outLine);
-        const float* corner = image + static_cast<size_t>(line.y0) * g.inWidth * depth + c0;
-        for (; x + kPixels <= interior.end; x += kPixels) {
-          const float* base = corner + (x * g.strideWidth - g.padLeft) * depth;
-          __m256 acc[kPixels];
-#pragma GCC unroll 4
-          for (size_t k = 0; k < kPixels; ++k) acc[k] = bias;
-#pragma GCC unroll 9
-          for (int t = 0; t < kTaps; ++t) {
-#pragma GCC unroll 4
-            for (size_t k = 0; k < kPixels; ++k) {
-              acc[k] = _mm256_fmadd_ps(load8(base + k * pixelStep + tapOffset[t], full, mask), w[t],
-                                       acc[k]);
-            }
-          }
-          float* out = outLine + x * depth + c0;
-#pragma GCC unroll 4
-          for (size_t k = 0; k < kPixels; ++k) {
-            store8(out + k * depth, full, mask, _mm256_min_ps(_mm256_max_ps(acc[k], lo), hi));
-          }
-        }
-        for (; x < interior.end; ++x) {
-          const float* base = corner + (x * g.strideWidth - g.padLeft) * depth;
-          __m256 acc = bias;
-#pragma GCC unroll 9
-          for (int t = 0; t < kTaps; ++t) {
-            acc = _mm256_fmadd_ps(load8(base + tapOffset[t], full, mask), w[t], acc);
-          }
-          store8(outLine + x * depth + c0, full, mask, _mm256_min_ps(_mm256_max_ps(acc, lo), hi));
-        }
+      if (depth - c0 >= 8) {
+        vector3x3<true>(g, p, image, line, interior, tapOffset, c0, 8, outLine);
+      } else {
+        vector3x3<false>(g, p, image, line, interior, tapOffset, c0, depth - c0, outLine);
       }
-      for (; x < g.outWidth; ++x) floatPixel(g, p, image, line, x, c0, valid, outLine);
     }
   }
 }
