@@ -47,12 +47,27 @@ void floatTile(const float* a, size_t lda, const FloatGemmParams& p, size_t grou
   const size_t valid = p.n - column < kGemmGroup ? p.n - column : kGemmGroup;
   const __m256 bias0 = _mm256_loadu_ps(p.bias + column);
   const __m256 bias1 = _mm256_loadu_ps(p.bias + column + 8);
+  if (valid == kGemmGroup) {
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; ++r) {
+      float* dst = out + r * ldo + column;
+      _mm256_storeu_ps(dst, _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(acc[r][0], bias0), lo), hi));
+      _mm256_storeu_ps(dst + 8,
+                       _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(acc[r][1], bias1), lo), hi));
+    }
+    return;
+  }
+  // The last group of a width that is not a multiple of 16: masked stores.
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i mask0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(valid)), lane);
+  const __m256i mask1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(valid) - 8), lane);
 #pragma GCC unroll 6
   for (int r = 0; r < MR; ++r) {
-    alignas(32) float row[kGemmGroup];
-    _mm256_store_ps(row, _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(acc[r][0], bias0), lo), hi));
-    _mm256_store_ps(row + 8, _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(acc[r][1], bias1), lo), hi));
-    std::memcpy(out + r * ldo + column, row, valid * sizeof(float));
+    float* dst = out + r * ldo + column;
+    _mm256_maskstore_ps(dst, mask0,
+                        _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(acc[r][0], bias0), lo), hi));
+    _mm256_maskstore_ps(dst + 8, mask1,
+                        _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(acc[r][1], bias1), lo), hi));
   }
 }
 
