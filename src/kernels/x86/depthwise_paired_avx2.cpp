@@ -27,11 +27,16 @@ inline T lesser(T a, T b) {
   return b < a ? b : a;
 }
 
-/// `count` (<= 16) bytes at p as 16 int16 values (zeros past count).
-template <bool Signed>
+/// `count` (<= 16) bytes at p as 16 int16 values (zeros past count); Width (16 or 8) when
+/// count is known to be that at compile time, else 0.
+template <bool Signed, size_t Width>
 inline __m256i loadWidened16(const uint8_t* p, size_t count) {
   __m128i bytes;
-  if (count >= kHalf) {
+  if constexpr (Width == kHalf) {
+    bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  } else if constexpr (Width == 8) {
+    bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+  } else if (count >= kHalf) {
     bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
   } else if (count == 8) {  // 8-channel layers (MobileNet v1 0.25's first blocks)
     bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
@@ -105,107 +110,120 @@ void quantLinesPaired(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
       const size_t c0 = block * kPairBlock;
       const size_t valid = lesser<size_t>(kPairBlock, depth - c0);
       const int16_t* blockFilter = p.filter + block * pairs * 2 * kPairBlock;
-      // The block's per-channel values, zero-padded to 32 channels.
-      alignas(32) int32_t bias[kPairBlock] = {};
-      alignas(32) int32_t multipliers[kPairBlock] = {};
-      alignas(32) int32_t shifts[kPairBlock] = {};
-      for (size_t c = 0; c < valid; ++c) {
-        bias[c] = p.bias != nullptr ? p.bias[c0 + c] : 0;
-        multipliers[c] = p.multiplier[c0 + c];
-        shifts[c] = p.shift[c0 + c];
-      }
-      const size_t halves = valid > kHalf ? 2 : 1;
-      HalfState state[2] = {{Requantizer8(_mm256_setzero_si256(), _mm256_setzero_si256(), false),
-                             Requantizer8(_mm256_setzero_si256(), _mm256_setzero_si256(), false),
-                             _mm256_setzero_si256(), _mm256_setzero_si256()},
-                            {Requantizer8(_mm256_setzero_si256(), _mm256_setzero_si256(), false),
-                             Requantizer8(_mm256_setzero_si256(), _mm256_setzero_si256(), false),
-                             _mm256_setzero_si256(), _mm256_setzero_si256()}};
-      for (size_t h = 0; h < halves; ++h) {
-        __m256i multLo, multHi, shiftLo, shiftHi;
-        loadPermuted(multipliers + h * kHalf, &multLo, &multHi);
-        loadPermuted(shifts + h * kHalf, &shiftLo, &shiftHi);
-        state[h].lo = Requantizer8(multLo, shiftLo, p.anyLeftShift);
-        state[h].hi = Requantizer8(multHi, shiftHi, p.anyLeftShift);
-        loadPermuted(bias + h * kHalf, &state[h].biasLo, &state[h].biasHi);
-        // sum (x - za) w = sum x w - za sum w: fold the second term into the bias. Taps
-        // outside the input read za itself, so their products cancel exactly.
-        for (size_t q = 0; q < pairs; ++q) {
-          const int16_t* f = blockFilter + q * 2 * kPairBlock + h * kHalf;
-          state[h].biasLo =
-              _mm256_sub_epi32(state[h].biasLo, _mm256_madd_epi16(inZero, load256(f)));
-          state[h].biasHi =
-              _mm256_sub_epi32(state[h].biasHi, _mm256_madd_epi16(inZero, load256(f + kPairBlock)));
+      // Width 16: every half of the block is whole; 8: one half of 8 channels; 0: any count.
+      // A whole-width block loads and stores without a branch per vector.
+      const auto run = [&]<size_t Width>() __attribute__((always_inline)) {
+        // The block's per-channel values, zero-padded to 32 channels.
+        alignas(32) int32_t bias[kPairBlock] = {};
+        alignas(32) int32_t multipliers[kPairBlock] = {};
+        alignas(32) int32_t shifts[kPairBlock] = {};
+        for (size_t c = 0; c < valid; ++c) {
+          bias[c] = p.bias != nullptr ? p.bias[c0 + c] : 0;
+          multipliers[c] = p.multiplier[c0 + c];
+          shifts[c] = p.shift[c0 + c];
         }
-      }
-      // Accumulates the taps at tapAt(0 .. taps - 1), requantizes and stores output pixel x
-      // of this block.
-      const auto pixel = [&](size_t x, auto tapAt) __attribute__((always_inline)) {
-        uint8_t* out = outLine + x * depth + c0;
+        const size_t halves = valid > kHalf ? 2 : 1;
+        HalfState state[2] = {{Requantizer8(_mm256_setzero_si256(), _mm256_setzero_si256(), false),
+                               Requantizer8(_mm256_setzero_si256(), _mm256_setzero_si256(), false),
+                               _mm256_setzero_si256(), _mm256_setzero_si256()},
+                              {Requantizer8(_mm256_setzero_si256(), _mm256_setzero_si256(), false),
+                               Requantizer8(_mm256_setzero_si256(), _mm256_setzero_si256(), false),
+                               _mm256_setzero_si256(), _mm256_setzero_si256()}};
         for (size_t h = 0; h < halves; ++h) {
-          const size_t offset = h * kHalf;
-          const size_t count = valid - offset < kHalf ? valid - offset : kHalf;
-          __m256i accLo = state[h].biasLo, accHi = state[h].biasHi;
-          const int16_t* f = blockFilter + offset;
-          for (size_t q = 0; q < fullPairs; ++q, f += 2 * kPairBlock) {
-            const __m256i x0v = loadWidened16<Signed>(tapAt(2 * q) + offset, count);
-            const __m256i x1v = loadWidened16<Signed>(tapAt(2 * q + 1) + offset, count);
-            accLo = madd16(accLo, _mm256_unpacklo_epi16(x0v, x1v), load256(f));
-            accHi = madd16(accHi, _mm256_unpackhi_epi16(x0v, x1v), load256(f + kPairBlock));
-          }
-          if (oddTap) {  // the partner tap's weights are 0: pair the last tap with zeros
-            const __m256i x0v = loadWidened16<Signed>(tapAt(taps - 1) + offset, count);
-            const __m256i zero = _mm256_setzero_si256();
-            accLo = madd16(accLo, _mm256_unpacklo_epi16(x0v, zero), load256(f));
-            accHi = madd16(accHi, _mm256_unpackhi_epi16(x0v, zero), load256(f + kPairBlock));
-          }
-          const __m256i yLo = state[h].lo.apply(accLo, outZero, lo, hi);
-          const __m256i yHi = state[h].hi.apply(accHi, outZero, lo, hi);
-          // packs_epi32 restores the channel order within each 128-bit lane; the values are
-          // within the output type's range, so the byte pack is exact.
-          const __m256i words = _mm256_packs_epi32(yLo, yHi);
-          const __m256i bytes =
-              Signed ? _mm256_packs_epi16(words, words) : _mm256_packus_epi16(words, words);
-          const __m128i ordered = _mm256_castsi256_si128(_mm256_permute4x64_epi64(bytes, 0xD8));
-          if (count == kHalf) {
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + offset), ordered);
-          } else if (count == 8) {
-            _mm_storel_epi64(reinterpret_cast<__m128i*>(out + offset), ordered);
-          } else {
-            alignas(16) uint8_t staged[kHalf];
-            _mm_store_si128(reinterpret_cast<__m128i*>(staged), ordered);
-            std::memcpy(out + offset, staged, count);
+          __m256i multLo, multHi, shiftLo, shiftHi;
+          loadPermuted(multipliers + h * kHalf, &multLo, &multHi);
+          loadPermuted(shifts + h * kHalf, &shiftLo, &shiftHi);
+          state[h].lo = Requantizer8(multLo, shiftLo, p.anyLeftShift);
+          state[h].hi = Requantizer8(multHi, shiftHi, p.anyLeftShift);
+          loadPermuted(bias + h * kHalf, &state[h].biasLo, &state[h].biasHi);
+          // sum (x - za) w = sum x w - za sum w: fold the second term into the bias. Taps
+          // outside the input read za itself, so their products cancel exactly.
+          for (size_t q = 0; q < pairs; ++q) {
+            const int16_t* f = blockFilter + q * 2 * kPairBlock + h * kHalf;
+            state[h].biasLo =
+                _mm256_sub_epi32(state[h].biasLo, _mm256_madd_epi16(inZero, load256(f)));
+            state[h].biasHi = _mm256_sub_epi32(state[h].biasHi,
+                                               _mm256_madd_epi16(inZero, load256(f + kPairBlock)));
           }
         }
-      };
-      // Border pixels: taps outside the input read the zero-point row.
-      const auto borderPixel = [&](size_t x) __attribute__((always_inline)) {
-        const int64_t x0 = static_cast<int64_t>(x) * g.strideWidth - g.padLeft;
-        size_t t = 0;
-        for (uint32_t i = 0; i < g.filterHeight; ++i) {
-          for (uint32_t j = 0; j < g.filterWidth; ++j, ++t) {
-            const int64_t ix = x0 + int64_t{j} * g.dilationWidth;
-            tapPtr[t] = rows[i] != nullptr && ix >= 0 && ix < g.inWidth
-                            ? rows[i] + static_cast<size_t>(ix) * depth + c0
-                            : p.zeroPointRow + c0;
+        // Accumulates the taps at tapAt(0 .. taps - 1), requantizes and stores output pixel x
+        // of this block.
+        const auto pixel = [&](size_t x, auto tapAt) __attribute__((always_inline)) {
+          uint8_t* out = outLine + x * depth + c0;
+          for (size_t h = 0; h < halves; ++h) {
+            const size_t offset = h * kHalf;
+            const size_t count =
+                Width != 0 ? Width : (valid - offset < kHalf ? valid - offset : kHalf);
+            __m256i accLo = state[h].biasLo, accHi = state[h].biasHi;
+            const int16_t* f = blockFilter + offset;
+            for (size_t q = 0; q < fullPairs; ++q, f += 2 * kPairBlock) {
+              const __m256i x0v = loadWidened16<Signed, Width>(tapAt(2 * q) + offset, count);
+              const __m256i x1v = loadWidened16<Signed, Width>(tapAt(2 * q + 1) + offset, count);
+              accLo = madd16(accLo, _mm256_unpacklo_epi16(x0v, x1v), load256(f));
+              accHi = madd16(accHi, _mm256_unpackhi_epi16(x0v, x1v), load256(f + kPairBlock));
+            }
+            if (oddTap) {  // the partner tap's weights are 0: pair the last tap with zeros
+              const __m256i x0v = loadWidened16<Signed, Width>(tapAt(taps - 1) + offset, count);
+              const __m256i zero = _mm256_setzero_si256();
+              accLo = madd16(accLo, _mm256_unpacklo_epi16(x0v, zero), load256(f));
+              accHi = madd16(accHi, _mm256_unpackhi_epi16(x0v, zero), load256(f + kPairBlock));
+            }
+            const __m256i yLo = state[h].lo.apply(accLo, outZero, lo, hi);
+            const __m256i yHi = state[h].hi.apply(accHi, outZero, lo, hi);
+            // packs_epi32 restores the channel order within each 128-bit lane; the values are
+            // within the output type's range, so the byte pack is exact.
+            const __m256i words = _mm256_packs_epi32(yLo, yHi);
+            const __m256i bytes =
+                Signed ? _mm256_packs_epi16(words, words) : _mm256_packus_epi16(words, words);
+            const __m128i ordered = _mm256_castsi256_si128(_mm256_permute4x64_epi64(bytes, 0xD8));
+            if (count == kHalf) {
+              _mm_storeu_si128(reinterpret_cast<__m128i*>(out + offset), ordered);
+            } else if (count == 8) {
+              _mm_storel_epi64(reinterpret_cast<__m128i*>(out + offset), ordered);
+            } else {
+              alignas(16) uint8_t staged[kHalf];
+              _mm_store_si128(reinterpret_cast<__m128i*>(staged), ordered);
+              std::memcpy(out + offset, staged, count);
+            }
           }
-        }
-        pixel(
-            x, [&](size_t tap) __attribute__((always_inline)) { return tapPtr[tap]; });
-      };
-      size_t x = 0;
-      for (; x < interiorBegin; ++x) borderPixel(x);
-      if (lineInside) {
-        // Interior pixels: every tap at a fixed offset from the window's corner.
-        const uint8_t* corner = rows[0] + c0;
-        for (; x < interiorEnd; ++x) {
-          const uint8_t* base =
-              corner + (static_cast<size_t>(x) * g.strideWidth - g.padLeft) * depth;
+        };
+        // Border pixels: taps outside the input read the zero-point row.
+        const auto borderPixel = [&](size_t x) __attribute__((always_inline)) {
+          const int64_t x0 = static_cast<int64_t>(x) * g.strideWidth - g.padLeft;
+          size_t t = 0;
+          for (uint32_t i = 0; i < g.filterHeight; ++i) {
+            for (uint32_t j = 0; j < g.filterWidth; ++j, ++t) {
+              const int64_t ix = x0 + int64_t{j} * g.dilationWidth;
+              tapPtr[t] = rows[i] != nullptr && ix >= 0 && ix < g.inWidth
+                              ? rows[i] + static_cast<size_t>(ix) * depth + c0
+                              : p.zeroPointRow + c0;
+            }
+          }
           pixel(
-              x, [&](size_t tap) __attribute__((always_inline)) { return base + tapOffset[tap]; });
+              x, [&](size_t tap) __attribute__((always_inline)) { return tapPtr[tap]; });
+        };
+        size_t x = 0;
+        for (; x < interiorBegin; ++x) borderPixel(x);
+        if (lineInside) {
+          // Interior pixels: every tap at a fixed offset from the window's corner.
+          const uint8_t* corner = rows[0] + c0;
+          for (; x < interiorEnd; ++x) {
+            const uint8_t* base =
+                corner + (static_cast<size_t>(x) * g.strideWidth - g.padLeft) * depth;
+            pixel(
+                x, [&](size_t tap)
+                       __attribute__((always_inline)) { return base + tapOffset[tap]; });
+          }
         }
+        for (; x < g.outWidth; ++x) borderPixel(x);
+      };
+      if (valid == kPairBlock || valid == kHalf) {
+        run.template operator()<kHalf>();
+      } else if (valid == 8) {
+        run.template operator()<8>();
+      } else {
+        run.template operator()<0>();
       }
-      for (; x < g.outWidth; ++x) borderPixel(x);
     }
   }
 }
