@@ -23,14 +23,28 @@ bool quantDirect(const ConvGeometry& g, uint8_t inputXor) {
   return g.isPointwise() && inputXor == 0 && g.inDepth % 4 == 0;
 }
 
-// Gathers the receptive field of output row m (im2col) into dst: reduction() values in
+// An output row's pixel (batch, y, x), stepped row by row: no divisions per row.
+struct OutputPixel {
+  OutputPixel(const ConvGeometry& g, size_t m)
+      : x(m % g.outWidth), y(m / g.outWidth % g.outHeight), b(m / g.outWidth / g.outHeight) {}
+  void next(const ConvGeometry& g) {
+    if (++x < g.outWidth) return;
+    x = 0;
+    if (++y < g.outHeight) return;
+    y = 0;
+    ++b;
+  }
+  size_t x, y, b;
+};
+
+// Gathers the receptive field of output pixel `at` (im2col) into dst: reduction() values in
 // (i, j, channel) order, `pad` where the filter hangs over the input edge.
 template <typename T, typename CopyFn>
-void gatherRow(const ConvGeometry& g, const T* input, size_t m, T pad, T* dst, CopyFn copy) {
-  const size_t x = m % g.outWidth;
-  const size_t rest = m / g.outWidth;
-  const size_t y = rest % g.outHeight;
-  const size_t b = rest / g.outHeight;
+void gatherRow(const ConvGeometry& g, const T* input, const OutputPixel& at, T pad, T* dst,
+               CopyFn copy) {
+  const size_t x = at.x;
+  const size_t y = at.y;
+  const size_t b = at.b;
   const size_t depth = g.inDepth;
   const T* image = input + b * g.inHeight * g.inWidth * depth;
   const int64_t y0 = static_cast<int64_t>(y) * g.strideHeight - g.padTop;
@@ -90,6 +104,10 @@ void convQuant(const ConvGeometry& g, const uint8_t* input, uint8_t inputXor, ui
                    ? reinterpret_cast<int32_t*>(bytes + (direct ? 0 : roundUp64(chunk * kPadded)))
                    : nullptr;
   const auto copy = [inputXor](const uint8_t* src, size_t count, uint8_t* dst) {
+    if (count <= 16 && inputXor == 0) {  // a few channels (first layers): no call per copy
+      for (size_t i = 0; i < count; ++i) dst[i] = src[i];
+      return;
+    }
     copyXor(src, count, inputXor, dst);
   };
   for (size_t r0 = rowBegin; r0 < rowEnd; r0 += chunk) {
@@ -100,10 +118,11 @@ void convQuant(const ConvGeometry& g, const uint8_t* input, uint8_t inputXor, ui
       a = input + r0 * g.inDepth;
       lda = g.inDepth;
     } else {
-      for (size_t r = 0; r < rows; ++r) {
+      OutputPixel at(g, r0);
+      for (size_t r = 0; r < rows; ++r, at.next(g)) {
         uint8_t* dst = gathered + r * kPadded;
-        gatherRow<uint8_t>(g, input, r0 + r, padValue, dst, copy);
-        std::memset(dst + k, 0, kPadded - k);
+        gatherRow<uint8_t>(g, input, at, padValue, dst, copy);
+        for (size_t i = k; i < kPadded; ++i) dst[i] = 0;
       }
       a = gathered;
       lda = kPadded;
@@ -138,8 +157,10 @@ void convFloat(const ConvGeometry& g, const float* input, const FloatGemmParams&
   };
   for (size_t r0 = rowBegin; r0 < rowEnd; r0 += chunk) {
     const size_t rows = std::min(chunk, rowEnd - r0);
-    for (size_t r = 0; r < rows; ++r)
-      gatherRow<float>(g, input, r0 + r, 0.0f, gathered + r * k, copy);
+    OutputPixel at(g, r0);
+    for (size_t r = 0; r < rows; ++r, at.next(g)) {
+      gatherRow<float>(g, input, at, 0.0f, gathered + r * k, copy);
+    }
     floatGemm(gathered, k, rows, gemm, groupBegin, groupEnd, output + r0 * g.outDepth, g.outDepth);
   }
 }

@@ -177,7 +177,7 @@ TEST_P(QuantGemmTest, ColumnGroupSubrangeWritesOnlyThoseColumns) {
 
 TEST_P(QuantGemmTest, RowSumsMatchPlainSums) {
   std::mt19937 rng(8);
-  for (size_t k : {1u, 3u, 63u, 64u, 65u, 130u, 1000u}) {
+  for (size_t k : {1u, 3u, 8u, 15u, 16u, 24u, 27u, 31u, 56u, 63u, 64u, 65u, 130u, 1000u}) {
     const std::vector<uint8_t> a = randomBytes<uint8_t>(rng, 3 * (k + 5));
     std::vector<int32_t> sums(3);
     quantRowSums(a.data(), k + 5, 3, k, sums.data(), GetParam());

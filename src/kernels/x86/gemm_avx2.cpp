@@ -276,9 +276,24 @@ void quantRowSumsAvx2(const uint8_t* a, size_t lda, size_t rows, size_t k, int32
           s, _mm256_sad_epu8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + i)),
                              _mm256_setzero_si256()));
     }
+    // The short rows of small layers (k of 8 to 31) take one 16- and one 8-byte step here.
+    __m128i tail = _mm_setzero_si128();
+    if (i + 16 <= k) {
+      tail = _mm_sad_epu8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i)),
+                          _mm_setzero_si128());
+      i += 16;
+    }
+    if (i + 8 <= k) {
+      tail = _mm_add_epi64(tail,
+                           _mm_sad_epu8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + i)),
+                                        _mm_setzero_si128()));
+      i += 8;
+    }
     alignas(32) int64_t lanes[4];
     _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), s);
-    int64_t total = lanes[0] + lanes[1] + lanes[2] + lanes[3];
+    alignas(16) int64_t tails[2];
+    _mm_store_si128(reinterpret_cast<__m128i*>(tails), tail);
+    int64_t total = lanes[0] + lanes[1] + lanes[2] + lanes[3] + tails[0] + tails[1];
     for (; i < k; ++i) total += row[i];
     sums[m] = static_cast<int32_t>(total);
   }
