@@ -165,45 +165,66 @@ struct GroupEpilogue {
   __m256i zeroPoint, lo, hi;
 };
 
-// MR rows of one column group; A is uint8 (widened per k step) or already int16.
-template <int MR, typename A>
+// MR rows of one column group; A is uint8 (widened per k step) or already int16. NQ = 4
+// vectors of 4 columns: the whole group; NQ = 2: its first 8 columns only, for a last group
+// of at most 8 (N = 8, 24, ...), whose other half would multiply zero weights.
+template <int MR, int NQ, typename A>
 void quantTile(const A* a, size_t lda, const int32_t* rowSums, const QuantGemmParams& p,
                const GroupEpilogue& e, size_t kPadded, uint8_t* out, size_t ldo) {
   const size_t k4Count = kPadded / 4;
   const int8_t* b = p.packedWeights + e.column * kPadded;
-  __m256i acc[MR][4];
-#pragma GCC unroll 2
+  __m256i acc[MR][NQ];
+#pragma GCC unroll 4
   for (int r = 0; r < MR; ++r) {
 #pragma GCC unroll 4
-    for (int q = 0; q < 4; ++q) acc[r][q] = _mm256_setzero_si256();
+    for (int q = 0; q < NQ; ++q) acc[r][q] = _mm256_setzero_si256();
   }
   for (size_t k4 = 0; k4 < k4Count; ++k4) {
-    __m256i w[4];
+    __m256i w[NQ];
 #pragma GCC unroll 4
-    for (int q = 0; q < 4; ++q) {
+    for (int q = 0; q < NQ; ++q) {
       w[q] = _mm256_cvtepi8_epi16(
           _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + k4 * 64 + q * 16)));
     }
-#pragma GCC unroll 2
+#pragma GCC unroll 4
     for (int r = 0; r < MR; ++r) {
       const __m256i x = broadcastQuad(a + r * lda + 4 * k4);
 #pragma GCC unroll 4
-      for (int q = 0; q < 4; ++q) {
+      for (int q = 0; q < NQ; ++q) {
         acc[r][q] = _mm256_add_epi32(acc[r][q], _mm256_madd_epi16(x, w[q]));
       }
     }
   }
-#pragma GCC unroll 2
+#pragma GCC unroll 4
   for (int r = 0; r < MR; ++r) {
     const __m256i term = _mm256_set1_epi32(internal::rowTerm(p, rowSums, static_cast<size_t>(r)));
-    __m256i result[2];
+    __m256i result[NQ / 2];
 #pragma GCC unroll 2
-    for (int h = 0; h < 2; ++h) {
+    for (int h = 0; h < NQ / 2; ++h) {
       const __m256i sums = sumPairs(acc[r][2 * h], acc[r][2 * h + 1]);
       const __m256i total = _mm256_add_epi32(_mm256_add_epi32(sums, term), e.offset[h]);
       result[h] = e.requant[h].apply(total, e.zeroPoint, e.lo, e.hi);
     }
-    storeLowBytes16(out + r * ldo + e.column, e.valid, result[0], result[1]);
+    if constexpr (NQ == 4) {
+      storeLowBytes16(out + r * ldo + e.column, e.valid, result[0], result[1]);
+    } else {
+      storeLowBytes8(out + r * ldo + e.column, e.valid, result[0]);
+    }
+  }
+}
+
+// The tiles of one column group over `rows` rows: MR rows at a time, then one by one.
+template <int MR, int NQ, typename A>
+void quantRows(const A* a, size_t lda, const int32_t* rowSums, size_t rows,
+               const QuantGemmParams& p, const GroupEpilogue& e, size_t kPadded, uint8_t* out,
+               size_t ldo) {
+  const auto sumsAt = [rowSums](size_t m) { return rowSums != nullptr ? rowSums + m : nullptr; };
+  size_t m = 0;
+  for (; m + MR <= rows; m += MR) {
+    quantTile<MR, NQ>(a + m * lda, lda, sumsAt(m), p, e, kPadded, out + m * ldo, ldo);
+  }
+  for (; m < rows; ++m) {
+    quantTile<1, NQ>(a + m * lda, lda, sumsAt(m), p, e, kPadded, out + m * ldo, ldo);
   }
 }
 
@@ -213,14 +234,11 @@ void quantGroups(const A* a, size_t lda, const int32_t* rowSums, size_t rows,
                  uint8_t* out, size_t ldo) {
   for (size_t g = groupBegin; g < groupEnd; ++g) {
     const GroupEpilogue e(p, g);
-    size_t m = 0;
-    for (; m + kQuantRows <= rows; m += kQuantRows) {
-      quantTile<kQuantRows>(a + m * lda, lda, rowSums != nullptr ? rowSums + m : nullptr, p, e,
-                            kPadded, out + m * ldo, ldo);
-    }
-    if (m < rows) {
-      quantTile<1>(a + m * lda, lda, rowSums != nullptr ? rowSums + m : nullptr, p, e, kPadded,
-                   out + m * ldo, ldo);
+    if (e.valid <= 8) {
+      // Half the accumulators: 4 rows x 2 vectors (8 accumulators, 2 weight vectors).
+      quantRows<4, 2>(a, lda, rowSums, rows, p, e, kPadded, out, ldo);
+    } else {
+      quantRows<kQuantRows, 4>(a, lda, rowSums, rows, p, e, kPadded, out, ldo);
     }
   }
 }
