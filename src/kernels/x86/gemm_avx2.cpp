@@ -28,17 +28,37 @@ void floatTile(const float* a, size_t lda, const FloatGemmParams& p, size_t grou
                size_t ldo) {
   const size_t k = p.k;
   const float* b = p.packedWeights + group * kGemmGroup * k;
-  __m256 acc[MR][2];
+  // One or two rows keep too few FMA chains to hide the FMA latency: they also split k into
+  // KS interleaved partial sums (8 chains), added at the end.
+  constexpr int KS = MR == 1 ? 4 : MR == 2 ? 2 : 1;
+  __m256 acc[KS][MR][2];
+#pragma GCC unroll 4
+  for (int s = 0; s < KS; ++s) {
 #pragma GCC unroll 6
-  for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
-  for (size_t i = 0; i < k; ++i) {
+    for (int r = 0; r < MR; ++r) acc[s][r][0] = acc[s][r][1] = _mm256_setzero_ps();
+  }
+  const auto step = [&](size_t i, int s) __attribute__((always_inline)) {
     const __m256 w0 = _mm256_loadu_ps(b + i * kGemmGroup);
     const __m256 w1 = _mm256_loadu_ps(b + i * kGemmGroup + 8);
 #pragma GCC unroll 6
     for (int r = 0; r < MR; ++r) {
       const __m256 x = _mm256_broadcast_ss(a + r * lda + i);
-      acc[r][0] = _mm256_fmadd_ps(x, w0, acc[r][0]);
-      acc[r][1] = _mm256_fmadd_ps(x, w1, acc[r][1]);
+      acc[s][r][0] = _mm256_fmadd_ps(x, w0, acc[s][r][0]);
+      acc[s][r][1] = _mm256_fmadd_ps(x, w1, acc[s][r][1]);
+    }
+  };
+  size_t i = 0;
+  for (; i + KS <= k; i += KS) {
+#pragma GCC unroll 4
+    for (int s = 0; s < KS; ++s) step(i + static_cast<size_t>(s), s);
+  }
+  for (; i < k; ++i) step(i, 0);
+#pragma GCC unroll 4
+  for (int s = 1; s < KS; ++s) {
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; ++r) {
+      acc[0][r][0] = _mm256_add_ps(acc[0][r][0], acc[s][r][0]);
+      acc[0][r][1] = _mm256_add_ps(acc[0][r][1], acc[s][r][1]);
     }
   }
   const __m256 lo = _mm256_set1_ps(p.outputMin);
@@ -51,9 +71,10 @@ void floatTile(const float* a, size_t lda, const FloatGemmParams& p, size_t grou
 #pragma GCC unroll 6
     for (int r = 0; r < MR; ++r) {
       float* dst = out + r * ldo + column;
-      _mm256_storeu_ps(dst, _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(acc[r][0], bias0), lo), hi));
+      _mm256_storeu_ps(dst,
+                       _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(acc[0][r][0], bias0), lo), hi));
       _mm256_storeu_ps(dst + 8,
-                       _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(acc[r][1], bias1), lo), hi));
+                       _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(acc[0][r][1], bias1), lo), hi));
     }
     return;
   }
@@ -65,9 +86,9 @@ void floatTile(const float* a, size_t lda, const FloatGemmParams& p, size_t grou
   for (int r = 0; r < MR; ++r) {
     float* dst = out + r * ldo + column;
     _mm256_maskstore_ps(dst, mask0,
-                        _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(acc[r][0], bias0), lo), hi));
+                        _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(acc[0][r][0], bias0), lo), hi));
     _mm256_maskstore_ps(dst + 8, mask1,
-                        _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(acc[r][1], bias1), lo), hi));
+                        _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(acc[0][r][1], bias1), lo), hi));
   }
 }
 
