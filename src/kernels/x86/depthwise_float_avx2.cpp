@@ -25,16 +25,36 @@ inline __m256i firstLanes8(size_t count) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-/// Eight floats at p, or the first lanes of `mask` (the others 0) for a partial vector.
+/// Eight floats at p, or the first lanes of `mask` (the others 0): chosen at compile time so
+/// that the hot loops below have no branch per load.
+template <bool Full>
+inline __m256 load8(const float* p, __m256i mask) {
+  if constexpr (Full) {
+    return _mm256_loadu_ps(p);
+  } else {
+    return _mm256_maskload_ps(p, mask);
+  }
+}
+
+template <bool Full>
+inline void store8(float* p, __m256i mask, __m256 v) {
+  if constexpr (Full) {
+    _mm256_storeu_ps(p, v);
+  } else {
+    _mm256_maskstore_ps(p, mask, v);
+  }
+}
+
+/// The same with `full` known only at run time (the generic block).
 inline __m256 load8(const float* p, bool full, __m256i mask) {
-  return full ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, mask);
+  return full ? load8<true>(p, mask) : load8<false>(p, mask);
 }
 
 inline void store8(float* p, bool full, __m256i mask, __m256 v) {
   if (full) {
-    _mm256_storeu_ps(p, v);
+    store8<true>(p, mask, v);
   } else {
-    _mm256_maskstore_ps(p, mask, v);
+    store8<false>(p, mask, v);
   }
 }
 
@@ -114,26 +134,6 @@ void floatLines(const DepthwiseGeometry& g, const DepthwiseFloatParams& p, const
         floatPixel(g, p, image, line, x, c0, depth - c0 < kBlock ? depth - c0 : kBlock, outLine);
       }
     }
-  }
-}
-
-/// Eight floats at p, or the first lanes of `mask` (the others 0): chosen at compile time so
-/// that the hot loops below have no branch per load.
-template <bool Full>
-inline __m256 load8(const float* p, __m256i mask) {
-  if constexpr (Full) {
-    return _mm256_loadu_ps(p);
-  } else {
-    return _mm256_maskload_ps(p, mask);
-  }
-}
-
-template <bool Full>
-inline void store8(float* p, __m256i mask, __m256 v) {
-  if constexpr (Full) {
-    _mm256_storeu_ps(p, v);
-  } else {
-    _mm256_maskstore_ps(p, mask, v);
   }
 }
 
