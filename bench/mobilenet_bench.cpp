@@ -1,7 +1,7 @@
 // MobileNet end-to-end execution latency through the embedded driver, measured in the same
 // process and on the same input against two engines running the same graph with the same
-// weights: XNNPACK's operators (bench/xnnpack_baseline.h) and oneDNN's primitives in oneDNN's
-// own int8 scheme (bench/onednn_baseline.h), on the grace_hopper input:
+// weights: XNNPACK's operators (tools/cpu_reference/xnnpack_baseline.h) and oneDNN's primitives in
+// oneDNN's own int8 scheme (bench/onednn_baseline.h), on the grace_hopper input:
 //   MobileNet v2 1.0 224 uint8        BM_XnnpackV2Quant, BM_OnednnV2Quant,
 //   BM_MobileNetV2QuantExecute the same network in float32       BM_XnnpackV2Float,
 //   BM_OnednnV2Float, BM_MobileNetV2FloatExecute
@@ -39,7 +39,7 @@
 #include "tools/common/dequantize_model.h"
 #include "tools/common/tensor_io.h"
 #ifdef NNHAL_HAVE_XNNPACK
-#include "bench/xnnpack_baseline.h"
+#include "tools/cpu_reference/xnnpack_baseline.h"
 #endif
 #ifdef NNHAL_HAVE_ONEDNN
 #include "bench/onednn_baseline.h"
@@ -312,7 +312,7 @@ void benchBaseline(benchmark::State& state, Net net, Engine engine, const char* 
 #ifdef NNHAL_HAVE_XNNPACK
 
 void benchXnnpack(benchmark::State& state, Net net) {
-  benchBaseline<bench::XnnpackBaseline>(state, net, Engine::kXnnpack, "XNNPACK");
+  benchBaseline<cpu_reference::XnnpackBaseline>(state, net, Engine::kXnnpack, "XNNPACK");
 }
 
 void BM_XnnpackV2Quant(benchmark::State& state) { benchXnnpack(state, Net::kV2Quant); }

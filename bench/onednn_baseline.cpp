@@ -9,9 +9,9 @@
 #include <dnnl.hpp>
 #include <utility>
 
-#include "bench/nnapi_params.h"
 #include "bench/onednn_network.h"
 #include "bench/onednn_operations.h"
+#include "tools/cpu_reference/nnapi_params.h"
 
 namespace nnhal::bench {
 namespace {
@@ -30,7 +30,7 @@ Result<size_t> nnapiBytes(const Operand& operand, uint32_t index) {
     return invalidArgument("operand " + std::to_string(index) + " has unknown dimensions");
   }
   const size_t element = operand.type == OperandType::TENSOR_FLOAT32 ? sizeof(float) : 1;
-  return elementCount(operand) * element;
+  return cpu_reference::elementCount(operand) * element;
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "bench/nnapi_params.h"
+#include "tools/cpu_reference/nnapi_params.h"
 
 namespace nnhal::bench::onednn {
 namespace {
@@ -25,9 +25,10 @@ bool isQuantized(const Operand& operand) {
 /// The real values of a constant tensor: float32 as stored, uint8 dequantized with its scale
 /// and zero point, int32 (a bias) multiplied by its scale.
 Result<std::vector<float>> realValues(const Model& model, uint32_t index) {
-  NNHAL_ASSIGN_OR_RETURN(const std::span<const uint8_t> bytes, constantBytes(model, index));
+  NNHAL_ASSIGN_OR_RETURN(const std::span<const uint8_t> bytes,
+                         cpu_reference::constantBytes(model, index));
   const Operand& operand = model.main.operands[index];
-  const size_t count = elementCount(operand);
+  const size_t count = cpu_reference::elementCount(operand);
   std::vector<float> values(count);
   switch (operand.type) {
     case OperandType::TENSOR_FLOAT32:
@@ -148,7 +149,8 @@ std::vector<float> outputScales(float inputScale, const std::vector<float>& weig
 /// CONV_2D and DEPTHWISE_CONV_2D, NHWC; with `fused`, also the ADD it absorbs.
 Result<void> convolution(Network& net, const Operation& op, const std::optional<FusedAdd>& fused) {
   const Model& model = net.model();
-  NNHAL_ASSIGN_OR_RETURN(const Window2d w, readConvolution(model, op));
+  NNHAL_ASSIGN_OR_RETURN(const cpu_reference::Window2d w,
+                         cpu_reference::readConvolution(model, op));
   const Operand& input = net.operand(op.inputs[0]);
   const Operand& filter = net.operand(op.inputs[1]);
   const uint32_t outputIndex = fused ? fused->output : op.outputs[0];
@@ -193,7 +195,7 @@ Result<void> convolution(Network& net, const Operation& op, const std::optional<
   if (fused) {
     NNHAL_ASSIGN_OR_RETURN(out, schemeOf(net.operand(fused->output)));
     const Operation& add = net.graph().operations[fused->add];
-    NNHAL_ASSIGN_OR_RETURN(activation, fusedActivation(model, add.inputs[2]));
+    NNHAL_ASSIGN_OR_RETURN(activation, cpu_reference::fusedActivation(model, add.inputs[2]));
   } else {
     NNHAL_ASSIGN_OR_RETURN(out, schemeOf(output));
   }
@@ -246,14 +248,15 @@ Result<void> fullyConnected(Network& net, const Operation& op) {
   }
   const uint32_t outputs = weightsOperand.dimensions[0];
   const uint32_t inputSize = weightsOperand.dimensions[1];
-  if (inputSize == 0 || elementCount(input) % inputSize != 0) {
+  if (inputSize == 0 || cpu_reference::elementCount(input) % inputSize != 0) {
     return invalidArgument("the input does not flatten to [batch, I]");
   }
-  const memory::dim batch = static_cast<memory::dim>(elementCount(input) / inputSize);
+  const memory::dim batch =
+      static_cast<memory::dim>(cpu_reference::elementCount(input) / inputSize);
   NNHAL_ASSIGN_OR_RETURN(const std::vector<float> real, realValues(model, op.inputs[1]));
   NNHAL_ASSIGN_OR_RETURN(const std::vector<float> bias, realValues(model, op.inputs[2]));
   NNHAL_ASSIGN_OR_RETURN(const FusedActivationFunc activation,
-                         fusedActivation(model, op.inputs[3]));
+                         cpu_reference::fusedActivation(model, op.inputs[3]));
   const bool quantized = isQuantized(input);
   const Quantization in = net.quantizationOf(op.inputs[0]);
   NNHAL_ASSIGN_OR_RETURN(const Quantization out, schemeOf(output));
@@ -289,7 +292,8 @@ Result<void> fullyConnected(Network& net, const Operation& op) {
 /// AVERAGE_POOL_2D (padding excluded from the average, as NNAPI) and MAX_POOL_2D, in the
 /// input's format; in int8 the output keeps the input's scale.
 Result<void> pooling(Network& net, const Operation& op) {
-  NNHAL_ASSIGN_OR_RETURN(const Window2d w, readPooling(net.model(), op));
+  NNHAL_ASSIGN_OR_RETURN(const cpu_reference::Window2d w,
+                         cpu_reference::readPooling(net.model(), op));
   const Operand& output = net.operand(op.outputs[0]);
   if (output.dimensions.size() != 4) return invalidArgument("the output must be 4-D");
   if (!net.placed(op.inputs[0])) return invalidArgument("the input is read before it is written");
@@ -341,7 +345,7 @@ Result<void> add(Network& net, const Operation& op) {
   }
   if (!net.placed(op.inputs[0])) return invalidArgument("the input is read before it is written");
   NNHAL_ASSIGN_OR_RETURN(const FusedActivationFunc activation,
-                         fusedActivation(net.model(), op.inputs[2]));
+                         cpu_reference::fusedActivation(net.model(), op.inputs[2]));
   const Quantization qa = net.quantizationOf(op.inputs[0]);
   NNHAL_ASSIGN_OR_RETURN(const Quantization out, schemeOf(output));
   memory first = net.memoryOf(op.inputs[0]);
@@ -379,10 +383,11 @@ Result<void> softmax(Network& net, const Operation& op) {
   const Operand& output = net.operand(op.outputs[0]);
   const int rank = static_cast<int>(input.dimensions.size());
   if (op.inputs.size() >= 3) {
-    NNHAL_ASSIGN_OR_RETURN(const int32_t axis, int32Scalar(net.model(), op.inputs[2]));
+    NNHAL_ASSIGN_OR_RETURN(const int32_t axis,
+                           cpu_reference::int32Scalar(net.model(), op.inputs[2]));
     if (axis != -1 && axis != rank - 1) return invalidArgument("only the last axis is supported");
   }
-  NNHAL_ASSIGN_OR_RETURN(const float beta, float32Scalar(net.model(), op.inputs[1]));
+  NNHAL_ASSIGN_OR_RETURN(const float beta, cpu_reference::float32Scalar(net.model(), op.inputs[1]));
   const Quantization in = net.quantizationOf(op.inputs[0]);
   NNHAL_ASSIGN_OR_RETURN(const Quantization out, schemeOf(output));
   const memory::desc reals = plainDesc(input, dt::f32);
@@ -410,7 +415,7 @@ Result<void> softmax(Network& net, const Operation& op) {
 /// RESHAPE and SQUEEZE: the output is the input's dense bytes under the output's shape (a
 /// reorder into a new buffer first when the input is stored blocked).
 Result<void> alias(Network& net, const Operation& op) {
-  NNHAL_TRY(checkAlias(net.model(), op));
+  NNHAL_TRY(cpu_reference::checkAlias(net.model(), op));
   const uint32_t from = op.inputs[0];
   const uint32_t to = op.outputs[0];
   if (!net.placed(from)) return invalidArgument("reshaping a constant is unsupported");
@@ -452,8 +457,9 @@ bool canFuse(const Network& net, const std::vector<int32_t>& producer, size_t k,
   if (p == kNoProducer || q == kNoProducer || q >= p) return false;
   const Operation& producerOp = net.graph().operations[static_cast<size_t>(p)];
   const Operation& otherOp = net.graph().operations[static_cast<size_t>(q)];
-  if (producerOp.type != OperationType::CONV_2D || isAlias(otherOp.type)) return false;
-  const auto window = readConvolution(net.model(), producerOp);
+  if (producerOp.type != OperationType::CONV_2D || cpu_reference::isAlias(otherOp.type))
+    return false;
+  const auto window = cpu_reference::readConvolution(net.model(), producerOp);
   if (!window || window->activation != FusedActivationFunc::NONE) return false;
   if (net.readers(conv) != std::vector<size_t>{k} || net.isModelOutput(conv)) return false;
   if (net.isModelInput(other) || net.isModelOutput(other)) return false;
@@ -467,7 +473,7 @@ bool canFuse(const Network& net, const std::vector<int32_t>& producer, size_t k,
   const auto outScheme = schemeOf(out);
   const auto otherScheme = schemeOf(b);
   return outScheme && otherScheme && outScheme->type == otherScheme->type && a.type == out.type &&
-         !isConstant(b);
+         !cpu_reference::isConstant(b);
 }
 
 }  // namespace

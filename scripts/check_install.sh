@@ -73,6 +73,8 @@ for f in nnhald.service nnhald.socket nnhald-admin.socket; do
   [ -f "$units/$f" ] || fail "not installed: lib/systemd/system/$f"
 done
 grep -q "^ExecStart=$prefix/bin/nnhald " "$units/nnhald.service" || fail "nnhald.service: ExecStart is not $prefix/bin/nnhald"
+grep -q "^ExecStartPre=-$prefix/bin/nnhal calibrate --if-stale " "$units/nnhald.service" ||
+  fail "nnhald.service: ExecStartPre does not calibrate with $prefix/bin/nnhal"
 if command -v systemd-analyze >/dev/null; then
   (cd "$units" && systemd-analyze verify --man=no ./nnhald.service ./nnhald.socket ./nnhald-admin.socket) ||
     fail "systemd-analyze verify found problems in the units"

@@ -29,7 +29,7 @@ check src/ipc 'cache/|engine/|kernels/' "ipc (wire code, client and daemon) stan
 check_top src/ipc 'actors/|ipc/daemon/|ipc/client/' "the shared wire code (nnhal_ipc) is below the client and the daemon and links no driver"
 check src/ipc/client 'actors/|ipc/daemon/' "a client (nnhal_client) links no driver code: the public API and hal only"
 check src/ipc/daemon 'actors/' "the daemon reaches the driver through the public Device and hal/driver_control.h; it links actors only for nnhald's createDevice"
-for tool in tools/common tools/nnhal tools/nnhal-stress tools/nnhal-soak tools/litert; do
+for tool in tools/common tools/cpu_reference tools/nnhal tools/nnhal-stress tools/nnhal-soak tools/litert; do
   check "$tool" 'kernels/|engine/|cache/|backend/|actors/|ipc/' "a tool drives nnhal through the public API (with hal's and common's helpers), as any other program would"
 done
 check tools/nnhald 'kernels/|engine/|cache/' "nnhald assembles its devices from backends (backend/, actors/device_factory.h) and serves them (ipc/daemon/)"

@@ -175,7 +175,7 @@ CapabilitiesSource capabilitiesSource(const DeviceOptions& options) {
                                                    backend::cpuDriverVersion(options), isa);
   if (!calibration) return {false, calibration.error().message};
   return {true, "measured by nnhal calibrate at " + calibration->measuredAt +
-                    " (kernels: " + calibration->isa + ")"};
+                    " (kernels: " + calibration->isa + ", against " + calibration->reference + ")"};
 }
 
 }  // namespace nnhal

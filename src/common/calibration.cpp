@@ -2,14 +2,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <optional>
+#include <string>
 #include <system_error>
 
 namespace nnhal::common {
 namespace {
 
 using nlohmann::json;
+
+/// Format 1 was measured against nnhal's own scalar kernels; 2 against kReferencePath.
+constexpr int kFormat = 2;
 
 bool positive(double v) { return std::isfinite(v) && v > 0; }
 
@@ -26,6 +32,10 @@ bool quantizedWorkloadType(OperandType type) {
     default:
       return false;
   }
+}
+
+PerformanceInfo worst(const PerformanceInfo& a, const PerformanceInfo& b) {
+  return {std::max(a.execTime, b.execTime), std::max(a.powerUsage, b.powerUsage)};
 }
 
 json toJson(const PerformanceInfo& p) {
@@ -49,31 +59,25 @@ Result<PerformanceInfo> performanceFrom(const json& j, const char* what) {
 }  // namespace
 
 Result<void> computePerformance(Calibration* c) {
-  double quantExec = 0, quantPower = 0;
-  int quantCount = 0;
-  bool haveFloat = false;
+  // The worst ratio of each kind: a device never claims more than a workload showed.
+  std::optional<PerformanceInfo> quantized, float32;
   for (const WorkloadTiming& w : c->workloads) {
     if (!positive(w.ms) || !positive(w.referenceMs) || !positive(w.oneThreadMs) ||
         !positive(w.referenceOneThreadMs)) {
       return invalidArgument("calibration: workload '" + w.name +
                              "' has a time that is not positive and finite");
     }
-    const double exec = w.ms / w.referenceMs;
-    const double power = w.oneThreadMs / w.referenceOneThreadMs;
-    if (w.quantized) {
-      quantExec += std::log(exec);
-      quantPower += std::log(power);
-      ++quantCount;
-    } else {
-      c->float32 = {static_cast<float>(exec), static_cast<float>(power)};
-      haveFloat = true;
-    }
+    const PerformanceInfo ratio{static_cast<float>(w.ms / w.referenceMs),
+                                static_cast<float>(w.oneThreadMs / w.referenceOneThreadMs)};
+    std::optional<PerformanceInfo>& kind = w.quantized ? quantized : float32;
+    kind = kind ? worst(*kind, ratio) : ratio;
   }
-  if (quantCount == 0 || !haveFloat) {
+  if (!quantized || !float32) {
     return invalidArgument("calibration: needs a quantized and a float workload");
   }
-  c->quantized = {static_cast<float>(std::exp(quantExec / quantCount)),
-                  static_cast<float>(std::exp(quantPower / quantCount))};
+  c->quantized = *quantized;
+  c->float32 = *float32;
+  c->unmeasured = worst(worst(*quantized, *float32), PerformanceInfo{1.0f, 1.0f});
   return {};
 }
 
@@ -87,13 +91,15 @@ Result<void> writeCalibration(const std::filesystem::path& file, const Calibrati
                          {"oneThreadMs", w.oneThreadMs},
                          {"referenceOneThreadMs", w.referenceOneThreadMs}});
   }
-  const json j = {{"format", 1},
+  const json j = {{"format", kFormat},
                   {"driverVersion", c.driverVersion},
                   {"isa", c.isa},
                   {"measuredAt", c.measuredAt},
+                  {"reference", c.reference},
                   {"workloads", workloads},
                   {"quantized", toJson(c.quantized)},
-                  {"float32", toJson(c.float32)}};
+                  {"float32", toJson(c.float32)},
+                  {"unmeasured", toJson(c.unmeasured)}};
   const std::filesystem::path temporary = file.string() + ".tmp";
   {
     std::ofstream out(temporary, std::ios::trunc);
@@ -116,10 +122,16 @@ Result<Calibration> readCalibration(const std::filesystem::path& file) {
   if (j.is_discarded() || !j.is_object()) {
     return invalidArgument("calibration: " + file.string() + " is not a JSON object");
   }
-  if (!j.contains("format") || j["format"] != 1) {
-    return invalidArgument("calibration: " + file.string() + " is not format 1");
+  if (j.contains("format") && j["format"] == 1) {
+    return invalidArgument("calibration: " + file.string() +
+                           " is format 1, measured against nnhal's portable kernels by an "
+                           "older nnhal: run `nnhal calibrate` again");
   }
-  for (const char* key : {"driverVersion", "isa", "measuredAt"}) {
+  if (!j.contains("format") || j["format"] != kFormat) {
+    return invalidArgument("calibration: " + file.string() + " is not format " +
+                           std::to_string(kFormat));
+  }
+  for (const char* key : {"driverVersion", "isa", "measuredAt", "reference"}) {
     if (!j.contains(key) || !j[key].is_string()) {
       return invalidArgument(std::string("calibration: '") + key + "' must be a string");
     }
@@ -128,11 +140,13 @@ Result<Calibration> readCalibration(const std::filesystem::path& file) {
   c.driverVersion = j["driverVersion"].get<std::string>();
   c.isa = j["isa"].get<std::string>();
   c.measuredAt = j["measuredAt"].get<std::string>();
-  if (!j.contains("quantized") || !j.contains("float32")) {
-    return invalidArgument("calibration: 'quantized' and 'float32' are required");
+  c.reference = j["reference"].get<std::string>();
+  if (!j.contains("quantized") || !j.contains("float32") || !j.contains("unmeasured")) {
+    return invalidArgument("calibration: 'quantized', 'float32' and 'unmeasured' are required");
   }
   NNHAL_ASSIGN_OR_RETURN(c.quantized, performanceFrom(j["quantized"], "quantized"));
   NNHAL_ASSIGN_OR_RETURN(c.float32, performanceFrom(j["float32"], "float32"));
+  NNHAL_ASSIGN_OR_RETURN(c.unmeasured, performanceFrom(j["unmeasured"], "unmeasured"));
   if (j.contains("workloads") && j["workloads"].is_array()) {
     for (const json& w : j["workloads"]) {
       if (!w.is_object()) continue;
@@ -166,22 +180,27 @@ Result<Calibration> applicableCalibration(const std::filesystem::path& stateDire
     return invalidArgument("the calibration in " + file.string() +
                            " was measured at kernel level " + c.isa + ", not " + isa);
   }
+  if (c.reference != kReferencePath) {
+    return invalidArgument("the calibration in " + file.string() + " was measured against " +
+                           c.reference + ", not the reference CPU path " + kReferencePath);
+  }
   return c;
 }
 
 Capabilities capabilitiesFrom(const Calibration* c) {
-  const PerformanceInfo reference{1.0f, 1.0f};
-  const PerformanceInfo quantized = c != nullptr ? c->quantized : reference;
-  const PerformanceInfo float32 = c != nullptr ? c->float32 : reference;
+  const PerformanceInfo parity{1.0f, 1.0f};
+  const PerformanceInfo quantized = c != nullptr ? c->quantized : parity;
+  const PerformanceInfo float32 = c != nullptr ? c->float32 : parity;
+  const PerformanceInfo unmeasured = c != nullptr ? c->unmeasured : parity;
   Capabilities caps;
   caps.relaxedFloat32toFloat16PerformanceScalar = float32;
   caps.relaxedFloat32toFloat16PerformanceTensor = float32;
-  caps.ifPerformance = reference;
-  caps.whilePerformance = reference;
+  caps.ifPerformance = unmeasured;
+  caps.whilePerformance = unmeasured;
   for (int32_t code = 0; code <= kOperandTypeFundamentalMax; ++code) {
     const auto type = static_cast<OperandType>(code);
     if (type == OperandType::SUBGRAPH) continue;
-    PerformanceInfo p = reference;
+    PerformanceInfo p = unmeasured;
     if (type == OperandType::FLOAT32 || type == OperandType::TENSOR_FLOAT32) p = float32;
     if (quantizedWorkloadType(type)) p = quantized;
     caps.operandPerformance.push_back({type, p});

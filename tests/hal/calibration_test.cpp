@@ -37,13 +37,25 @@ class CalibrationTest : public ::testing::Test {
   fs::path dir_;
 };
 
-TEST_F(CalibrationTest, RatiosAreTimesOverTheReferenceAndQuantizedIsTheGeometricMean) {
+// Each kind claims no more than its slowest workload showed; types without a workload claim
+// the slowest ratio of all, and never better than parity with the reference CPU path.
+TEST_F(CalibrationTest, RatiosAreTimesOverTheReferenceAndEachKindTakesItsWorstWorkload) {
   Calibration c = sample();
   ASSERT_TRUE(computePerformance(&c));
-  EXPECT_FLOAT_EQ(c.quantized.execTime, 0.125f);  // sqrt(1/4 * 1/16)
-  EXPECT_FLOAT_EQ(c.quantized.powerUsage, static_cast<float>(std::sqrt(0.5 / 16)));
+  EXPECT_FLOAT_EQ(c.quantized.execTime, 0.25f);   // max(1/4, 1/16)
+  EXPECT_FLOAT_EQ(c.quantized.powerUsage, 0.5f);  // max(2/4, 1/16)
   EXPECT_FLOAT_EQ(c.float32.execTime, 0.3f);
   EXPECT_FLOAT_EQ(c.float32.powerUsage, 0.5f);
+  EXPECT_FLOAT_EQ(c.unmeasured.execTime, 1.0f);
+  EXPECT_FLOAT_EQ(c.unmeasured.powerUsage, 1.0f);
+
+  c.workloads[1].ms = 24.0;           // q2 now 1.5x slower than the reference
+  c.workloads[2].oneThreadMs = 20.0;  // and the float workload 2x on one thread
+  ASSERT_TRUE(computePerformance(&c));
+  EXPECT_FLOAT_EQ(c.quantized.execTime, 1.5f);
+  EXPECT_FLOAT_EQ(c.float32.powerUsage, 2.0f);
+  EXPECT_FLOAT_EQ(c.unmeasured.execTime, 1.5f);
+  EXPECT_FLOAT_EQ(c.unmeasured.powerUsage, 2.0f);
 }
 
 TEST_F(CalibrationTest, WorkloadsWithoutAKindOrWithBadTimesAreRefused) {
@@ -72,26 +84,44 @@ TEST_F(CalibrationTest, RoundTripsExactly) {
   EXPECT_EQ(read->quantized.powerUsage, c.quantized.powerUsage);
   EXPECT_EQ(read->float32.execTime, c.float32.execTime);
   EXPECT_EQ(read->float32.powerUsage, c.float32.powerUsage);
+  EXPECT_EQ(read->unmeasured.execTime, c.unmeasured.execTime);
+  EXPECT_EQ(read->reference, kReferencePath);
   ASSERT_EQ(read->workloads.size(), 3u);
   EXPECT_EQ(read->workloads[2].referenceOneThreadMs, 10.0);
 }
 
 TEST_F(CalibrationTest, MalformedFilesAreRefusedWithAReason) {
   for (const char* text :
-       {"", "not json", "[]", R"({"format": 2})",
-        R"({"format": 1, "driverVersion": "v", "isa": "vnni", "measuredAt": "t"})",
-        R"({"format": 1, "driverVersion": "v", "isa": "vnni", "measuredAt": "t",
-            "quantized": {"execTime": -1, "powerUsage": 1},
-            "float32": {"execTime": 1, "powerUsage": 1}})",
-        R"({"format": 1, "driverVersion": "v", "isa": "vnni", "measuredAt": "t",
-            "quantized": {"execTime": 1, "powerUsage": 1}, "float32": {"execTime": "x"}})",
-        R"({"format": 1, "driverVersion": 7, "isa": "vnni", "measuredAt": "t"})"}) {
+       {"", "not json", "[]", R"({"format": 3})", R"({"format": 2})",
+        R"({"format": 2, "driverVersion": "v", "isa": "vnni", "measuredAt": "t",
+            "reference": "xnnpack"})",
+        R"({"format": 2, "driverVersion": "v", "isa": "vnni", "measuredAt": "t",
+            "reference": "xnnpack", "quantized": {"execTime": -1, "powerUsage": 1},
+            "float32": {"execTime": 1, "powerUsage": 1},
+            "unmeasured": {"execTime": 1, "powerUsage": 1}})",
+        R"({"format": 2, "driverVersion": "v", "isa": "vnni", "measuredAt": "t",
+            "reference": "xnnpack", "quantized": {"execTime": 1, "powerUsage": 1},
+            "float32": {"execTime": "x"}, "unmeasured": {"execTime": 1, "powerUsage": 1}})",
+        R"({"format": 2, "driverVersion": "v", "isa": "vnni", "measuredAt": "t",
+            "quantized": {"execTime": 1, "powerUsage": 1},
+            "float32": {"execTime": 1, "powerUsage": 1},
+            "unmeasured": {"execTime": 1, "powerUsage": 1}})",
+        R"({"format": 2, "driverVersion": 7, "isa": "vnni", "measuredAt": "t"})"}) {
     writeText(text);
     auto read = readCalibration(file());
     ASSERT_FALSE(read) << text;
     EXPECT_EQ(read.error().status, ErrorStatus::INVALID_ARGUMENT) << text;
     EXPECT_FALSE(read.error().message.empty());
   }
+  // A file of the old format (measured against nnhal's own scalar kernels) asks for a new
+  // calibration.
+  writeText(R"({"format": 1, "driverVersion": "v", "isa": "vnni", "measuredAt": "t",
+                "quantized": {"execTime": 0.1, "powerUsage": 0.1},
+                "float32": {"execTime": 0.1, "powerUsage": 0.1}})");
+  auto old = readCalibration(file());
+  ASSERT_FALSE(old);
+  EXPECT_NE(old.error().message.find("run `nnhal calibrate` again"), std::string::npos)
+      << old.error().message;
 }
 
 TEST_F(CalibrationTest, AppliesOnlyToItsDriverVersionAndLevel) {
@@ -106,26 +136,39 @@ TEST_F(CalibrationTest, AppliesOnlyToItsDriverVersionAndLevel) {
   EXPECT_NE(otherLevel.error().message.find("kernel level avx2"), std::string::npos);
   EXPECT_FALSE(applicableCalibration(dir_, "nnhal-other", "avx2"));
   EXPECT_FALSE(applicableCalibration({}, "nnhal-test", "avx2"));
+  c.reference = "scalar";
+  ASSERT_TRUE(writeCalibration(file(), c));
+  auto otherReference = applicableCalibration(dir_, "nnhal-test", "avx2");
+  ASSERT_FALSE(otherReference);
+  EXPECT_NE(otherReference.error().message.find("against scalar"), std::string::npos)
+      << otherReference.error().message;
 }
 
 TEST_F(CalibrationTest, CapabilitiesTakeTheMeasuredRatiosAndStayPositive) {
   Calibration c = sample();
   ASSERT_TRUE(computePerformance(&c));
-  const Calibration* measured = &c;
-  for (const Calibration* source : {static_cast<const Calibration*>(nullptr), measured}) {
+  Calibration slower = sample();
+  slower.workloads[0].ms = 8.0;  // q1 2x slower than the reference
+  ASSERT_TRUE(computePerformance(&slower));
+  for (const Calibration* source :
+       {static_cast<const Calibration*>(nullptr), static_cast<const Calibration*>(&c),
+        static_cast<const Calibration*>(&slower)}) {
     const Capabilities caps = capabilitiesFrom(source);
     EXPECT_FALSE(caps.operandPerformance.empty());
     for (const OperandPerformance& p : caps.operandPerformance) {
       EXPECT_GT(p.info.execTime, 0.0f);
       EXPECT_GT(p.info.powerUsage, 0.0f);
-      const float expected = source == nullptr                            ? 1.0f
-                             : p.type == OperandType::TENSOR_FLOAT32      ? 0.3f
-                             : p.type == OperandType::TENSOR_QUANT8_ASYMM ? 0.125f
-                             : p.type == OperandType::TENSOR_FLOAT16      ? 1.0f
-                                                                          : p.info.execTime;
+      const float unmeasured = source == &slower ? 2.0f : 1.0f;
+      const float expected = source == nullptr                       ? 1.0f
+                             : p.type == OperandType::TENSOR_FLOAT32 ? 0.3f
+                             : p.type == OperandType::TENSOR_QUANT8_ASYMM
+                                 ? (source == &slower ? 2.0f : 0.25f)
+                             : p.type == OperandType::TENSOR_FLOAT16 ? unmeasured
+                             : p.type == OperandType::BOOL           ? unmeasured
+                                                                     : p.info.execTime;
       EXPECT_FLOAT_EQ(p.info.execTime, expected) << toString(p.type);
     }
-    EXPECT_GT(caps.ifPerformance.execTime, 0.0f);
+    EXPECT_FLOAT_EQ(caps.ifPerformance.execTime, source == &slower ? 2.0f : 1.0f);
     EXPECT_GT(caps.relaxedFloat32toFloat16PerformanceTensor.execTime, 0.0f);
   }
 }

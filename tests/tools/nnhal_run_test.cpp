@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -237,21 +238,37 @@ TEST(NnhalRunArgumentsTest, ReportsBenchmarkStyleTimes) {
   }
 }
 
-// `nnhal calibrate` measures the workloads against the scalar reference (a second process)
-// and stores ratios that `nnhal info --state-dir` then reports, the same on every run.
+// `nnhal calibrate` times its built-in workloads on the driver and on the reference CPU path
+// (XNNPACK) and stores ratios that `nnhal info --state-dir` then reports, the same on every
+// run; `--if-stale` leaves a current calibration as it is.
 TEST(NnhalCalibrateTest, StoresMeasuredCapabilitiesThatInfoReportsIdentically) {
   TempDir dir;
   const std::string state = (dir.path() / "state").string();
-  const CommandResult calibrated =
-      runCli("calibrate --runs 1 --models " + kModels.string() + " --state-dir " + state);
+  const CommandResult calibrated = runCli("calibrate --runs 1 --state-dir " + state);
   ASSERT_EQ(calibrated.exitCode, 0) << calibrated.output;
-  EXPECT_NE(calibrated.output.find("scalar   mobilenet_v2_1.0_224_quant"), std::string::npos)
-      << calibrated.output;
-  ASSERT_TRUE(fs::exists(dir.path() / "state" / "capabilities.json"));
+  for (const char* text : {"mobilenet_v1_0.25_128_quant", "mobilenet_v2_1.0_224_quant",
+                           "mobilenet_v2_1.0_224_float", "xnnpack", "quantized:  execTime"}) {
+    EXPECT_NE(calibrated.output.find(text), std::string::npos) << text << calibrated.output;
+  }
+  const fs::path file = dir.path() / "state" / "capabilities.json";
+  ASSERT_TRUE(fs::exists(file));
+  const auto readFile = [&] {
+    std::ifstream in(file);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  const std::string stored = readFile();
+  EXPECT_NE(stored.find(R"("reference": "xnnpack")"), std::string::npos) << stored;
+
+  const CommandResult again = runCli("calibrate --if-stale --state-dir " + state);
+  ASSERT_EQ(again.exitCode, 0) << again.output;
+  EXPECT_NE(again.output.find("is current"), std::string::npos) << again.output;
+  EXPECT_EQ(readFile(), stored);
+
   const CommandResult first = runCli("info --state-dir " + state);
   const CommandResult second = runCli("info --state-dir " + state);
   ASSERT_EQ(first.exitCode, 0) << first.output;
   EXPECT_NE(first.output.find("capabilities: measured"), std::string::npos) << first.output;
+  EXPECT_NE(first.output.find("against xnnpack"), std::string::npos) << first.output;
   auto table = [](const std::string& out) { return out.substr(out.find("operand performance")); };
   EXPECT_EQ(table(first.output), table(second.output));
   // Without the state directory: the documented defaults, and info says so.
@@ -260,17 +277,31 @@ TEST(NnhalCalibrateTest, StoresMeasuredCapabilitiesThatInfoReportsIdentically) {
       << defaults.output;
 }
 
-TEST(NnhalCalibrateTest, NeedsItsModelsAndAStateDirectory) {
+// A calibration another build left (here: the old format) is stale: --if-stale measures again.
+TEST(NnhalCalibrateTest, IfStaleMeasuresOverAnOldCalibration) {
   TempDir dir;
-  EXPECT_NE(runCli("calibrate --state-dir " + dir.path().string()).exitCode, 0);
-  const CommandResult noState = runCli("calibrate --models " + kModels.string());
-  EXPECT_EQ(noState.exitCode, 1);
+  std::ofstream(dir.path() / "capabilities.json")
+      << R"({"format": 1, "driverVersion": "old", "isa": "avx2", "measuredAt": "t"})";
+  const CommandResult run =
+      runCli("calibrate --if-stale --runs 1 --state-dir " + dir.path().string());
+  ASSERT_EQ(run.exitCode, 0) << run.output;
+  EXPECT_NE(run.output.find("measuring, because"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("written to"), std::string::npos) << run.output;
+  EXPECT_EQ(runCli("info --state-dir " + dir.path().string()).output.find("documented defaults"),
+            std::string::npos);
+}
+
+TEST(NnhalCalibrateTest, NeedsAStateDirectoryAndTheModelsItIsPointedAt) {
+  TempDir dir;
+  const CommandResult noState = runCli("calibrate --runs 1");
+  EXPECT_EQ(noState.exitCode, 2);
   EXPECT_NE(noState.output.find("--state-dir"), std::string::npos) << noState.output;
   const CommandResult missing =
       runCli("calibrate --models " + dir.path().string() + " --state-dir " + dir.path().string());
   EXPECT_EQ(missing.exitCode, 1);
   EXPECT_NE(missing.output.find("mobilenet_v1_0.25_128_quant.tflite"), std::string::npos)
       << missing.output;
+  EXPECT_FALSE(fs::exists(dir.path() / "capabilities.json"));
 }
 
 }  // namespace

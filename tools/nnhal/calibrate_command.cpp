@@ -1,170 +1,173 @@
 #include "tools/nnhal/calibrate_command.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <nlohmann/json.hpp>
+#include <sched.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/calibration.h"
 #include "hal/operand_utils.h"
 #include "nnhal/device.h"
 #include "nnhal/tflite_import.h"
+#include "tools/common/calibration_workloads.h"
 #include "tools/common/dequantize_model.h"
-
-extern char** environ;
+#if NNHAL_HAVE_XNNPACK
+#include "tools/cpu_reference/xnnpack_baseline.h"
+#endif
 
 namespace nnhal::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using tools::CalibrationWorkload;
 
-// The NNAPI benchmark's reference workloads that exist here.
-struct Workload {
-  const char* name;
-  const char* file;
-  bool quantized;  ///< false: the file's graph with its weights dequantized
-};
-constexpr Workload kWorkloads[] = {
-    {"mobilenet_v1_0.25_128_quant", "mobilenet_v1_0.25_128_quant.tflite", true},
-    {"mobilenet_v2_1.0_224_quant", "mobilenet_v2_1.0_224_quant.tflite", true},
-    {"mobilenet_v2_1.0_224_float", "mobilenet_v2_1.0_224_quant.tflite", false},
-};
+// The workloads from a folder of the published models (`--models`): the NNAPI benchmark's
+// reference networks, the float one dequantized from MobileNet v2 quant.
+Result<std::vector<CalibrationWorkload>> workloadsFrom(const std::string& folder) {
+  auto load = [&](const char* file) -> Result<Model> {
+    NNHAL_ASSIGN_OR_RETURN(ImportedModel imported,
+                           importTfliteFile((std::filesystem::path(folder) / file).string()));
+    return std::move(imported.model);
+  };
+  std::vector<CalibrationWorkload> workloads;
+  NNHAL_ASSIGN_OR_RETURN(Model v1, load("mobilenet_v1_0.25_128_quant.tflite"));
+  NNHAL_ASSIGN_OR_RETURN(Model v2, load("mobilenet_v2_1.0_224_quant.tflite"));
+  NNHAL_ASSIGN_OR_RETURN(Model v2Float, tools::dequantizeModel(v2));
+  workloads.push_back({"mobilenet_v1_0.25_128_quant", true, std::move(v1)});
+  workloads.push_back({"mobilenet_v2_1.0_224_quant", true, std::move(v2)});
+  workloads.push_back({"mobilenet_v2_1.0_224_float", false, std::move(v2Float)});
+  return workloads;
+}
+
+// The same input bytes for both engines: values in [-1, 1] for float tensors, a byte pattern
+// otherwise (the time of these networks does not depend on the values).
+void fillInput(const Operand& operand, std::span<uint8_t> bytes) {
+  if (operand.type == OperandType::TENSOR_FLOAT32) {
+    for (size_t i = 0; i + sizeof(float) <= bytes.size(); i += sizeof(float)) {
+      const float value = std::sin(static_cast<float>(i / sizeof(float)) * 0.37f);
+      std::memcpy(bytes.data() + i, &value, sizeof value);
+    }
+    return;
+  }
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 7 % 61);
+}
 
 size_t operandBytes(const Operand& operand) {
   return std::max<size_t>(hal::byteSize(operand.type, operand.dimensions).value_or(0), 1);
 }
 
-Result<Model> loadWorkload(const std::string& folder, const Workload& w) {
-  NNHAL_ASSIGN_OR_RETURN(ImportedModel imported,
-                         importTfliteFile((std::filesystem::path(folder) / w.file).string()));
-  if (w.quantized) return std::move(imported.model);
-  return tools::dequantizeModel(imported.model);
-}
+// The driver ready to run `model` with `threads` kernel threads (0: all), on requests over
+// pools of its own.
+struct DriverRun {
+  std::shared_ptr<PreparedModel> prepared;
+  Request request;
+};
 
-// Median ms of `runs` executions (after two warm-up runs) with `threads` kernel threads; the
-// inputs hold a fixed pattern (the time does not depend on the values).
-Result<double> medianMs(const Model& model, unsigned threads, unsigned runs) {
+Result<DriverRun> prepareDriver(const Model& model, unsigned threads) {
   DeviceOptions options;
   options.kernelThreads = threads;
   NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, createDevice(options));
-  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<PreparedModel> prepared, device->prepareModel(model));
-  Request request;
-  for (uint32_t index : model.main.inputIndexes) {
-    const size_t bytes = operandBytes(model.main.operands[index]);
+  DriverRun run;
+  NNHAL_ASSIGN_OR_RETURN(run.prepared, device->prepareModel(model));
+  auto addArgument = [&](uint32_t index, std::vector<RequestArgument>* arguments,
+                         bool fill) -> Result<void> {
+    const Operand& operand = model.main.operands[index];
+    const size_t bytes = operandBytes(operand);
     NNHAL_ASSIGN_OR_RETURN(Memory pool, Memory::create(bytes));
-    for (size_t i = 0; i < bytes; ++i) pool.data()[i] = static_cast<uint8_t>(i * 7 % 61);
-    request.inputs.push_back(
+    if (fill) fillInput(operand, {pool.data(), bytes});
+    arguments->push_back(
         {false,
-         {static_cast<uint32_t>(request.pools.size()), 0, static_cast<uint32_t>(bytes)},
+         {static_cast<uint32_t>(run.request.pools.size()), 0, static_cast<uint32_t>(bytes)},
          {}});
-    request.pools.push_back(pool);
+    run.request.pools.push_back(pool);
+    return {};
+  };
+  for (uint32_t index : model.main.inputIndexes) {
+    NNHAL_TRY(addArgument(index, &run.request.inputs, true));
   }
   for (uint32_t index : model.main.outputIndexes) {
-    const size_t bytes = operandBytes(model.main.operands[index]);
-    NNHAL_ASSIGN_OR_RETURN(Memory pool, Memory::create(bytes));
-    request.outputs.push_back(
-        {false,
-         {static_cast<uint32_t>(request.pools.size()), 0, static_cast<uint32_t>(bytes)},
-         {}});
-    request.pools.push_back(pool);
+    NNHAL_TRY(addArgument(index, &run.request.outputs, false));
   }
-  std::vector<double> times;
-  for (unsigned i = 0; i < runs + 2; ++i) {
-    const auto start = Clock::now();
-    NNHAL_TRY(prepared->executeSynchronously(request));
-    if (i >= 2)
-      times.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
-  }
+  return run;
+}
+
+double elapsedMs(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> times) {
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
 }
 
-struct Times {
-  double all = 0;  ///< all kernel threads
-  double one = 0;  ///< one kernel thread
+// The cores this process may run on: the reference's "all cores" (the driver's kernel threads
+// default to the same set).
+unsigned allowedCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return std::max(1, CPU_COUNT(&set));
+}
+
+struct PairTimes {
+  double driverMs = 0;
+  double referenceMs = 0;
 };
 
-Result<std::vector<Times>> measureAll(const CalibrateArgs& args, const char* label) {
-  std::vector<Times> times;
-  for (const Workload& w : kWorkloads) {
-    NNHAL_ASSIGN_OR_RETURN(Model model, loadWorkload(args.models, w));
-    Times t;
-    NNHAL_ASSIGN_OR_RETURN(t.all, medianMs(model, 0, args.runs));
-    NNHAL_ASSIGN_OR_RETURN(t.one, medianMs(model, 1, args.runs));
-    std::fprintf(stderr, "  %-8s %-30s %9.2f ms (all threads) %9.2f ms (1 thread)\n", label, w.name,
-                 t.all, t.one);
-    times.push_back(t);
+#if NNHAL_HAVE_XNNPACK
+// Medians of `runs` executions on the driver and on the reference, taken in kRounds rounds of
+// a block on each, so that both see the same machine (other load, clock changes). Each block
+// starts with a pause and an untimed run: the other engine's threads spin for a while after
+// its last run (oneTBB's workers, pthreadpool's), and would take a core from this one.
+constexpr unsigned kRounds = 3;
+constexpr auto kPauseBetweenEngines = std::chrono::milliseconds(20);
+
+template <typename Run>
+Result<void> timeBlock(unsigned runs, std::vector<double>* times, Run&& run) {
+  std::this_thread::sleep_for(kPauseBetweenEngines);
+  for (unsigned i = 0; i <= runs; ++i) {
+    const auto start = Clock::now();
+    NNHAL_TRY(run());
+    if (i > 0) times->push_back(elapsedMs(start));
   }
-  return times;
+  return {};
 }
 
-// The reference times: this program again, at the scalar kernel level (NNHAL_ISA=scalar is
-// read once per process, so it takes a process of its own).
-Result<std::vector<Times>> measureReference(const CalibrateArgs& args) {
-  int pipeFds[2];
-  if (pipe2(pipeFds, O_CLOEXEC) != 0) {
-    return fail(ErrorStatus::GENERAL_FAILURE, std::string("pipe: ") + std::strerror(errno));
+Result<PairTimes> measurePair(const Model& model, unsigned driverThreads, unsigned referenceThreads,
+                              unsigned runs) {
+  NNHAL_ASSIGN_OR_RETURN(DriverRun driver, prepareDriver(model, driverThreads));
+  NNHAL_ASSIGN_OR_RETURN(std::unique_ptr<cpu_reference::XnnpackBaseline> reference,
+                         cpu_reference::XnnpackBaseline::create(model, referenceThreads));
+  for (size_t i = 0; i < model.main.inputIndexes.size(); ++i) {
+    fillInput(model.main.operands[model.main.inputIndexes[i]], reference->input(i));
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, pipeFds[1], STDOUT_FILENO);
-  std::vector<std::string> argStrings = {
-      "nnhal",     "calibrate", "--reference-only",       "--models",
-      args.models, "--runs",    std::to_string(args.runs)};
-  std::vector<char*> argv;
-  for (std::string& a : argStrings) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> envStrings;
-  for (char** e = environ; *e != nullptr; ++e) {
-    if (std::strncmp(*e, "NNHAL_ISA=", 10) != 0) envStrings.emplace_back(*e);
+  const unsigned perBlock = (runs + kRounds - 1) / kRounds;
+  std::vector<double> driverTimes, referenceTimes;
+  for (unsigned round = 0; round < kRounds; ++round) {
+    NNHAL_TRY(timeBlock(perBlock, &driverTimes, [&]() -> Result<void> {
+      NNHAL_TRY(driver.prepared->executeSynchronously(driver.request));
+      return {};
+    }));
+    NNHAL_TRY(timeBlock(perBlock, &referenceTimes, [&] { return reference->run(); }));
   }
-  envStrings.emplace_back("NNHAL_ISA=scalar");
-  std::vector<char*> envp;
-  for (std::string& e : envStrings) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  pid_t pid = -1;
-  const int spawned =
-      posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  close(pipeFds[1]);
-  if (spawned != 0) {
-    close(pipeFds[0]);
-    return fail(ErrorStatus::GENERAL_FAILURE,
-                std::string("cannot start the reference run: ") + std::strerror(spawned));
-  }
-  std::string output;
-  char buffer[4096];
-  for (ssize_t n; (n = read(pipeFds[0], buffer, sizeof buffer)) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    output.append(buffer, static_cast<size_t>(n));
-  }
-  close(pipeFds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return fail(ErrorStatus::GENERAL_FAILURE, "the reference run (NNHAL_ISA=scalar) failed");
-  }
-  const nlohmann::json j = nlohmann::json::parse(output, nullptr, false);
-  if (!j.is_array() || j.size() != std::size(kWorkloads)) {
-    return fail(ErrorStatus::GENERAL_FAILURE, "the reference run printed no usable times");
-  }
-  std::vector<Times> times;
-  for (const nlohmann::json& t : j) times.push_back({t.value("all", 0.0), t.value("one", 0.0)});
-  return times;
+  return PairTimes{median(driverTimes), median(referenceTimes)};
 }
+#else
+Result<PairTimes> measurePair(const Model&, unsigned, unsigned, unsigned) {
+  return fail(ErrorStatus::GENERAL_FAILURE,
+              "this nnhal was built without the reference CPU path (XNNPACK): configure with "
+              "-DNNHAL_XNNPACK_BASELINE=ON and libxnnpack-dev installed");
+}
+#endif
 
 std::string utcNow() {
   const std::time_t now = std::time(nullptr);
@@ -176,41 +179,59 @@ std::string utcNow() {
 }
 
 Result<void> calibrate(const CalibrateArgs& args) {
-  if (args.referenceOnly) {
-    NNHAL_ASSIGN_OR_RETURN(std::vector<Times> times, measureAll(args, "scalar"));
-    nlohmann::json out = nlohmann::json::array();
-    for (const Times& t : times) out.push_back({{"all", t.all}, {"one", t.one}});
-    std::printf("%s\n", out.dump().c_str());
-    return {};
-  }
   if (args.stateDir.empty()) return invalidArgument("calibrate needs --state-dir");
+  const std::filesystem::path stateDir(args.stateDir);
   const KernelIsa isa = kernelIsa();
+  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> probe, createDevice({}));
+  const std::string version = probe->getVersionString();
+  probe.reset();
+  if (args.ifStale) {
+    auto current = common::applicableCalibration(stateDir, version, isa.active);
+    if (current) {
+      std::fprintf(stderr, "nnhal calibrate: %s is current (measured at %s); nothing to do\n",
+                   (stateDir / common::kCalibrationFileName).c_str(), current->measuredAt.c_str());
+      return {};
+    }
+    std::fprintf(stderr, "nnhal calibrate: measuring, because %s\n",
+                 current.error().message.c_str());
+  }
+
+  NNHAL_ASSIGN_OR_RETURN(
+      std::vector<CalibrationWorkload> workloads,
+      args.models.empty() ? tools::builtInCalibrationWorkloads() : workloadsFrom(args.models));
+  const unsigned cores = allowedCores();
   std::fprintf(stderr,
-               "nnhal calibrate: %zu workloads, median of %u runs each, kernels at %s "
-               "against the portable (scalar) reference\n",
-               std::size(kWorkloads), args.runs, isa.active.c_str());
-  NNHAL_ASSIGN_OR_RETURN(std::vector<Times> measured, measureAll(args, isa.active.c_str()));
-  NNHAL_ASSIGN_OR_RETURN(std::vector<Times> reference, measureReference(args));
+               "nnhal calibrate: %zu workloads (%s), median of %u runs each, kernels at %s, "
+               "against the reference CPU path (%s) on %u cores and on 1\n",
+               workloads.size(), args.models.empty() ? "built in" : args.models.c_str(), args.runs,
+               isa.active.c_str(), common::kReferencePath, cores);
 
   common::Calibration c;
-  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> probe, createDevice({}));
-  c.driverVersion = probe->getVersionString();
+  c.driverVersion = version;
   c.isa = isa.active;
   c.measuredAt = utcNow();
-  for (size_t i = 0; i < std::size(kWorkloads); ++i) {
-    c.workloads.push_back({kWorkloads[i].name, kWorkloads[i].quantized, measured[i].all,
-                           reference[i].all, measured[i].one, reference[i].one});
+  for (const CalibrationWorkload& w : workloads) {
+    NNHAL_ASSIGN_OR_RETURN(const PairTimes all, measurePair(w.model, 0, cores, args.runs));
+    NNHAL_ASSIGN_OR_RETURN(const PairTimes one, measurePair(w.model, 1, 1, args.runs));
+    std::fprintf(stderr,
+                 "  %-28s all cores: nnhal %8.2f ms, %s %8.2f ms | 1 thread: nnhal %8.2f ms, "
+                 "%s %8.2f ms\n",
+                 w.name.c_str(), all.driverMs, common::kReferencePath, all.referenceMs,
+                 one.driverMs, common::kReferencePath, one.referenceMs);
+    c.workloads.push_back(
+        {w.name, w.quantized, all.driverMs, all.referenceMs, one.driverMs, one.referenceMs});
   }
   NNHAL_TRY(common::computePerformance(&c));
   std::error_code ec;
-  std::filesystem::create_directories(args.stateDir, ec);
-  const std::filesystem::path file =
-      std::filesystem::path(args.stateDir) / common::kCalibrationFileName;
+  std::filesystem::create_directories(stateDir, ec);
+  const std::filesystem::path file = stateDir / common::kCalibrationFileName;
   NNHAL_TRY(common::writeCalibration(file, c));
-  std::printf("quantized: execTime %.4f powerUsage %.4f\n", c.quantized.execTime,
+  std::printf("quantized:  execTime %.4f powerUsage %.4f\n", c.quantized.execTime,
               c.quantized.powerUsage);
-  std::printf("float32:   execTime %.4f powerUsage %.4f\n", c.float32.execTime,
+  std::printf("float32:    execTime %.4f powerUsage %.4f\n", c.float32.execTime,
               c.float32.powerUsage);
+  std::printf("unmeasured: execTime %.4f powerUsage %.4f\n", c.unmeasured.execTime,
+              c.unmeasured.powerUsage);
   std::printf("written to %s\n", file.c_str());
   return {};
 }

@@ -1,6 +1,6 @@
 // tools/nnhal/calibrate_command.h — `nnhal calibrate`: measures the embedded driver's
-// PerformanceInfo (common/calibration.h) and stores it in the state directory, where
-// getCapabilities finds it.
+// PerformanceInfo against the reference CPU path (common/calibration.h) and stores it in the
+// state directory, where getCapabilities finds it.
 #pragma once
 
 #include <string>
@@ -8,10 +8,10 @@
 namespace nnhal::cli {
 
 struct CalibrateArgs {
-  std::string models;          ///< folder holding the reference workloads' .tflite files
-  std::string stateDir;        ///< the driver's state directory (DeviceOptions::stateDirectory)
-  unsigned runs = 15;          ///< timed executions per measurement (the median is kept)
-  bool referenceOnly = false;  ///< internal: print this process's times as JSON and stop
+  std::string stateDir;  ///< the driver's state directory (DeviceOptions::stateDirectory)
+  std::string models;    ///< empty: the built-in workloads; else a folder with the .tflite files
+  unsigned runs = 15;    ///< timed executions per measurement (the median is kept)
+  bool ifStale = false;  ///< measure only when the state directory has no applicable calibration
 };
 
 /// Runs the calibration; returns the process exit code (0, or 1 with the error on stderr).

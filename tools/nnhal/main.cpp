@@ -6,7 +6,7 @@
 //             [--json] [--cache-dir DIR] [--connect SOCKET [--device NAME]] [--profile]
 //             [--trace FILE]
 //   nnhal info [--connect SOCKET | --state-dir DIR] [--device NAME] [--json]
-//   nnhal calibrate --models DIR --state-dir DIR [--runs N]
+//   nnhal calibrate --state-dir DIR [--models DIR] [--runs N] [--if-stale]
 //   nnhal cts PATH... [--mode all|sync|async|dynamic|burst|device-buffers|fenced] [--filter S]
 //             [--quiet] [--connect SOCKET [--device NAME]] [--json] [--junit FILE]
 //   nnhal dump-graph MODEL.tflite [--output FILE.dot] [--connect SOCKET]
@@ -144,21 +144,26 @@ CLI::App* addInfoCommand(CLI::App& app, cli::InfoArgs& infoArgs) {
 CLI::App* addCalibrateCommand(CLI::App& app, cli::CalibrateArgs& calibrateArgs) {
   CLI::App* calibrate = app.add_subcommand(
       "calibrate",
-      "Measure the embedded driver's capabilities (PerformanceInfo relative to its portable "
-      "reference kernels) on the NNAPI benchmark's MobileNet workloads and store them in the "
-      "state directory, where getCapabilities reports them");
+      "Measure the embedded driver's capabilities: PerformanceInfo relative to the reference CPU "
+      "path (XNNPACK's operators, the kernels of TFLite's CPU path) on the NNAPI benchmark's "
+      "MobileNet workloads, each timed on both in turn. Stores them in the state directory, "
+      "where getCapabilities reports them (docs/CAPABILITIES.md)");
+  calibrate
+      ->add_option("--state-dir", calibrateArgs.stateDir,
+                   "The driver's state directory (created if missing)")
+      ->required();
   calibrate
       ->add_option("--models", calibrateArgs.models,
-                   "Folder with mobilenet_v1_0.25_128_quant.tflite and "
-                   "mobilenet_v2_1.0_224_quant.tflite")
-      ->required()
+                   "Time the published models in this folder (mobilenet_v1_0.25_128_quant.tflite, "
+                   "mobilenet_v2_1.0_224_quant.tflite) instead of the built-in workloads of the "
+                   "same shapes")
       ->check(CLI::ExistingDirectory);
-  calibrate->add_option("--state-dir", calibrateArgs.stateDir,
-                        "The driver's state directory (created if missing)");
   calibrate->add_option("--runs", calibrateArgs.runs, "Timed executions per measurement")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1000u));
-  calibrate->add_flag("--reference-only", calibrateArgs.referenceOnly)->group("");
+  calibrate->add_flag("--if-stale", calibrateArgs.ifStale,
+                      "Measure only when the state directory holds no calibration of this "
+                      "driver build and kernel level (what nnhald.service runs at start)");
   return calibrate;
 }
 

@@ -1,5 +1,7 @@
-// bench/xnnpack_baseline.h — runs an nnhal Model with XNNPACK's operators, the yardstick
-// the MobileNet benchmarks measure nnhal against in the same process and on the same input.
+// tools/cpu_reference/xnnpack_baseline.h — runs an nnhal Model with XNNPACK's operators: the
+// reference CPU path (the kernels of TFLite's CPU path) that `nnhal calibrate` measures the
+// driver's capabilities against, and that the MobileNet benchmarks compare nnhal with, in the
+// same process and on the same input.
 //
 // Every operation of Model::main becomes one XNNPACK operator (operator API, NHWC), created
 // with the model's own weights, pads and quantization, and set up once on buffers the
@@ -24,7 +26,7 @@
 #include "nnhal/status.h"
 #include "nnhal/types.h"
 
-namespace nnhal::bench {
+namespace nnhal::cpu_reference {
 
 class XnnpackBaseline {
  public:
@@ -54,4 +56,4 @@ class XnnpackBaseline {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace nnhal::bench
+}  // namespace nnhal::cpu_reference

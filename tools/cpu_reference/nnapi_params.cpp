@@ -1,10 +1,10 @@
-#include "bench/nnapi_params.h"
+#include "tools/cpu_reference/nnapi_params.h"
 
 #include <cstring>
 #include <string>
 #include <vector>
 
-namespace nnhal::bench {
+namespace nnhal::cpu_reference {
 namespace {
 
 constexpr int32_t kPaddingSame = 1;
@@ -262,4 +262,4 @@ Result<void> checkAlias(const Model& model, const Operation& operation) {
   return {};
 }
 
-}  // namespace nnhal::bench
+}  // namespace nnhal::cpu_reference

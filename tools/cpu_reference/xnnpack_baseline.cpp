@@ -1,4 +1,4 @@
-#include "bench/xnnpack_baseline.h"
+#include "tools/cpu_reference/xnnpack_baseline.h"
 
 #include <xnnpack.h>
 
@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "bench/nnapi_params.h"
-#include "bench/xnnpack_operators.h"
+#include "tools/cpu_reference/nnapi_params.h"
+#include "tools/cpu_reference/xnnpack_operators.h"
 
-namespace nnhal::bench {
+namespace nnhal::cpu_reference {
 namespace {
 
 /// Activation buffers start on a cache line.
@@ -239,4 +239,4 @@ Result<void> XnnpackBaseline::run() {
   return {};
 }
 
-}  // namespace nnhal::bench
+}  // namespace nnhal::cpu_reference

@@ -1,5 +1,6 @@
-// bench/xnnpack_operators.h — one NNAPI operation to one XNNPACK operator (the XNNPACK
-// baseline's translation table; bench/xnnpack_baseline.h says what is supported).
+// tools/cpu_reference/xnnpack_operators.h — one NNAPI operation to one XNNPACK operator (the
+// XNNPACK baseline's translation table; tools/cpu_reference/xnnpack_baseline.h says what is
+// supported).
 //
 // Thread safety: createOperator is called by one thread at a time (XNNPACK operator
 // creation is thread-safe, the context is not).
@@ -11,11 +12,11 @@
 #include <functional>
 #include <memory>
 
-#include "bench/nnapi_params.h"
 #include "nnhal/status.h"
 #include "nnhal/types.h"
+#include "tools/cpu_reference/nnapi_params.h"
 
-namespace nnhal::bench {
+namespace nnhal::cpu_reference {
 
 struct XnnOperatorDeleter {
   void operator()(xnn_operator_t op) const { xnn_delete_operator(op); }
@@ -42,4 +43,4 @@ Result<XnnOperator> createOperator(const OperatorContext& ctx, const Operation& 
 /// Name of an xnn_status ("unsupported_parameter", ...).
 const char* toString(xnn_status status);
 
-}  // namespace nnhal::bench
+}  // namespace nnhal::cpu_reference

@@ -1,4 +1,4 @@
-#include "bench/xnnpack_operators.h"
+#include "tools/cpu_reference/xnnpack_operators.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "bench/nnapi_params.h"
+#include "tools/cpu_reference/nnapi_params.h"
 
-namespace nnhal::bench {
+namespace nnhal::cpu_reference {
 namespace {
 
 /// The element types the baseline computes in.
@@ -442,4 +442,4 @@ const char* toString(xnn_status status) {
   return "unknown status";
 }
 
-}  // namespace nnhal::bench
+}  // namespace nnhal::cpu_reference

@@ -1,5 +1,5 @@
-// bench/nnapi_params.h — reads the scalar parameters of NNAPI convolutions and poolings
-// from an nnhal Model, with implicit padding turned into explicit pads exactly as NNAPI
+// tools/cpu_reference/nnapi_params.h — reads the scalar parameters of NNAPI convolutions and
+// poolings from an nnhal Model, with implicit padding turned into explicit pads exactly as NNAPI
 // computes them (nn/common/OperationsUtils.h calculateExplicitPadding).
 //
 // Used by the XNNPACK baseline, which must build the same geometry as nnhal's kernels.
@@ -14,7 +14,7 @@
 #include "nnhal/status.h"
 #include "nnhal/types.h"
 
-namespace nnhal::bench {
+namespace nnhal::cpu_reference {
 
 /// Geometry of a 2-D window (convolution filter or pooling window), NHWC. Pads are in
 /// input pixels, strides and dilations in pixels; `depthMultiplier` is set for
@@ -85,4 +85,4 @@ bool isAlias(OperationType type);
 /// Errors: INVALID_ARGUMENT otherwise.
 Result<void> checkAlias(const Model& model, const Operation& operation);
 
-}  // namespace nnhal::bench
+}  // namespace nnhal::cpu_reference
