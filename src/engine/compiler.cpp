@@ -178,6 +178,30 @@ class SubgraphCompiler {
   std::vector<bool> known_;
 };
 
+// The request arguments whose kernels use them only as plain values (request_staging.h).
+InPlaceArguments inPlaceArguments(const SubgraphPlan& sp) {
+  std::vector<bool> plainReads(sp.operands.size(), true);
+  std::vector<bool> plainWrite(sp.operands.size(), false);
+  std::vector<bool> read(sp.operands.size(), false);
+  for (const PlannedStep& step : sp.steps) {
+    const uint32_t slots = step.kind == StepKind::kStatic ? plainDataInputs(step.type) : 0;
+    for (size_t slot = 0; slot < step.inputs.size(); ++slot) {
+      const uint32_t in = step.inputs[slot];
+      read[in] = true;
+      const bool plain =
+          slot < 32 && (slots >> slot & 1u) != 0 && hal::isTensorType(sp.operands[in].type);
+      if (!plain) plainReads[in] = false;
+    }
+    for (uint32_t out : step.outputs) plainWrite[out] = slots != 0;
+  }
+  InPlaceArguments inPlace;
+  for (uint32_t operand : sp.inputOperands) inPlace.inputs.push_back(plainReads[operand]);
+  for (uint32_t operand : sp.outputOperands) {
+    inPlace.outputs.push_back(plainWrite[operand] && !read[operand]);
+  }
+  return inPlace;
+}
+
 Result<SubgraphPlan> compileSubgraph(ExecutionPlan& plan, size_t index, PreparedStateStore* state,
                                      const OptionalTimePoint& deadline, YieldPoint* yield) {
   const Model& m = plan.model;
@@ -284,6 +308,7 @@ Result<SubgraphPlan> compileSubgraph(ExecutionPlan& plan, size_t index, Prepared
   }
   sp.inputOperands = subgraph.inputIndexes;
   sp.outputOperands = subgraph.outputIndexes;
+  sp.inPlace = inPlaceArguments(sp);
 
   // Arena: static temporaries live from the step that writes them to the last step that
   // reads them; each static step's scratch lives for that step only.

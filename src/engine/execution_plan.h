@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "engine/operation.h"
+#include "engine/request_staging.h"
 #include "nnhal/types.h"
 
 namespace nnhal::engine {
@@ -74,6 +75,8 @@ struct SubgraphPlan {
   size_t arenaBytes = 0;
   /// Every step static and every input shape known: eligible for the fast path.
   bool fullyStatic = true;
+  /// The request arguments the fast path may use where they lie (request_staging.h).
+  InPlaceArguments inPlace;
 };
 
 struct ExecutionPlan {

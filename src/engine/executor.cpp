@@ -104,8 +104,9 @@ Result<std::vector<OutputShape>> executeStatic(const ExecutionPlan& plan, const 
                 "an output buffer is smaller than the output", std::move(shapes)};
     return std::unexpected(std::move(error));
   }
-  NNHAL_ASSIGN_OR_RETURN(const StagedRequest staged,
-                         StagedRequest::stage(request, options.maxBytes, options.staging));
+  NNHAL_ASSIGN_OR_RETURN(
+      const StagedRequest staged,
+      StagedRequest::stage(request, options.maxBytes, options.staging, &main.inPlace));
   const std::vector<uint8_t*>& inputs = staged.inputs();
   const std::vector<uint8_t*>& outputs = staged.outputs();
   NNHAL_ASSIGN_OR_RETURN(ArenaPool::Lease arena, arenas.acquire());

@@ -133,6 +133,71 @@ static_assert(static_cast<int32_t>(kOperations[std::size(kOperations) - 1].type)
                   kOperationTypeFundamentalMax,
               "kOperations holds fundamental operation codes only");
 
+// The operations whose kernels read these input slots as plain values (operation_registry.h,
+// plainDataInputs), sorted by code. Left out on purpose: quantized SOFTMAX and LOG_SOFTMAX
+// (a table indexed by max - x), DIV (an int32 divisor checked for zero), the normalizations
+// (data-dependent shifts), and every operation with index, shape or coordinate inputs beyond
+// the listed slots (GATHER, EMBEDDING_LOOKUP, ROI_*, detection...).
+struct PlainDataDef {
+  OperationType type;
+  uint32_t inputs;
+};
+constexpr uint32_t kFirst = 0b1;
+constexpr uint32_t kFirstTwo = 0b11;
+constexpr uint32_t kEveryTensor = ~0u;  // CONCATENATION: its axis is a scalar, never plain
+constexpr PlainDataDef kPlainData[] = {
+    {OperationType::ADD, kFirstTwo},
+    {OperationType::AVERAGE_POOL_2D, kFirst},
+    {OperationType::CONCATENATION, kEveryTensor},
+    {OperationType::CONV_2D, kFirst},
+    {OperationType::DEPTHWISE_CONV_2D, kFirst},
+    {OperationType::DEPTH_TO_SPACE, kFirst},
+    {OperationType::DEQUANTIZE, kFirst},
+    {OperationType::FLOOR, kFirst},
+    {OperationType::FULLY_CONNECTED, kFirst},
+    {OperationType::L2_POOL_2D, kFirst},
+    {OperationType::LOGISTIC, kFirst},
+    {OperationType::MAX_POOL_2D, kFirst},
+    {OperationType::MUL, kFirstTwo},
+    {OperationType::RELU, kFirst},
+    {OperationType::RELU1, kFirst},
+    {OperationType::RELU6, kFirst},
+    {OperationType::RESHAPE, kFirst},
+    {OperationType::RESIZE_BILINEAR, kFirst},
+    {OperationType::SPACE_TO_DEPTH, kFirst},
+    {OperationType::TANH, kFirst},
+    {OperationType::BATCH_TO_SPACE_ND, kFirst},
+    {OperationType::MEAN, kFirst},
+    {OperationType::PAD, kFirst},
+    {OperationType::SPACE_TO_BATCH_ND, kFirst},
+    {OperationType::SQUEEZE, kFirst},
+    {OperationType::STRIDED_SLICE, kFirst},
+    {OperationType::SUB, kFirstTwo},
+    {OperationType::TRANSPOSE, kFirst},
+    {OperationType::ABS, kFirst},
+    {OperationType::EXPAND_DIMS, kFirst},
+    {OperationType::GROUPED_CONV_2D, kFirst},
+    {OperationType::MAXIMUM, kFirstTwo},
+    {OperationType::MINIMUM, kFirstTwo},
+    {OperationType::NEG, kFirst},
+    {OperationType::PAD_V2, kFirst},
+    {OperationType::PRELU, kFirstTwo},
+    {OperationType::QUANTIZE, kFirst},
+    {OperationType::TRANSPOSE_CONV_2D, kFirst},
+    {OperationType::RESIZE_NEAREST_NEIGHBOR, kFirst},
+    {OperationType::HARD_SWISH, kFirst},
+};
+
+constexpr bool plainDataSorted() {
+  for (size_t i = 1; i < std::size(kPlainData); ++i) {
+    if (static_cast<int32_t>(kPlainData[i - 1].type) >= static_cast<int32_t>(kPlainData[i].type)) {
+      return false;
+    }
+  }
+  return true;
+}
+static_assert(plainDataSorted(), "kPlainData: sort by operation code, one entry per type");
+
 /// One operation of a vendor extension: its extension's name, its type within the extension
 /// (the low 16 bits of the code), its name and its prepare function. The full code depends on
 /// the prefix each model gives the extension in Model::extensionNameToPrefix.
@@ -192,6 +257,14 @@ const OperationDef* findOperation(OperationType type) {
       std::begin(kOperations), end, static_cast<int32_t>(type),
       [](const OperationDef& def, int32_t code) { return static_cast<int32_t>(def.type) < code; });
   return found != end && found->type == type ? found : nullptr;
+}
+
+uint32_t plainDataInputs(OperationType type) {
+  const auto* end = std::end(kPlainData);
+  const auto* found = std::lower_bound(
+      std::begin(kPlainData), end, static_cast<int32_t>(type),
+      [](const PlainDataDef& def, int32_t code) { return static_cast<int32_t>(def.type) < code; });
+  return found != end && found->type == type ? found->inputs : 0;
 }
 
 const OperationDef* findOperation(OperationType type, const Model& model) {

@@ -33,6 +33,15 @@ std::string operationName(OperationType type, const Model& model);
 /// Why the engine cannot run `type` in `model` ("" when it can).
 std::string unsupportedReason(OperationType type, const Model& model);
 
+/// The input slots (bit i: input i) that the kernels of fundamental operation `type` read only
+/// as plain values: never as an index, a size, a shape, a coordinate or a table position
+/// derived from an earlier read, so bytes that change while the kernel runs change its results
+/// and nothing else. A non-zero mask also says the kernels write their outputs as plain values.
+/// 0 for every other operation (and every extension). The engine uses a model input in place
+/// only where every step that reads it reads it at such a slot, and a model output in place
+/// only where such an operation writes it and no step reads it (engine/request_staging.h).
+uint32_t plainDataInputs(OperationType type);
+
 /// The vendor extensions the engine implements, as IDevice::getSupportedExtensions lists them.
 std::vector<Extension> supportedExtensions();
 

@@ -66,9 +66,17 @@ void StagedRequest::Free::operator()(uint8_t* bytes) const {
 }
 
 Result<StagedRequest> StagedRequest::stage(const Request& request, uint64_t maxBytes,
-                                           StagingPool* pool) {
+                                           StagingPool* pool, const InPlaceArguments* inPlace) {
   StagedRequest staged;
   staged.request_ = &request;
+  // Staged: a shared pool, unless the plan lets the kernels use this argument where it lies
+  // and the pool allows it.
+  auto mustStage = [&](const Memory& memory, bool input, size_t k) {
+    if (!hal::isShared(memory)) return false;
+    if (inPlace == nullptr) return true;
+    const std::vector<bool>& plain = input ? inPlace->inputs : inPlace->outputs;
+    return !(k < plain.size() && plain[k] && hal::usableInPlace(memory));
+  };
   // First pass: which arguments are staged, and how many bytes they need.
   size_t storageBytes = 0;
   auto poolOf = [&](const RequestArgument& arg, const char* what,
@@ -80,16 +88,17 @@ Result<StagedRequest> StagedRequest::stage(const Request& request, uint64_t maxB
     }
     return memory;
   };
-  auto measure = [&](const std::vector<RequestArgument>& args, const char* what) -> Result<void> {
+  auto measure = [&](const std::vector<RequestArgument>& args, bool input) -> Result<void> {
     for (size_t k = 0; k < args.size(); ++k) {
       if (args[k].hasNoValue) continue;
-      NNHAL_ASSIGN_OR_RETURN(const Memory* memory, poolOf(args[k], what, k));
-      if (hal::isShared(*memory)) storageBytes += alignUp(args[k].location.length);
+      NNHAL_ASSIGN_OR_RETURN(const Memory* memory,
+                             poolOf(args[k], input ? "inputs" : "outputs", k));
+      if (mustStage(*memory, input, k)) storageBytes += alignUp(args[k].location.length);
     }
     return {};
   };
-  NNHAL_TRY(measure(request.inputs, "inputs"));
-  NNHAL_TRY(measure(request.outputs, "outputs"));
+  NNHAL_TRY(measure(request.inputs, true));
+  NNHAL_TRY(measure(request.outputs, false));
   if (maxBytes != 0 && storageBytes > maxBytes) {
     return fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT,
                 "staging the request's shared memory needs " + std::to_string(storageBytes) +
@@ -114,7 +123,7 @@ Result<StagedRequest> StagedRequest::stage(const Request& request, uint64_t maxB
     const RequestArgument& arg = request.inputs[k];
     if (arg.hasNoValue) continue;
     const Memory* memory = *poolOf(arg, "inputs", k);
-    if (!hal::isShared(*memory)) {
+    if (!mustStage(*memory, true, k)) {
       staged.inputs_[k] = memory->data() + arg.location.offset;
       continue;
     }
@@ -133,7 +142,7 @@ Result<StagedRequest> StagedRequest::stage(const Request& request, uint64_t maxB
     const RequestArgument& arg = request.outputs[k];
     if (arg.hasNoValue) continue;
     const Memory* memory = *poolOf(arg, "outputs", k);
-    if (!hal::isShared(*memory)) {
+    if (!mustStage(*memory, false, k)) {
       staged.outputs_[k] = memory->data() + arg.location.offset;
       continue;
     }

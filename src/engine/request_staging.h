@@ -1,9 +1,12 @@
 // engine/request_staging.h — where one execution's kernels read the Request inputs and write
 // its outputs.
 //
-// An argument in a process-local pool is used in place. An argument in a shared pool
-// (hal::isShared: any pool backed by a descriptor, which another process may rewrite or
-// shrink at any moment) is staged: inputs are copied once into driver memory before the
+// An argument in a process-local pool is used in place, and so is one in a pool this process
+// made that cannot shrink (hal::usableInPlace: the embedded driver's Memory::create pools)
+// when the plan says its kernels use it as plain values only (InPlaceArguments). Any other
+// argument in a shared pool (hal::isShared: any pool backed by a descriptor, which another
+// process, or another thread, may rewrite or shrink at any moment; every client pool of
+// nnhald) is staged: inputs are copied once into driver memory before the
 // first kernel runs, so every value a kernel uses as an index, size or shape is read from
 // shared memory exactly once and validated where it lies; outputs are computed into driver
 // memory and copied to their pools only when the execution succeeded (commitOutput), so a
@@ -48,6 +51,15 @@ class StagingPool {
   std::vector<Kept> kept_;
 };
 
+/// Which request arguments of a plan its kernels use only as plain values (computed at
+/// compile time from engine/operation_registry.h's plainDataInputs): input k when every step
+/// that reads it reads it at a plain-data slot; output k when such an operation writes it and
+/// no step reads it. Bytes that change under such an argument change the results only.
+struct InPlaceArguments {
+  std::vector<bool> inputs;
+  std::vector<bool> outputs;
+};
+
 class StagedRequest {
  public:
   /// Resolves every argument of `request` (validated by hal::validateRequest) and copies
@@ -56,9 +68,11 @@ class StagedRequest {
   /// GENERAL_FAILURE when a shared pool cannot be read (its file shrank);
   /// RESOURCE_EXHAUSTED_TRANSIENT when the staging memory cannot be allocated.
   /// `maxBytes` (0 = no limit) bounds the staging memory: RESOURCE_EXHAUSTED_TRANSIENT beyond.
-  /// `pool` (may be null) lends the staging memory.
+  /// `pool` (may be null) lends the staging memory. `inPlace` (may be null: none) names the
+  /// arguments that may be used where they lie when their pool is hal::usableInPlace.
   static Result<StagedRequest> stage(const Request& request, uint64_t maxBytes = 0,
-                                     StagingPool* pool = nullptr);
+                                     StagingPool* pool = nullptr,
+                                     const InPlaceArguments* inPlace = nullptr);
 
   /// Bytes of driver memory holding staged arguments.
   size_t stagedBytes() const { return stagedBytes_; }

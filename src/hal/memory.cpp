@@ -29,6 +29,8 @@ struct Memory::Impl {
   bool writable = true;
   uint64_t id = 0;
   bool ownsMapping = true;            // false for borrowed bytes (nothing to unmap)
+  bool fixedSize = false;             // a descriptor sealed with F_SEAL_SHRINK
+  bool fromClient = false;            // adopted from another process (hal/pool_io.h)
   std::shared_ptr<const void> owner;  // borrowed bytes: what keeps them alive
 
   /// Mapped, or a client file accessed only with pread/pwrite (hal/pool_io.h).
@@ -89,7 +91,7 @@ Result<Memory> Memory::create(size_t size, MemoryKind kind) {
     return fail(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT, errnoText("ftruncate"));
   }
   // Like ashmem, the size is fixed once created: nobody may shrink it under a mapping.
-  (void)fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW);
+  impl->fixedSize = fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) == 0;
   void* base = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (base == MAP_FAILED)
     return fail(ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT, errnoText("mmap"));
@@ -155,6 +157,8 @@ Result<Memory> Memory::fromFd(int fd, size_t size, size_t offset, MemoryKind kin
   if (base == MAP_FAILED)
     return fail(ErrorStatus::GENERAL_FAILURE, errnoText("Memory::fromFd: mmap"));
   impl->mapBase = static_cast<uint8_t*>(base);
+  const int seals = fcntl(dupFd, F_GET_SEALS);
+  impl->fixedSize = seals >= 0 && (seals & F_SEAL_SHRINK) != 0;
   return Memory(std::move(impl));
 }
 
@@ -209,7 +213,17 @@ Memory MemoryAccess::clientPool(int fd, MemoryKind kind, size_t size, size_t off
   impl->mapBase = mapBase;
   impl->mapLength = mapLength;
   impl->id = nextMemoryId();
+  impl->fixedSize = mapBase != nullptr;  // mapped only when sealed against shrinking
+  impl->fromClient = true;
   return Memory(std::move(impl));
+}
+
+bool usableInPlace(const Memory& pool) {
+  // The lifetime token shares ownership of the pool's Impl: its pointer is that Impl.
+  const std::shared_ptr<const void> token = pool.lifetimeToken().lock();
+  const auto* impl = static_cast<const Memory::Impl*>(token.get());
+  if (impl == nullptr || !impl->mapped() || impl->fromClient) return false;
+  return impl->fd < 0 || impl->fixedSize;
 }
 
 Memory borrowedPool(const uint8_t* data, size_t size, std::shared_ptr<const void> owner) {

@@ -14,7 +14,9 @@
 //
 // Every Memory backed by a descriptor counts as shared (isShared): the engine reads its
 // inputs once into driver memory and writes outputs back at the end (engine/request_staging.h),
-// so nothing a kernel uses as an index, size or shape is read twice from shared memory.
+// so nothing a kernel uses as an index, size or shape is read twice from shared memory. Only
+// arguments kernels use as plain values, in pools this process made (usableInPlace), are used
+// where they lie.
 //
 // Thread safety: the functions are thread-safe; see nnhal/memory.h for Memory itself.
 #pragma once
@@ -49,6 +51,13 @@ bool isShared(const Memory& pool);
 /// True when the pool is mapped (data() is its bytes); false for client files that the
 /// driver only reads and writes with pread/pwrite.
 bool isMapped(const Memory& pool);
+
+/// True when the embedded driver may let its kernels use request arguments in this pool where
+/// they lie (engine/request_staging.h): the pool is mapped, cannot shrink under the mapping
+/// (process-local bytes, or a memfd sealed with F_SEAL_SHRINK, as Memory::create makes it)
+/// and was made in this process. False for every pool adoptClientPool made: through nnhald,
+/// client memory is always staged. Defined in src/hal/memory.cpp, beside Memory::Impl.
+bool usableInPlace(const Memory& pool);
 
 /// Copies `out.size()` bytes from `offset` of the pool. Errors: GENERAL_FAILURE when the
 /// range is outside the pool or the file shrank (short read) or cannot be read.

@@ -1,12 +1,17 @@
 // engine/request_staging.h: shared request memory is read once into driver memory and
-// written back only on commit; process-local pools are used in place; staging buffers are
-// reused and bounded.
+// written back only on commit; process-local pools, and plain-value arguments in pools this
+// process made, are used in place; staging buffers are reused and bounded.
 #include "engine/request_staging.h"
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstring>
 
+#include "hal/pool_io.h"
 #include "hal/process_memory.h"
 
 namespace nnhal::engine {
@@ -46,6 +51,65 @@ TEST(RequestStaging, ProcessLocalPoolsAreUsedInPlace) {
   EXPECT_EQ(staged->inputs()[0], local.data());
   EXPECT_EQ(staged->outputs()[0], local.data() + 16);
   EXPECT_EQ(staged->stagedBytes(), 0u);
+}
+
+// The embedded driver's own pools (Memory::create: a memfd sealed against shrinking) hold
+// arguments the kernels use as plain values where they lie; the rest is staged as before.
+TEST(RequestStaging, PlainArgumentsInPoolsThisProcessMadeAreUsedInPlace) {
+  Memory pool = *Memory::create(64);
+  const Request request = oneInOneOut(pool);
+  const InPlaceArguments both{{true}, {true}};
+  auto staged = StagedRequest::stage(request, 0, nullptr, &both);
+  ASSERT_TRUE(staged) << staged.error().message;
+  EXPECT_EQ(staged->inputs()[0], pool.data());
+  EXPECT_EQ(staged->outputs()[0], pool.data() + 16);
+  EXPECT_EQ(staged->stagedBytes(), 0u);
+  std::memset(staged->outputs()[0], 5, 16);
+  EXPECT_EQ(pool.data()[16], 5);  // written where it lies
+  ASSERT_TRUE(staged->commitOutput(0, 16));
+
+  const InPlaceArguments outputOnly{{false}, {true}};
+  staged = StagedRequest::stage(request, 0, nullptr, &outputOnly);
+  ASSERT_TRUE(staged);
+  EXPECT_NE(staged->inputs()[0], pool.data());  // e.g. indices: read once, into driver memory
+  EXPECT_EQ(staged->outputs()[0], pool.data() + 16);
+  EXPECT_EQ(staged->stagedBytes(), 64u);
+  EXPECT_TRUE(hal::usableInPlace(pool));
+}
+
+// Through nnhald every client pool is staged, plain values or not: the rules for untrusted
+// memory do not change.
+TEST(RequestStaging, ClientPoolsAreStagedEvenForPlainArguments) {
+  Memory clientSide = *Memory::create(64);
+  auto adopted = hal::adoptClientPool(clientSide.fd(), MemoryKind::ASHMEM, 64, 0, true, "pools[0]");
+  ASSERT_TRUE(adopted) << adopted.error().message;
+  EXPECT_FALSE(hal::usableInPlace(*adopted));
+  const Request request = oneInOneOut(*adopted);
+  const InPlaceArguments both{{true}, {true}};
+  auto staged = StagedRequest::stage(request, 0, nullptr, &both);
+  ASSERT_TRUE(staged);
+  EXPECT_NE(staged->inputs()[0], adopted->data());
+  EXPECT_EQ(staged->stagedBytes(), 128u);
+}
+
+// A file another process may truncate is never used in place (a read past its new end would
+// fault), even when the application mapped it itself.
+TEST(RequestStaging, PoolsThatCanShrinkAreStaged) {
+  char path[] = "/tmp/nnhal-staging-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  unlink(path);
+  ASSERT_EQ(ftruncate(fd, 64), 0);
+  auto file = Memory::fromFd(fd, 64);
+  close(fd);
+  ASSERT_TRUE(file) << file.error().message;
+  EXPECT_FALSE(hal::usableInPlace(*file));
+  const Request request = oneInOneOut(*file);
+  const InPlaceArguments both{{true}, {true}};
+  auto staged = StagedRequest::stage(request, 0, nullptr, &both);
+  ASSERT_TRUE(staged);
+  EXPECT_NE(staged->inputs()[0], file->data());
+  EXPECT_EQ(staged->stagedBytes(), 128u);
 }
 
 TEST(RequestStaging, StagingBeyondTheLimitIsRefused) {
