@@ -72,6 +72,8 @@ void quantLinesPaired(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
   const __m512i outZero = _mm512_set1_epi32(p.outputZeroPoint);
   const __m512i lo = _mm512_set1_epi32(p.outputMin);
   const __m512i hi = _mm512_set1_epi32(p.outputMax);
+  // A fused RELU (lower bound at or above the zero point) saves the rounding of negatives.
+  const bool clamped = p.outputMin >= p.outputZeroPoint;
   const size_t fullPairs = taps / 2;
   const bool oddTap = taps % 2 == 1;
   const uint8_t* rows[kMaxPairedTaps];  // per filter row: input row start, or null
@@ -113,57 +115,69 @@ void quantLinesPaired(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
         biasHi = _mm512_sub_epi32(
             biasHi, madd16(_mm512_setzero_si512(), inZero, _mm512_loadu_si512(f + kPairBlock)));
       }
-      // Accumulates the taps at tapAt(0 .. taps - 1), requantizes and stores output pixel x
-      // of this block.
-      const auto pixel = [&](size_t x, auto tapAt) __attribute__((always_inline)) {
-        __m512i accLo = biasLo, accHi = biasHi;
-        const int16_t* f = blockFilter;
-        for (size_t q = 0; q < fullPairs; ++q, f += 2 * kPairBlock) {
-          const __m512i x0v = loadWidened<Signed>(tapAt(2 * q), mask);
-          const __m512i x1v = loadWidened<Signed>(tapAt(2 * q + 1), mask);
-          accLo = madd16(accLo, _mm512_unpacklo_epi16(x0v, x1v), _mm512_loadu_si512(f));
-          accHi =
-              madd16(accHi, _mm512_unpackhi_epi16(x0v, x1v), _mm512_loadu_si512(f + kPairBlock));
-        }
-        if (oddTap) {  // the partner tap's weights are 0: pair the last tap with zeros
-          const __m512i x0v = loadWidened<Signed>(tapAt(taps - 1), mask);
-          const __m512i zero = _mm512_setzero_si512();
-          accLo = madd16(accLo, _mm512_unpacklo_epi16(x0v, zero), _mm512_loadu_si512(f));
-          accHi =
-              madd16(accHi, _mm512_unpackhi_epi16(x0v, zero), _mm512_loadu_si512(f + kPairBlock));
-        }
-        const __m512i yLo = requantLo.apply(accLo, outZero, lo, hi);
-        const __m512i yHi = requantHi.apply(accHi, outZero, lo, hi);
-        storeLowBytes32(outLine + x * depth + c0, mask, _mm512_packs_epi32(yLo, yHi));
-      };
-      // Border pixels: taps outside the input read the zero-point row.
-      const auto borderPixel = [&](size_t x) __attribute__((always_inline)) {
-        const int64_t x0 = static_cast<int64_t>(x) * g.strideWidth - g.padLeft;
-        size_t t = 0;
-        for (uint32_t i = 0; i < g.filterHeight; ++i) {
-          for (uint32_t j = 0; j < g.filterWidth; ++j, ++t) {
-            const int64_t ix = x0 + int64_t{j} * g.dilationWidth;
-            tapPtr[t] = rows[i] != nullptr && ix >= 0 && ix < g.inWidth
-                            ? rows[i] + static_cast<size_t>(ix) * depth + c0
-                            : zeroRow + c0;
+      // The pixels of this block; Clamped: the requantizer may leave out the rounding of
+      // negatives (Requantizer16::applyClamped).
+      const auto runBlock = [&]<bool Clamped>() __attribute__((always_inline)) {
+        // Accumulates the taps at tapAt(0 .. taps - 1), requantizes and stores output pixel
+        // x of this block.
+        const auto pixel = [&](size_t x, auto tapAt) __attribute__((always_inline)) {
+          __m512i accLo = biasLo, accHi = biasHi;
+          const int16_t* f = blockFilter;
+          for (size_t q = 0; q < fullPairs; ++q, f += 2 * kPairBlock) {
+            const __m512i x0v = loadWidened<Signed>(tapAt(2 * q), mask);
+            const __m512i x1v = loadWidened<Signed>(tapAt(2 * q + 1), mask);
+            accLo = madd16(accLo, _mm512_unpacklo_epi16(x0v, x1v), _mm512_loadu_si512(f));
+            accHi =
+                madd16(accHi, _mm512_unpackhi_epi16(x0v, x1v), _mm512_loadu_si512(f + kPairBlock));
+          }
+          if (oddTap) {  // the partner tap's weights are 0: pair the last tap with zeros
+            const __m512i x0v = loadWidened<Signed>(tapAt(taps - 1), mask);
+            const __m512i zero = _mm512_setzero_si512();
+            accLo = madd16(accLo, _mm512_unpacklo_epi16(x0v, zero), _mm512_loadu_si512(f));
+            accHi =
+                madd16(accHi, _mm512_unpackhi_epi16(x0v, zero), _mm512_loadu_si512(f + kPairBlock));
+          }
+          const __m512i yLo = Clamped ? requantLo.applyClamped(accLo, outZero, lo, hi)
+                                      : requantLo.apply(accLo, outZero, lo, hi);
+          const __m512i yHi = Clamped ? requantHi.applyClamped(accHi, outZero, lo, hi)
+                                      : requantHi.apply(accHi, outZero, lo, hi);
+          storeLowBytes32(outLine + x * depth + c0, mask, _mm512_packs_epi32(yLo, yHi));
+        };
+        // Border pixels: taps outside the input read the zero-point row.
+        const auto borderPixel = [&](size_t x) __attribute__((always_inline)) {
+          const int64_t x0 = static_cast<int64_t>(x) * g.strideWidth - g.padLeft;
+          size_t t = 0;
+          for (uint32_t i = 0; i < g.filterHeight; ++i) {
+            for (uint32_t j = 0; j < g.filterWidth; ++j, ++t) {
+              const int64_t ix = x0 + int64_t{j} * g.dilationWidth;
+              tapPtr[t] = rows[i] != nullptr && ix >= 0 && ix < g.inWidth
+                              ? rows[i] + static_cast<size_t>(ix) * depth + c0
+                              : zeroRow + c0;
+            }
+          }
+          pixel(
+              x, [&](size_t tap) __attribute__((always_inline)) { return tapPtr[tap]; });
+        };
+        size_t x = 0;
+        for (; x < interiorBegin; ++x) borderPixel(x);
+        if (lineInside) {
+          // Interior pixels: every tap at a fixed offset from the window's corner.
+          const uint8_t* corner = rows[0] + c0;
+          for (; x < interiorEnd; ++x) {
+            const uint8_t* base =
+                corner + (static_cast<size_t>(x) * g.strideWidth - g.padLeft) * depth;
+            pixel(
+                x, [&](size_t tap)
+                       __attribute__((always_inline)) { return base + tapOffset[tap]; });
           }
         }
-        pixel(
-            x, [&](size_t tap) __attribute__((always_inline)) { return tapPtr[tap]; });
+        for (; x < g.outWidth; ++x) borderPixel(x);
       };
-      size_t x = 0;
-      for (; x < interiorBegin; ++x) borderPixel(x);
-      if (lineInside) {
-        // Interior pixels: every tap at a fixed offset from the window's corner.
-        const uint8_t* corner = rows[0] + c0;
-        for (; x < interiorEnd; ++x) {
-          const uint8_t* base =
-              corner + (static_cast<size_t>(x) * g.strideWidth - g.padLeft) * depth;
-          pixel(
-              x, [&](size_t tap) __attribute__((always_inline)) { return base + tapOffset[tap]; });
-        }
+      if (clamped) {
+        runBlock.template operator()<true>();
+      } else {
+        runBlock.template operator()<false>();
       }
-      for (; x < g.outWidth; ++x) borderPixel(x);
     }
   }
 }

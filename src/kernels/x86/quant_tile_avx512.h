@@ -34,17 +34,28 @@ namespace {
   for (int r = 0; r < rows; ++r) {
     rowTerms[r] = rowSumFactor != 0 ? internal::wrapMul(rowSumFactor, rowSums[r]) : 0;
   }
+  // A fused RELU (lower bound at or above the zero point) saves the rounding of negatives.
+  const bool clamped = p.outputMin >= p.outputZeroPoint;
   for (int v = 0; v < groups; ++v) {
     const size_t column = (group + v) * kGemmGroup;
     const __mmask16 mask = firstLanes16(n - column);
     const __m512i offset = _mm512_loadu_si512(columnOffset + column);
     const Requantizer16 requant(_mm512_loadu_si512(multipliers + column),
                                 _mm512_loadu_si512(shifts + column), anyLeftShift);
-    for (int r = 0; r < rows; ++r) {
-      __m512i x = _mm512_load_si512(tile + (r * groups + v) * kGemmGroup);
-      x = _mm512_add_epi32(x, _mm512_add_epi32(offset, _mm512_set1_epi32(rowTerms[r])));
-      const __m512i y = requant.apply(x, zeroPoint, lo, hi);
-      storeLowBytes16(out + r * ldo + column, mask, y);
+    const auto rowsOf = [&](auto requantize) __attribute__((always_inline)) {
+      for (int r = 0; r < rows; ++r) {
+        __m512i x = _mm512_load_si512(tile + (r * groups + v) * kGemmGroup);
+        x = _mm512_add_epi32(x, _mm512_add_epi32(offset, _mm512_set1_epi32(rowTerms[r])));
+        storeLowBytes16(out + r * ldo + column, mask, requantize(x));
+      }
+    };
+    if (clamped) {
+      rowsOf([&](__m512i x) __attribute__((always_inline)) {
+        return requant.applyClamped(x, zeroPoint, lo, hi);
+      });
+    } else {
+      rowsOf([&](__m512i x)
+                 __attribute__((always_inline)) { return requant.apply(x, zeroPoint, lo, hi); });
     }
   }
 }

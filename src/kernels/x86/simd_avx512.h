@@ -59,6 +59,11 @@ class Requantizer16 {
   ///   result = (t + 2^30 + 2^(30+e) - [t < -2^30] * 2^31) >> (31 + e)   (e >= 1)
   ///   result = (t + 2^30) >> 31                                           (e = 0),
   /// all within int64 (|t| <= 2^62) and exactly the scalar result.
+  ///
+  /// RoundNegatives = false leaves out the [t < -2^30] term: exact only where the caller
+  /// clamps every result whose h is negative to a bound at or above what any of them gives
+  /// (see applyClamped).
+  template <bool RoundNegatives = true>
   __m512i multiply(__m512i x) const {
     if (anyLeftShift_) {
       // x * 2^left, saturated to int32.
@@ -69,15 +74,25 @@ class Requantizer16 {
       x = _mm512_mask_mov_epi32(x, under, _mm512_set1_epi32(INT32_MIN));
     }
     const __m512i even =
-        roundHalf(_mm512_mul_epi32(x, multiplier_), addEven_, subEven_, shiftEven_);
-    const __m512i odd = roundHalf(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), multiplierOdd_),
-                                  addOdd_, subOdd_, shiftOdd_);
-    return _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
+        roundHalf<RoundNegatives>(_mm512_mul_epi32(x, multiplier_), addEven_, subEven_, shiftEven_);
+    const __m512i odd = roundHalf<RoundNegatives>(
+        _mm512_mul_epi32(_mm512_srli_epi64(x, 32), multiplierOdd_), addOdd_, subOdd_, shiftOdd_);
+    // The odd lanes' results sit in the low halves of their 64-bit lanes: move them up.
+    return _mm512_mask_shuffle_epi32(even, 0xAAAA, odd, _MM_PERM_CDAB);
   }
 
   /// multiply, plus the output zero point, clamped to [lo, hi].
   __m512i apply(__m512i acc, __m512i zeroPoint, __m512i lo, __m512i hi) const {
     const __m512i v = _mm512_add_epi32(multiply(acc), zeroPoint);
+    return _mm512_min_epi32(_mm512_max_epi32(v, lo), hi);
+  }
+
+  /// apply for a clamp whose lower bound is at or above the zero point (fused RELU, RELU1
+  /// and RELU6 of an asymmetric output): a negative h rounds to at most 0 either way, so its
+  /// result is the lower bound whichever way it was rounded, and the rounding of negatives
+  /// can be left out (4 instructions of 16). Exactly apply's result when lo >= zeroPoint.
+  __m512i applyClamped(__m512i acc, __m512i zeroPoint, __m512i lo, __m512i hi) const {
+    const __m512i v = _mm512_add_epi32(multiply<false>(acc), zeroPoint);
     return _mm512_min_epi32(_mm512_max_epi32(v, lo), hi);
   }
 
@@ -92,10 +107,15 @@ class Requantizer16 {
     *shift = _mm512_add_epi64(e, _mm512_set1_epi64(31));
   }
 
+  template <bool RoundNegatives>
   static __m512i roundHalf(__m512i t, __m512i add, __m512i sub, __m512i shift) {
-    const __mmask8 negative = _mm512_cmplt_epi64_mask(t, _mm512_set1_epi64(-(int64_t{1} << 30)));
-    t = _mm512_add_epi64(t, add);
-    t = _mm512_mask_sub_epi64(t, negative, t, sub);
+    if constexpr (RoundNegatives) {
+      const __mmask8 negative = _mm512_cmplt_epi64_mask(t, _mm512_set1_epi64(-(int64_t{1} << 30)));
+      t = _mm512_add_epi64(t, add);
+      t = _mm512_mask_sub_epi64(t, negative, t, sub);
+    } else {
+      t = _mm512_add_epi64(t, add);
+    }
     return _mm512_srav_epi64(t, shift);
   }
 
