@@ -96,25 +96,67 @@ void maxPoolFloat(const PoolGeometry& g, const float* input, float outputMin, fl
       });
 }
 
+namespace {
+
+// Sums of a channel block over a window: `n` channels, in steps of 16 with a fixed count so
+// that the compiler vectorizes the widening adds, then the rest.
+template <typename T>
+void accumulateWindow(const T* image, size_t rowStride, size_t depth, const Window& w, size_t n,
+                      int32_t* acc) {
+  constexpr size_t kStep = 16;
+  std::fill(acc, acc + n, 0);
+  for (uint32_t iy = w.rowFirst; iy < w.rowLast; ++iy) {
+    for (uint32_t ix = w.colFirst; ix < w.colLast; ++ix) {
+      const T* px = image + size_t{iy} * rowStride + size_t{ix} * depth;
+      size_t c = 0;
+      for (; c + kStep <= n; c += kStep) {
+        for (size_t k = 0; k < kStep; ++k) acc[c + k] += px[c + k];
+      }
+      for (; c < n; ++c) acc[c] += px[c];
+    }
+  }
+}
+
+// roundedAverage(sum, count) for every channel, without a division per channel: with
+// |sum| < 2^24 and count <= 2^16 (8-bit values, windows of at most 2^16 pixels),
+// floor((|sum| + count / 2 + 0.5) / count) computed as a product with the double reciprocal
+// is exact: the rounding error of the product (a few units in 2^-52) stays far below the
+// distance 0.5 / count of the true quotient from the next integer.
+inline void roundedAverages(const int32_t* acc, size_t n, int32_t count, int32_t* out) {
+  if (count == 0) {
+    std::fill(out, out + n, 0);
+    return;
+  }
+  if (count > (1 << 16)) {
+    for (size_t c = 0; c < n; ++c) out[c] = roundedAverage(acc[c], count);
+    return;
+  }
+  const double inverse = 1.0 / count;
+  const double half = count / 2 + 0.5;
+  for (size_t c = 0; c < n; ++c) {
+    const int32_t magnitude = acc[c] < 0 ? -acc[c] : acc[c];
+    const auto q = static_cast<int32_t>((magnitude + half) * inverse);
+    out[c] = acc[c] < 0 ? -q : q;
+  }
+}
+
+}  // namespace
+
 template <typename T>
 void averagePoolQuant(const PoolGeometry& g, const T* input, int32_t outputMin, int32_t outputMax,
                       size_t lineBegin, size_t lineEnd, T* output) noexcept {
   const size_t depth = g.depth;
+  const size_t rowStride = size_t{g.inWidth} * depth;
   forEachPixel(g, input, lineBegin, lineEnd, output, [&](const T* image, const Window& w, T* out) {
     int32_t acc[kChannelBlock];
+    int32_t average[kChannelBlock];
     const auto count = static_cast<int32_t>(w.count());
     for (size_t c0 = 0; c0 < depth; c0 += kChannelBlock) {
       const size_t n = std::min(kChannelBlock, depth - c0);
-      std::fill(acc, acc + n, 0);
-      for (uint32_t iy = w.rowFirst; iy < w.rowLast; ++iy) {
-        for (uint32_t ix = w.colFirst; ix < w.colLast; ++ix) {
-          const T* px = image + (size_t{iy} * g.inWidth + ix) * depth + c0;
-          for (size_t c = 0; c < n; ++c) acc[c] += px[c];
-        }
-      }
+      accumulateWindow(image + c0, rowStride, depth, w, n, acc);
+      roundedAverages(acc, n, count, average);
       for (size_t c = 0; c < n; ++c) {
-        const int32_t v = count == 0 ? 0 : roundedAverage(acc[c], count);
-        out[c0 + c] = static_cast<T>(std::clamp(v, outputMin, outputMax));
+        out[c0 + c] = static_cast<T>(std::clamp(average[c], outputMin, outputMax));
       }
     }
   });

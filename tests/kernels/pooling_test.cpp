@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "kernels/kernel_test_util.h"
@@ -65,6 +67,41 @@ TEST(PoolingTest, QuantMatchesReference) {
     SCOPED_TRACE(i);
     checkQuant<uint8_t>(randomGeometry(rng), rng);
     checkQuant<int8_t>(randomGeometry(rng), rng);
+  }
+}
+
+// Whole-plane windows of up to 16 x 16 pixels (MobileNet's 7 x 7 global pool among them):
+// every rounded average, computed without a division, equals the reference's, on random
+// bytes and on bytes that put the sums at the ends of their range.
+TEST(PoolingTest, GlobalAveragesOfLargeWindowsMatchReference) {
+  std::mt19937 rng(32);
+  for (uint32_t size = 1; size <= 16; ++size) {
+    PoolGeometry g;
+    g.inHeight = g.filterHeight = size;
+    g.inWidth = g.filterWidth = randomInt(rng, 1, 16);
+    g.depth = randomInt(rng, 1, 600);
+    g.outHeight = g.outWidth = 1;
+    for (int fill = 0; fill < 3; ++fill) {
+      SCOPED_TRACE(std::to_string(size) + " fill " + std::to_string(fill));
+      auto u8 = randomBytes<uint8_t>(rng, inputCount(g));
+      auto s8 = randomBytes<int8_t>(rng, inputCount(g));
+      if (fill == 1) {
+        std::fill(u8.begin(), u8.end(), 255);
+        std::fill(s8.begin(), s8.end(), -128);
+      }
+      if (fill == 2) {
+        std::fill(u8.begin(), u8.end(), 0);
+        std::fill(s8.begin(), s8.end(), 127);
+      }
+      std::vector<uint8_t> expectedU(g.depth), outU(g.depth);
+      averagePoolQuantReference<uint8_t>(g, u8.data(), 0, 255, expectedU.data());
+      averagePoolQuant<uint8_t>(g, u8.data(), 0, 255, 0, 1, outU.data());
+      ASSERT_EQ(outU, expectedU);
+      std::vector<int8_t> expectedS(g.depth), outS(g.depth);
+      averagePoolQuantReference<int8_t>(g, s8.data(), -128, 127, expectedS.data());
+      averagePoolQuant<int8_t>(g, s8.data(), -128, 127, 0, 1, outS.data());
+      ASSERT_EQ(outS, expectedS);
+    }
   }
 }
 
