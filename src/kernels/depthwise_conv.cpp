@@ -3,6 +3,7 @@
 #include "kernels/depthwise_conv.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "kernels/internal/depthwise_lines.h"
 #include "kernels/internal/wrapping_int.h"
@@ -31,11 +32,34 @@ void prepareDepthwiseFilter(const uint8_t* filter, size_t count, bool filterSign
   }
 }
 
-bool depthwisePairedLayout(const DepthwiseGeometry& g, IsaLevel level) noexcept {
-#if defined(NNHAL_X86_KERNELS)
-  return level >= IsaLevel::kAvx2 && g.depthMultiplier == 1 &&
+namespace {
+
+// Depth multiplier 1 and few enough taps for the x86 kernels' tap arrays.
+bool x86DepthwiseShape(const DepthwiseGeometry& g) {
+  return g.depthMultiplier == 1 &&
          size_t{g.filterHeight} * g.filterWidth <= kDepthwiseMaxPairedTaps &&
          g.filterHeight <= kDepthwiseMaxPairedTaps;
+}
+
+}  // namespace
+
+bool depthwisePairedLayout(const DepthwiseGeometry& g, IsaLevel level) noexcept {
+#if defined(NNHAL_X86_KERNELS)
+  return level >= IsaLevel::kAvx2 && x86DepthwiseShape(g) && !depthwiseVnniLayout(g, level);
+#else
+  (void)g;
+  (void)level;
+  return false;
+#endif
+}
+
+bool depthwiseVnniLayout(const DepthwiseGeometry& g, IsaLevel level) noexcept {
+#if defined(NNHAL_X86_KERNELS)
+  // Blocks of 64 channels that are at least 7/8 full: a block that is half empty (32 or 96
+  // channels) does the work of a full one, and the 32-channel paired kernel is faster there.
+  const size_t blocks = (size_t{g.outDepth} + kDepthwiseVnniBlock - 1) / kDepthwiseVnniBlock;
+  const bool full = (blocks * kDepthwiseVnniBlock - g.outDepth) * 8 <= g.outDepth;
+  return level >= IsaLevel::kVnni && x86DepthwiseShape(g) && full;
 #else
   (void)g;
   (void)level;
@@ -45,6 +69,11 @@ bool depthwisePairedLayout(const DepthwiseGeometry& g, IsaLevel level) noexcept 
 
 size_t depthwisePackedFilterCount(const DepthwiseGeometry& g, IsaLevel level) {
   const size_t taps = size_t{g.filterHeight} * g.filterWidth;
+  if (depthwiseVnniLayout(g, level)) {
+    const size_t blocks = (g.outDepth + kDepthwiseVnniBlock - 1) / kDepthwiseVnniBlock;
+    const size_t bytes = kDepthwiseVnniHeaderBytes + blocks * ((taps + 3) / 4) * 4 * 64;
+    return bytes / sizeof(int16_t);
+  }
   if (depthwisePairedLayout(g, level)) {
     const size_t blocks = (g.outDepth + kPairBlock - 1) / kPairBlock;
     return blocks * ((taps + 1) / 2) * 2 * kPairBlock;
@@ -52,10 +81,41 @@ size_t depthwisePackedFilterCount(const DepthwiseGeometry& g, IsaLevel level) {
   return taps * g.outDepth;
 }
 
+namespace {
+
+// The VNNI layout of packDepthwiseFilter (kernels/depthwise_conv.h).
+void packVnniFilter(const DepthwiseGeometry& g, const uint8_t* filter, bool filterSigned,
+                    int32_t filterZeroPoint, int16_t* out) {
+  const size_t taps = size_t{g.filterHeight} * g.filterWidth;
+  const size_t depth = g.outDepth;
+  const size_t groups = (taps + 3) / 4;
+  auto* bytes = reinterpret_cast<int8_t*>(out);
+  std::fill(bytes, bytes + depthwisePackedFilterCount(g, IsaLevel::kVnni) * sizeof(int16_t),
+            int8_t{0});
+  const int32_t e = (filterSigned ? 0 : 128) - filterZeroPoint;
+  std::memcpy(bytes, &e, sizeof e);
+  int8_t* blocksStart = bytes + kDepthwiseVnniHeaderBytes;
+  for (size_t c = 0; c < depth; ++c) {
+    const size_t block = c / kDepthwiseVnniBlock, within = c % kDepthwiseVnniBlock;
+    const size_t lane = within / 16, v = within % 16 / 4, j = within % 4;
+    for (size_t t = 0; t < taps; ++t) {
+      const int32_t d = readQuant(filter[t * depth + c], filterSigned) - (filterSigned ? 0 : 128);
+      blocksStart[((block * groups + t / 4) * 4 + v) * 64 + 16 * lane + 4 * j + t % 4] =
+          static_cast<int8_t>(d);
+    }
+  }
+}
+
+}  // namespace
+
 void packDepthwiseFilter(const DepthwiseGeometry& g, const uint8_t* filter, bool filterSigned,
                          int32_t filterZeroPoint, int16_t* out, IsaLevel level) noexcept {
   const size_t taps = size_t{g.filterHeight} * g.filterWidth;
   const size_t depth = g.outDepth;
+  if (depthwiseVnniLayout(g, level)) {
+    packVnniFilter(g, filter, filterSigned, filterZeroPoint, out);
+    return;
+  }
   if (depthwisePairedLayout(g, level)) {
     const size_t pairs = (taps + 1) / 2;
     const size_t blocks = (depth + kPairBlock - 1) / kPairBlock;
@@ -130,6 +190,10 @@ void depthwiseQuantPortable(const DepthwiseGeometry& g, const DepthwiseQuantPara
 void depthwiseQuant(const DepthwiseGeometry& g, const DepthwiseQuantParams& p, const uint8_t* input,
                     size_t lineBegin, size_t lineEnd, uint8_t* output, IsaLevel level) noexcept {
 #if defined(NNHAL_X86_KERNELS)
+  if (depthwiseVnniLayout(g, level)) {
+    x86::depthwiseQuantVnni(g, p, input, lineBegin, lineEnd, output);
+    return;
+  }
   if (depthwisePairedLayout(g, level)) {
     if (level >= IsaLevel::kAvx512) {
       x86::depthwiseQuantPairedAvx512(g, p, input, lineBegin, lineEnd, output);

@@ -42,8 +42,17 @@ inline constexpr size_t kDepthwisePairBlock = 32;
 inline constexpr size_t kDepthwiseMaxPairedTaps = 64;
 
 /// True when depthwiseQuant at `level` reads the paired filter layout for `g`: AVX2 or
-/// above, depth multiplier 1, at most kDepthwiseMaxPairedTaps taps.
+/// above, depth multiplier 1, at most kDepthwiseMaxPairedTaps taps, and not the VNNI layout.
 bool depthwisePairedLayout(const DepthwiseGeometry& g, IsaLevel level) noexcept;
+
+/// Channels per block of the VNNI filter layout, and the bytes of its header.
+inline constexpr size_t kDepthwiseVnniBlock = 64;
+inline constexpr size_t kDepthwiseVnniHeaderBytes = 64;
+
+/// True when depthwiseQuant at `level` reads the VNNI filter layout for `g`: AVX-512 VNNI,
+/// depth multiplier 1, at most kDepthwiseMaxPairedTaps taps, and channels filling their
+/// blocks of kDepthwiseVnniBlock to at least 7/8.
+bool depthwiseVnniLayout(const DepthwiseGeometry& g, IsaLevel level) noexcept;
 
 /// Number of int16 values packDepthwiseFilter writes for `g` at `level`.
 size_t depthwisePackedFilterCount(const DepthwiseGeometry& g, IsaLevel level = activeIsa());
@@ -52,7 +61,13 @@ size_t depthwisePackedFilterCount(const DepthwiseGeometry& g, IsaLevel level = a
 /// prepareDepthwiseFilter layout, or, where depthwisePairedLayout holds, blocks of 32
 /// channels holding pairs of taps interleaved per channel in the order of
 /// _mm512_unpack{lo,hi}_epi16 ([block][tap pair][lo 32, hi 32], zeros for padding; the
-/// AVX2 kernel reads each 32 as two halves of 16 in _mm256_unpack{lo,hi}_epi16's order).
+/// AVX2 kernel reads each 32 as two halves of 16 in _mm256_unpack{lo,hi}_epi16's order), or,
+/// where depthwiseVnniLayout holds, bytes (the int16 array read as int8): a header of
+/// kDepthwiseVnniHeaderBytes holding the int32 e, then per block of 64 channels, per group of
+/// four taps, four vectors of 64 bytes d, vector v's dword 4L + j (L, j = 0..3) holding the
+/// four taps of channel 16L + 4v + j, so that w - filterZeroPoint = d + e for every tap
+/// (d = w - 128 and e = 128 - zero point for uint8 filters, d = w and e = -zero point for
+/// int8 ones; zeros for padding).
 void packDepthwiseFilter(const DepthwiseGeometry& g, const uint8_t* filter, bool filterSigned,
                          int32_t filterZeroPoint, int16_t* out,
                          IsaLevel level = activeIsa()) noexcept;

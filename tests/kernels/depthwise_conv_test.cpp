@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <random>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -55,14 +57,16 @@ class DepthwiseQuantTest : public ::testing::TestWithParam<IsaLevel> {};
 class DepthwiseFloatTest : public ::testing::TestWithParam<IsaLevel> {};
 
 template <typename In, typename Filter>
-void checkQuant(const DepthwiseGeometry& g, std::mt19937& rng, bool perChannel, IsaLevel level) {
+void checkQuant(const DepthwiseGeometry& g, std::mt19937& rng, bool perChannel, IsaLevel level,
+                std::optional<int32_t> filterZeroPoint = std::nullopt) {
   constexpr bool kSigned = std::is_signed_v<In>;
   const size_t taps = size_t{g.filterHeight} * g.filterWidth;
   const auto input = randomBytes<In>(rng, size_t{g.batches} * g.inHeight * g.inWidth * g.inDepth);
   const auto filter = randomBytes<Filter>(rng, taps * g.outDepth);
   const auto bias = randomInts<int32_t>(rng, g.outDepth, -5000, 5000);
   const int32_t zi = kSigned ? randomInt(rng, -128, 127) : randomInt(rng, 0, 255);
-  const int32_t zf = perChannel                 ? 0
+  const int32_t zf = filterZeroPoint            ? *filterZeroPoint
+                     : perChannel               ? 0
                      : std::is_signed_v<Filter> ? randomInt(rng, -128, 127)
                                                 : randomInt(rng, 0, 255);
   const int32_t qmin = kSigned ? -128 : 0, qmax = kSigned ? 127 : 255;
@@ -162,6 +166,39 @@ TEST_P(DepthwiseQuantTest, MobileNetShapedLayer) {
   g.padTop = g.padLeft = 1;
   g.outHeight = g.outWidth = 28;
   checkQuant<uint8_t, uint8_t>(g, rng, false, GetParam());
+}
+
+// Filter zero points at the ends of their range: the VNNI kernel's constant e = 128 - zw
+// (uint8) or -zw (int8) is then 128, which is not an int8 (applied as 64 twice), and for
+// uint8 filters with zero point 255, -127. (The VNNI kernel takes the depths that fill its
+// blocks: see FullBlocksOfSixtyFourChannels.)
+TEST_P(DepthwiseQuantTest, FilterZeroPointsAtTheEndsOfTheirRange) {
+  std::mt19937 rng(27);
+  for (int i = 0; i < 20; ++i) {
+    SCOPED_TRACE(i);
+    checkQuant<uint8_t, uint8_t>(randomGeometry(rng, 1), rng, false, GetParam(), 0);
+    checkQuant<uint8_t, uint8_t>(randomGeometry(rng, 1), rng, false, GetParam(), 255);
+    checkQuant<int8_t, int8_t>(randomGeometry(rng, 1), rng, false, GetParam(), -128);
+    checkQuant<int8_t, int8_t>(randomGeometry(rng, 1), rng, false, GetParam(), 127);
+  }
+}
+
+// Channel counts that fill blocks of 64 (the VNNI kernel's, kernels/depthwise_conv.h), at
+// every type combination, zero point and clamp the other tests use.
+TEST_P(DepthwiseQuantTest, FullBlocksOfSixtyFourChannels) {
+  std::mt19937 rng(28);
+  for (const uint32_t depth : {57u, 64u, 120u, 128u, 192u, 200u}) {
+    for (int i = 0; i < 6; ++i) {
+      SCOPED_TRACE(std::to_string(depth) + " / " + std::to_string(i));
+      DepthwiseGeometry g = randomGeometry(rng, 1);
+      g.inDepth = g.outDepth = depth;
+      checkQuant<uint8_t, uint8_t>(g, rng, false, GetParam());
+      checkQuant<int8_t, int8_t>(g, rng, false, GetParam());
+      checkQuant<uint8_t, int8_t>(g, rng, true, GetParam());
+      checkQuant<uint8_t, uint8_t>(g, rng, false, GetParam(), i % 2 == 0 ? 0 : 255);
+      checkQuant<int8_t, int8_t>(g, rng, false, GetParam(), i % 2 == 0 ? -128 : 127);
+    }
+  }
 }
 
 TEST_P(DepthwiseQuantTest, LargeFilterUsesPortablePath) {

@@ -57,6 +57,12 @@ void multiplyByQuantizedMultiplier8Avx2(const int32_t* x, const int32_t* m, cons
 void depthwiseQuantPairedAvx512(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
                                 const uint8_t* input, size_t lineBegin, size_t lineEnd,
                                 uint8_t* output) noexcept;
+/// depthwiseQuant for geometries with depthwiseVnniLayout(g, kVnni); p.filter in the VNNI
+/// layout of packDepthwiseFilter.
+void depthwiseQuantVnni(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
+                        const uint8_t* input, size_t lineBegin, size_t lineEnd,
+                        uint8_t* output) noexcept;
+
 /// The AVX2 twin of depthwiseQuantPairedAvx512 (same paired filter layout).
 void depthwiseQuantPairedAvx2(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
                               const uint8_t* input, size_t lineBegin, size_t lineEnd,
