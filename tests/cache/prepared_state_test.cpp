@@ -7,12 +7,14 @@
 
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "cache/file_io.h"
 #include "cache_test_util.h"
 #include "engine/compiler.h"
 #include "engine/executor.h"
 #include "kernels/gemm.h"
+#include "kernels/isa.h"
 
 namespace nnhal::engine {
 namespace {
@@ -148,6 +150,44 @@ TEST(PreparedStateQuantTest, OutOfRangeValuesAreRejected) {
   auto plan = compile(model, {r.store.get()});
   ASSERT_FALSE(plan);
   EXPECT_EQ(r.store->missingRequired().size(), 3u);
+}
+
+// 64 channels take the depthwise kernel's VNNI filter layout wherever the CPU has VNNI: its
+// restored bytes may be any int8, but its constant e must be one packDepthwiseFilter
+// produces ([-127, 128]).
+TEST(PreparedStateQuantTest, AVnniDepthwiseConstantOutOfRangeIsRejected) {
+  if (kernels::activeIsa() < kernels::IsaLevel::kVnni) GTEST_SKIP() << "no AVX-512 VNNI here";
+  constexpr auto kQuant = OperandType::TENSOR_QUANT8_ASYMM;
+  cachetest::ModelBuilder b;
+  const uint32_t x = b.tensor(kQuant, {1, 4, 4, 64}, 0.05f, 100, OperandLifeTime::SUBGRAPH_INPUT);
+  std::vector<uint8_t> filter(9 * 64);
+  for (size_t i = 0; i < filter.size(); ++i) filter[i] = static_cast<uint8_t>(i * 37 % 251);
+  const uint32_t w = b.constant(kQuant, {1, 3, 3, 64}, 0.02f, 120, filter.data(),
+                                static_cast<uint32_t>(filter.size()));
+  const std::vector<int32_t> bias(64, 7);
+  const uint32_t bv =
+      b.constant(OperandType::TENSOR_INT32, {64}, 0.05f * 0.02f, 0, bias.data(), 64 * 4);
+  const uint32_t y = b.tensor(kQuant, {1, 4, 4, 64}, 0.1f, 0, OperandLifeTime::SUBGRAPH_OUTPUT);
+  b.operation(OperationType::DEPTHWISE_CONV_2D,
+              {x, w, bv, b.scalar(1), b.scalar(1), b.scalar(1), b.scalar(1), b.scalar(3)}, {y});
+  b.model.main.inputIndexes = {x};
+  b.model.main.outputIndexes = {y};
+  const Model model = b.finish();
+  PreparedStateStore saved(PreparedStateStore::Mode::kSave);
+  ASSERT_TRUE(compile(model, {&saved})) << "the model compiles";
+  ASSERT_EQ(saved.saved().size(), 1u);
+  for (const int32_t e : {-127, 128}) {
+    Restored valid = restore(saved, true, [e](StateKey, std::vector<uint8_t>& bytes) {
+      std::memcpy(bytes.data(), &e, sizeof e);
+    });
+    EXPECT_TRUE(compile(model, {valid.store.get()})) << e;
+  }
+  for (const int32_t e : {-128, 129, INT32_MIN}) {
+    Restored tampered = restore(saved, true, [e](StateKey, std::vector<uint8_t>& bytes) {
+      std::memcpy(bytes.data(), &e, sizeof e);
+    });
+    EXPECT_FALSE(compile(model, {tampered.store.get()})) << e;
+  }
 }
 
 TEST(PreparedStateStoreTest, SavingTwiceForOneStepDropsIt) {

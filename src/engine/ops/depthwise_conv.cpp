@@ -37,11 +37,18 @@ size_t lineGrain(const kernels::DepthwiseGeometry& g) {
 }
 
 // Compilation caching: the quantized kernel saves its packed filter (PrepareContext::
-// saveState). Restored values are accepted only within [-255, 255], the range of an 8-bit
-// filter value minus its zero point, so accumulations stay within what real models produce.
+// saveState). Restored values are accepted only within what packDepthwiseFilter produces, so
+// accumulations stay within what real models produce: int16 values within [-255, 255], the
+// range of an 8-bit filter value minus its zero point; in the VNNI layout, whose bytes are
+// every int8, a constant e within [-127, 128].
 constexpr int16_t kMaxPackedTap = 255;
 
-bool packedFilterValid(const int16_t* values, size_t count) {
+bool packedFilterValid(const kernels::DepthwiseGeometry& g, const int16_t* values, size_t count) {
+  if (kernels::depthwiseVnniLayout(g, kernels::activeIsa())) {
+    int32_t e = 0;
+    std::memcpy(&e, values, sizeof e);
+    return e >= -127 && e <= 128;
+  }
   const auto [lo, hi] = kernels::minMaxWithZero(values, count);
   return lo >= -kMaxPackedTap && hi <= kMaxPackedTap;
 }
@@ -106,7 +113,7 @@ PrepareResult makeQuantKernel(PrepareContext& ctx, const kernels::DepthwiseGeome
     const std::span<const uint8_t> restored = ctx.restoredState(stateBytes);
     const auto* restoredFilter =
         restored.empty() ? nullptr : reinterpret_cast<const int16_t*>(restored.data());
-    if (restoredFilter != nullptr && packedFilterValid(restoredFilter, packedCount)) {
+    if (restoredFilter != nullptr && packedFilterValid(g, restoredFilter, packedCount)) {
       ctx.acceptRestoredState();
       p.filter = restoredFilter;
     } else {
