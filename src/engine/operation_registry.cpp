@@ -134,24 +134,24 @@ static_assert(static_cast<int32_t>(kOperations[std::size(kOperations) - 1].type)
               "kOperations holds fundamental operation codes only");
 
 // The operations whose kernels read these input slots as plain values (operation_registry.h,
-// plainDataInputs), sorted by code. Left out on purpose: quantized SOFTMAX and LOG_SOFTMAX
-// (a table indexed by max - x), DIV (an int32 divisor checked for zero), the normalizations
-// (data-dependent shifts), and every operation with index, shape or coordinate inputs beyond
-// the listed slots (GATHER, EMBEDDING_LOOKUP, ROI_*, detection...).
+// plainDataInputs), sorted by code: arithmetic that computes every output from the inputs'
+// values. Left out on purpose: quantized SOFTMAX and LOG_SOFTMAX (a table indexed by
+// max - x), DIV (an int32 divisor checked for zero), the normalizations (data-dependent
+// shifts), every operation with index, shape or coordinate inputs beyond the listed slots
+// (GATHER, EMBEDDING_LOOKUP, ROI_*, detection...), and the operations that copy bytes
+// (RESHAPE, CONCATENATION, PAD, TRANSPOSE, the resizes...): with an output that overlaps its
+// input in the same pool, their memcpy would be undefined.
 struct PlainDataDef {
   OperationType type;
   uint32_t inputs;
 };
 constexpr uint32_t kFirst = 0b1;
 constexpr uint32_t kFirstTwo = 0b11;
-constexpr uint32_t kEveryTensor = ~0u;  // CONCATENATION: its axis is a scalar, never plain
 constexpr PlainDataDef kPlainData[] = {
     {OperationType::ADD, kFirstTwo},
     {OperationType::AVERAGE_POOL_2D, kFirst},
-    {OperationType::CONCATENATION, kEveryTensor},
     {OperationType::CONV_2D, kFirst},
     {OperationType::DEPTHWISE_CONV_2D, kFirst},
-    {OperationType::DEPTH_TO_SPACE, kFirst},
     {OperationType::DEQUANTIZE, kFirst},
     {OperationType::FLOOR, kFirst},
     {OperationType::FULLY_CONNECTED, kFirst},
@@ -162,29 +162,17 @@ constexpr PlainDataDef kPlainData[] = {
     {OperationType::RELU, kFirst},
     {OperationType::RELU1, kFirst},
     {OperationType::RELU6, kFirst},
-    {OperationType::RESHAPE, kFirst},
-    {OperationType::RESIZE_BILINEAR, kFirst},
-    {OperationType::SPACE_TO_DEPTH, kFirst},
     {OperationType::TANH, kFirst},
-    {OperationType::BATCH_TO_SPACE_ND, kFirst},
     {OperationType::MEAN, kFirst},
-    {OperationType::PAD, kFirst},
-    {OperationType::SPACE_TO_BATCH_ND, kFirst},
-    {OperationType::SQUEEZE, kFirst},
-    {OperationType::STRIDED_SLICE, kFirst},
     {OperationType::SUB, kFirstTwo},
-    {OperationType::TRANSPOSE, kFirst},
     {OperationType::ABS, kFirst},
-    {OperationType::EXPAND_DIMS, kFirst},
     {OperationType::GROUPED_CONV_2D, kFirst},
     {OperationType::MAXIMUM, kFirstTwo},
     {OperationType::MINIMUM, kFirstTwo},
     {OperationType::NEG, kFirst},
-    {OperationType::PAD_V2, kFirst},
     {OperationType::PRELU, kFirstTwo},
     {OperationType::QUANTIZE, kFirst},
     {OperationType::TRANSPOSE_CONV_2D, kFirst},
-    {OperationType::RESIZE_NEAREST_NEIGHBOR, kFirst},
     {OperationType::HARD_SWISH, kFirst},
 };
 

@@ -35,11 +35,12 @@ std::string unsupportedReason(OperationType type, const Model& model);
 
 /// The input slots (bit i: input i) that the kernels of fundamental operation `type` read only
 /// as plain values: never as an index, a size, a shape, a coordinate or a table position
-/// derived from an earlier read, so bytes that change while the kernel runs change its results
-/// and nothing else. A non-zero mask also says the kernels write their outputs as plain values.
-/// 0 for every other operation (and every extension). The engine uses a model input in place
-/// only where every step that reads it reads it at such a slot, and a model output in place
-/// only where such an operation writes it and no step reads it (engine/request_staging.h).
+/// derived from an earlier read, and never through a byte copy, so bytes that change while the
+/// kernel runs, or an output that overlaps the input, change its results and nothing else. A
+/// non-zero mask also says the kernels write their outputs as plain values. 0 for every other
+/// operation (and every extension). The engine uses a model input in place only where every step
+/// that reads it reads it at such a slot, and a model output in place only where such an operation
+/// writes it and no step reads it (engine/request_staging.h).
 uint32_t plainDataInputs(OperationType type);
 
 /// The vendor extensions the engine implements, as IDevice::getSupportedExtensions lists them.

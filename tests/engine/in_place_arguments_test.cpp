@@ -14,12 +14,15 @@ namespace {
 TEST(InPlaceArguments, OnlyPlainValueSlotsAreListed) {
   EXPECT_EQ(plainDataInputs(OperationType::CONV_2D), 0b1u);  // not the filter or bias
   EXPECT_EQ(plainDataInputs(OperationType::ADD), 0b11u);     // not the activation
-  EXPECT_EQ(plainDataInputs(OperationType::RESHAPE), 0b1u);  // not the shape
-  // Indices, shapes, coordinates, and a table indexed by max - x.
+  EXPECT_EQ(plainDataInputs(OperationType::MAX_POOL_2D), 0b1u);
+  // Indices, shapes, coordinates, a table indexed by max - x, and byte copies (a memcpy over
+  // an output that overlaps its input would be undefined).
   for (OperationType type :
        {OperationType::GATHER, OperationType::EMBEDDING_LOOKUP, OperationType::ROI_ALIGN,
         OperationType::SOFTMAX, OperationType::DIV, OperationType::DETECTION_POSTPROCESSING,
-        OperationType::TOPK_V2, OperationType::IF, OperationType::WHILE}) {
+        OperationType::TOPK_V2, OperationType::IF, OperationType::WHILE, OperationType::RESHAPE,
+        OperationType::CONCATENATION, OperationType::RESIZE_NEAREST_NEIGHBOR,
+        OperationType::TRANSPOSE}) {
     EXPECT_EQ(plainDataInputs(type), 0u) << toString(type);
   }
   EXPECT_EQ(plainDataInputs(static_cast<OperationType>(1 << 16)), 0u);  // an extension
