@@ -1,6 +1,7 @@
 #include "engine/request_staging.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <span>
 #include <string>
@@ -69,13 +70,16 @@ Result<StagedRequest> StagedRequest::stage(const Request& request, uint64_t maxB
                                            StagingPool* pool, const InPlaceArguments* inPlace) {
   StagedRequest staged;
   staged.request_ = &request;
-  // Staged: a shared pool, unless the plan lets the kernels use this argument where it lies
-  // and the pool allows it.
-  auto mustStage = [&](const Memory& memory, bool input, size_t k) {
+  // Staged: a shared pool, unless the plan lets the kernels use this argument where it lies,
+  // the pool allows it, and it starts on the alignment staged and arena operands have (the
+  // kernels' vector loads may rely on it).
+  auto mustStage = [&](const Memory& memory, const RequestArgument& arg, bool input, size_t k) {
     if (!hal::isShared(memory)) return false;
     if (inPlace == nullptr) return true;
     const std::vector<bool>& plain = input ? inPlace->inputs : inPlace->outputs;
-    return !(k < plain.size() && plain[k] && hal::usableInPlace(memory));
+    const auto address = reinterpret_cast<uintptr_t>(memory.data()) + arg.location.offset;
+    return !(k < plain.size() && plain[k] && address % kArenaAlignment == 0 &&
+             hal::usableInPlace(memory));
   };
   // First pass: which arguments are staged, and how many bytes they need.
   size_t storageBytes = 0;
@@ -93,7 +97,7 @@ Result<StagedRequest> StagedRequest::stage(const Request& request, uint64_t maxB
       if (args[k].hasNoValue) continue;
       NNHAL_ASSIGN_OR_RETURN(const Memory* memory,
                              poolOf(args[k], input ? "inputs" : "outputs", k));
-      if (mustStage(*memory, input, k)) storageBytes += alignUp(args[k].location.length);
+      if (mustStage(*memory, args[k], input, k)) storageBytes += alignUp(args[k].location.length);
     }
     return {};
   };
@@ -123,7 +127,7 @@ Result<StagedRequest> StagedRequest::stage(const Request& request, uint64_t maxB
     const RequestArgument& arg = request.inputs[k];
     if (arg.hasNoValue) continue;
     const Memory* memory = *poolOf(arg, "inputs", k);
-    if (!mustStage(*memory, true, k)) {
+    if (!mustStage(*memory, arg, true, k)) {
       staged.inputs_[k] = memory->data() + arg.location.offset;
       continue;
     }
@@ -142,7 +146,7 @@ Result<StagedRequest> StagedRequest::stage(const Request& request, uint64_t maxB
     const RequestArgument& arg = request.outputs[k];
     if (arg.hasNoValue) continue;
     const Memory* memory = *poolOf(arg, "outputs", k);
-    if (!mustStage(*memory, false, k)) {
+    if (!mustStage(*memory, arg, false, k)) {
       staged.outputs_[k] = memory->data() + arg.location.offset;
       continue;
     }

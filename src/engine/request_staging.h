@@ -3,7 +3,8 @@
 //
 // An argument in a process-local pool is used in place, and so is one in a pool this process
 // made that cannot shrink (hal::usableInPlace: the embedded driver's Memory::create pools)
-// when the plan says its kernels use it as plain values only (InPlaceArguments). Any other
+// when the plan says its kernels use it as plain values only (InPlaceArguments) and it starts
+// on a kArenaAlignment boundary, as staged arguments do. Any other
 // argument in a shared pool (hal::isShared: any pool backed by a descriptor, which another
 // process, or another thread, may rewrite or shrink at any moment; every client pool of
 // nnhald) is staged: inputs are copied once into driver memory before the

@@ -56,25 +56,44 @@ TEST(RequestStaging, ProcessLocalPoolsAreUsedInPlace) {
 // The embedded driver's own pools (Memory::create: a memfd sealed against shrinking) hold
 // arguments the kernels use as plain values where they lie; the rest is staged as before.
 TEST(RequestStaging, PlainArgumentsInPoolsThisProcessMadeAreUsedInPlace) {
-  Memory pool = *Memory::create(64);
-  const Request request = oneInOneOut(pool);
+  Memory pool = *Memory::create(128);
+  Request request;
+  request.pools = {pool};
+  request.inputs = {{false, {0, 0, 16}, {}}};
+  request.outputs = {{false, {0, 64, 16}, {}}};
   const InPlaceArguments both{{true}, {true}};
   auto staged = StagedRequest::stage(request, 0, nullptr, &both);
   ASSERT_TRUE(staged) << staged.error().message;
   EXPECT_EQ(staged->inputs()[0], pool.data());
-  EXPECT_EQ(staged->outputs()[0], pool.data() + 16);
+  EXPECT_EQ(staged->outputs()[0], pool.data() + 64);
   EXPECT_EQ(staged->stagedBytes(), 0u);
   std::memset(staged->outputs()[0], 5, 16);
-  EXPECT_EQ(pool.data()[16], 5);  // written where it lies
+  EXPECT_EQ(pool.data()[64], 5);  // written where it lies
   ASSERT_TRUE(staged->commitOutput(0, 16));
 
   const InPlaceArguments outputOnly{{false}, {true}};
   staged = StagedRequest::stage(request, 0, nullptr, &outputOnly);
   ASSERT_TRUE(staged);
   EXPECT_NE(staged->inputs()[0], pool.data());  // e.g. indices: read once, into driver memory
-  EXPECT_EQ(staged->outputs()[0], pool.data() + 16);
+  EXPECT_EQ(staged->outputs()[0], pool.data() + 64);
   EXPECT_EQ(staged->stagedBytes(), 64u);
   EXPECT_TRUE(hal::usableInPlace(pool));
+}
+
+// An argument off the 64-byte alignment staged arguments have is staged, plain or not.
+TEST(RequestStaging, MisalignedPlainArgumentsAreStaged) {
+  Memory pool = *Memory::create(128);
+  Request request;
+  request.pools = {pool};
+  request.inputs = {{false, {0, 4, 16}, {}}};
+  request.outputs = {{false, {0, 64, 16}, {}}};
+  const InPlaceArguments both{{true}, {true}};
+  auto staged = StagedRequest::stage(request, 0, nullptr, &both);
+  ASSERT_TRUE(staged);
+  EXPECT_NE(staged->inputs()[0], pool.data() + 4);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(staged->inputs()[0]) % 64, 0u);
+  EXPECT_EQ(staged->outputs()[0], pool.data() + 64);
+  EXPECT_EQ(staged->stagedBytes(), 64u);
 }
 
 // Through nnhald every client pool is staged, plain values or not: the rules for untrusted
