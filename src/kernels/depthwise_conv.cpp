@@ -71,7 +71,8 @@ size_t depthwisePackedFilterCount(const DepthwiseGeometry& g, IsaLevel level) {
   const size_t taps = size_t{g.filterHeight} * g.filterWidth;
   if (depthwiseVnniLayout(g, level)) {
     const size_t blocks = (g.outDepth + kDepthwiseVnniBlock - 1) / kDepthwiseVnniBlock;
-    const size_t bytes = kDepthwiseVnniHeaderBytes + blocks * ((taps + 3) / 4) * 4 * 64;
+    const size_t bytes = kDepthwiseVnniHeaderBytes + blocks * kDepthwiseVnniBlock * 4 +
+                         blocks * ((taps + 3) / 4) * 4 * 64;
     return bytes / sizeof(int16_t);
   }
   if (depthwisePairedLayout(g, level)) {
@@ -82,6 +83,10 @@ size_t depthwisePackedFilterCount(const DepthwiseGeometry& g, IsaLevel level) {
 }
 
 namespace {
+
+size_t depthwisePackedFilterBlocks(size_t depth) {
+  return (depth + kDepthwiseVnniBlock - 1) / kDepthwiseVnniBlock;
+}
 
 // The VNNI layout of packDepthwiseFilter (kernels/depthwise_conv.h).
 void packVnniFilter(const DepthwiseGeometry& g, const uint8_t* filter, bool filterSigned,
@@ -94,15 +99,20 @@ void packVnniFilter(const DepthwiseGeometry& g, const uint8_t* filter, bool filt
             int8_t{0});
   const int32_t e = (filterSigned ? 0 : 128) - filterZeroPoint;
   std::memcpy(bytes, &e, sizeof e);
-  int8_t* blocksStart = bytes + kDepthwiseVnniHeaderBytes;
+  auto* sums = reinterpret_cast<int32_t*>(bytes + kDepthwiseVnniHeaderBytes);
+  int8_t* blocksStart = bytes + kDepthwiseVnniHeaderBytes +
+                        depthwisePackedFilterBlocks(depth) * kDepthwiseVnniBlock * 4;
   for (size_t c = 0; c < depth; ++c) {
     const size_t block = c / kDepthwiseVnniBlock, within = c % kDepthwiseVnniBlock;
     const size_t lane = within / 16, v = within % 16 / 4, j = within % 4;
+    int32_t sum = 0;
     for (size_t t = 0; t < taps; ++t) {
-      const int32_t d = readQuant(filter[t * depth + c], filterSigned) - (filterSigned ? 0 : 128);
+      const int32_t w = readQuant(filter[t * depth + c], filterSigned);
+      sum += w - filterZeroPoint;
       blocksStart[((block * groups + t / 4) * 4 + v) * 64 + 16 * lane + 4 * j + t % 4] =
-          static_cast<int8_t>(d);
+          static_cast<int8_t>(w - (filterSigned ? 0 : 128));
     }
+    sums[c] = sum;
   }
 }
 

@@ -63,11 +63,12 @@ size_t depthwisePackedFilterCount(const DepthwiseGeometry& g, IsaLevel level = a
 /// _mm512_unpack{lo,hi}_epi16 ([block][tap pair][lo 32, hi 32], zeros for padding; the
 /// AVX2 kernel reads each 32 as two halves of 16 in _mm256_unpack{lo,hi}_epi16's order), or,
 /// where depthwiseVnniLayout holds, bytes (the int16 array read as int8): a header of
-/// kDepthwiseVnniHeaderBytes holding the int32 e, then per block of 64 channels, per group of
-/// four taps, four vectors of 64 bytes d, vector v's dword 4L + j (L, j = 0..3) holding the
-/// four taps of channel 16L + 4v + j, so that w - filterZeroPoint = d + e for every tap
-/// (d = w - 128 and e = 128 - zero point for uint8 filters, d = w and e = -zero point for
-/// int8 ones; zeros for padding).
+/// kDepthwiseVnniHeaderBytes holding the int32 e, then per channel (padded to whole blocks)
+/// the int32 sum over the taps of w - filterZeroPoint, then per block of 64 channels, per
+/// group of four taps, four vectors of 64 bytes d, vector v's dword 4L + j (L, j = 0..3) holding
+/// the four taps of channel 16L + 4v + j, so that w - filterZeroPoint = d + e for every tap (d = w
+/// - 128 and e = 128 - zero point for uint8 filters, d = w and e = -zero point for int8 ones; zeros
+/// for padding).
 void packDepthwiseFilter(const DepthwiseGeometry& g, const uint8_t* filter, bool filterSigned,
                          int32_t filterZeroPoint, int16_t* out,
                          IsaLevel level = activeIsa()) noexcept;

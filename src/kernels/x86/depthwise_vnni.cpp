@@ -69,7 +69,8 @@ void quantLinesVnni(const DepthwiseGeometry& g, const DepthwiseQuantParams& p, c
   const auto* packed = reinterpret_cast<const int8_t*>(p.filter);
   int32_t e = 0;
   std::memcpy(&e, packed, sizeof e);
-  const int8_t* filterBlocks = packed + kDepthwiseVnniHeaderBytes;
+  const auto* filterSums = reinterpret_cast<const uint8_t*>(packed + kDepthwiseVnniHeaderBytes);
+  const int8_t* filterBlocks = packed + kDepthwiseVnniHeaderBytes + blocks * kBlock * 4;
   // e * u summed over the real taps of a group: e in those byte positions (128, which is not
   // an int8, as 64 twice).
   const int eSteps = e == 0 ? 0 : e == 128 ? 2 : 1;
@@ -98,21 +99,10 @@ void quantLinesVnni(const DepthwiseGeometry& g, const DepthwiseQuantParams& p, c
     const __mmask64 mask = valid == kBlock ? ~__mmask64{0} : (__mmask64{1} << valid) - 1;
     const int8_t* blockFilter = filterBlocks + block * groups * 4 * 64;
     // The bias with (s + zx) * sum_t (w_t - zw) taken out, in the accumulators' order.
-    int32_t sums[kBlock] = {};
-    for (size_t q = 0; q < groups; ++q) {
-      for (size_t v = 0; v < 4; ++v) {
-        for (size_t lane = 0; lane < 4; ++lane) {
-          for (size_t j = 0; j < 4; ++j) {
-            const int8_t* d = blockFilter + (q * 4 + v) * 64 + 16 * lane + 4 * j;
-            sums[16 * lane + 4 * v + j] += d[0] + d[1] + d[2] + d[3];
-          }
-        }
-      }
-    }
     int32_t folded[kBlock];
     for (size_t c = 0; c < valid; ++c) {
-      const int32_t filterSum =
-          internal::wrapAdd(sums[c], internal::wrapMul(e, static_cast<int32_t>(taps)));
+      int32_t filterSum = 0;
+      std::memcpy(&filterSum, filterSums + (c0 + c) * 4, sizeof filterSum);
       const int32_t bias = p.bias != nullptr ? p.bias[c0 + c] : 0;
       folded[c] = internal::wrapAdd(bias, -internal::wrapMul(inputShift, filterSum));
     }
