@@ -13,6 +13,7 @@
 #include "cache_test_util.h"
 #include "engine/compiler.h"
 #include "engine/executor.h"
+#include "kernels/depthwise_conv.h"
 #include "kernels/gemm.h"
 #include "kernels/isa.h"
 
@@ -153,8 +154,8 @@ TEST(PreparedStateQuantTest, OutOfRangeValuesAreRejected) {
 }
 
 // 64 channels take the depthwise kernel's VNNI filter layout wherever the CPU has VNNI: its
-// restored bytes may be any int8, but its constant e must be one packDepthwiseFilter
-// produces ([-127, 128]).
+// restored bytes may be any int8, but its constant e and its per-channel tap sums must be
+// ones packDepthwiseFilter produces (e in [-127, 128], sums within 255 per tap).
 TEST(PreparedStateQuantTest, AVnniDepthwiseConstantOutOfRangeIsRejected) {
   if (kernels::activeIsa() < kernels::IsaLevel::kVnni) GTEST_SKIP() << "no AVX-512 VNNI here";
   constexpr auto kQuant = OperandType::TENSOR_QUANT8_ASYMM;
@@ -187,6 +188,13 @@ TEST(PreparedStateQuantTest, AVnniDepthwiseConstantOutOfRangeIsRejected) {
       std::memcpy(bytes.data(), &e, sizeof e);
     });
     EXPECT_FALSE(compile(model, {tampered.store.get()})) << e;
+  }
+  // A channel's tap sum of w - zw beyond 255 per tap (9 taps) is refused too.
+  for (const int32_t sum : {9 * 255 + 1, -9 * 255 - 1}) {
+    Restored tampered = restore(saved, true, [sum](StateKey, std::vector<uint8_t>& bytes) {
+      std::memcpy(bytes.data() + kernels::kDepthwiseVnniHeaderBytes + 4 * 5, &sum, sizeof sum);
+    });
+    EXPECT_FALSE(compile(model, {tampered.store.get()})) << sum;
   }
 }
 

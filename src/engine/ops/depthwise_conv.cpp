@@ -40,14 +40,23 @@ size_t lineGrain(const kernels::DepthwiseGeometry& g) {
 // saveState). Restored values are accepted only within what packDepthwiseFilter produces, so
 // accumulations stay within what real models produce: int16 values within [-255, 255], the
 // range of an 8-bit filter value minus its zero point; in the VNNI layout, whose bytes are
-// every int8, a constant e within [-127, 128].
+// every int8, a constant e within [-127, 128] and per-channel tap sums within 255 per tap.
 constexpr int16_t kMaxPackedTap = 255;
 
 bool packedFilterValid(const kernels::DepthwiseGeometry& g, const int16_t* values, size_t count) {
   if (kernels::depthwiseVnniLayout(g, kernels::activeIsa())) {
+    const auto* bytes = reinterpret_cast<const uint8_t*>(values);
     int32_t e = 0;
-    std::memcpy(&e, values, sizeof e);
-    return e >= -127 && e <= 128;
+    std::memcpy(&e, bytes, sizeof e);
+    if (e < -127 || e > 128) return false;
+    // Each channel's tap sum of w - zw: at most 255 per tap.
+    const int64_t bound = int64_t{kMaxPackedTap} * g.filterHeight * g.filterWidth;
+    for (size_t c = 0; c < g.outDepth; ++c) {
+      int32_t sum = 0;
+      std::memcpy(&sum, bytes + kernels::kDepthwiseVnniHeaderBytes + 4 * c, sizeof sum);
+      if (sum < -bound || sum > bound) return false;
+    }
+    return true;
   }
   const auto [lo, hi] = kernels::minMaxWithZero(values, count);
   return lo >= -kMaxPackedTap && hi <= kMaxPackedTap;
