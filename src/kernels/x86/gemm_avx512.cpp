@@ -115,12 +115,19 @@ void quantTile(const uint8_t* a, size_t lda, const int32_t* rowSums, const Quant
       }
     }
   }
+  // storeQuantTile takes the column offsets added.
+  __m512i offset[NV];
+#pragma GCC unroll 3
+  for (int v = 0; v < NV; ++v) {
+    offset[v] = _mm512_loadu_si512(p.columnOffset + (group + v) * kGemmGroup);
+  }
   alignas(64) int32_t tile[MR * NV * kGemmGroup];
 #pragma GCC unroll 4
   for (int r = 0; r < MR; ++r) {
 #pragma GCC unroll 3
     for (int v = 0; v < NV; ++v) {
-      _mm512_store_si512(tile + (r * NV + v) * kGemmGroup, sumPairs(acc[r][v][0], acc[r][v][1]));
+      _mm512_store_si512(tile + (r * NV + v) * kGemmGroup,
+                         _mm512_add_epi32(sumPairs(acc[r][v][0], acc[r][v][1]), offset[v]));
     }
   }
   storeQuantTile(tile, MR, NV, rowSums, p, group, out, ldo);

@@ -13,39 +13,38 @@
 namespace nnhal::kernels::x86 {
 namespace {
 
-// Requantizes a tile of int32 accumulators ([rows][groups][16], column offsets not yet
-// added) and stores the bytes. Kept out of line so that the multiply loop of quantTile has
-// the whole register file for its accumulators. Every parameter is copied into locals
-// first: the byte stores may alias anything, so fields read through `p` would be reloaded
-// after each store.
+// Requantizes a tile of int32 accumulators ([rows][groups][16], column offsets already
+// added by the multiply loop, row terms not yet) and stores the bytes. Kept out of line so
+// that the multiply loop of quantTile has the whole register file for its accumulators.
+// Every parameter is copied into locals first: the byte stores may alias anything, so
+// fields read through `p` would be reloaded after each store.
 [[gnu::noinline]] void storeQuantTile(const int32_t* tile, int rows, int groups,
                                       const int32_t* rowSums, const QuantGemmParams& p,
                                       size_t group, uint8_t* out, size_t ldo) {
   const int32_t rowSumFactor = p.rowSumFactor;
   const bool anyLeftShift = p.anyLeftShift;
   const size_t n = p.n;
-  const int32_t* const columnOffset = p.columnOffset;
   const int32_t* const multipliers = p.multiplier;
   const int32_t* const shifts = p.shift;
   const __m512i zeroPoint = _mm512_set1_epi32(p.outputZeroPoint);
   const __m512i lo = _mm512_set1_epi32(p.outputMin);
   const __m512i hi = _mm512_set1_epi32(p.outputMax);
+  const bool rowTermsUsed = rowSumFactor != 0;
   int32_t rowTerms[kGemmRows];
   for (int r = 0; r < rows; ++r) {
-    rowTerms[r] = rowSumFactor != 0 ? internal::wrapMul(rowSumFactor, rowSums[r]) : 0;
+    rowTerms[r] = rowTermsUsed ? internal::wrapMul(rowSumFactor, rowSums[r]) : 0;
   }
   // A fused RELU (lower bound at or above the zero point) saves the rounding of negatives.
   const bool clamped = p.outputMin >= p.outputZeroPoint;
   for (int v = 0; v < groups; ++v) {
     const size_t column = (group + v) * kGemmGroup;
     const __mmask16 mask = firstLanes16(n - column);
-    const __m512i offset = _mm512_loadu_si512(columnOffset + column);
     const Requantizer16 requant(_mm512_loadu_si512(multipliers + column),
                                 _mm512_loadu_si512(shifts + column), anyLeftShift);
     const auto rowsOf = [&](auto requantize) __attribute__((always_inline)) {
       for (int r = 0; r < rows; ++r) {
         __m512i x = _mm512_load_si512(tile + (r * groups + v) * kGemmGroup);
-        x = _mm512_add_epi32(x, _mm512_add_epi32(offset, _mm512_set1_epi32(rowTerms[r])));
+        if (rowTermsUsed) x = _mm512_add_epi32(x, _mm512_set1_epi32(rowTerms[r]));
         storeLowBytes16(out + r * ldo + column, mask, requantize(x));
       }
     };
