@@ -115,12 +115,8 @@ void quantTile(const uint8_t* a, size_t lda, const int32_t* rowSums, const Quant
       }
     }
   }
-  // storeQuantTile takes the column offsets added.
   __m512i offset[NV];
-#pragma GCC unroll 3
-  for (int v = 0; v < NV; ++v) {
-    offset[v] = _mm512_loadu_si512(p.columnOffset + (group + v) * kGemmGroup);
-  }
+  loadColumnOffsets(p, group, offset);
   alignas(64) int32_t tile[MR * NV * kGemmGroup];
 #pragma GCC unroll 4
   for (int r = 0; r < MR; ++r) {

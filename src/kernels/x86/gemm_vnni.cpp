@@ -21,13 +21,9 @@ void quantTile(const uint8_t* a, size_t lda, const int32_t* rowSums, const Quant
   const size_t k4Count = kPadded / 4;
   const size_t groupStride = kGemmGroup * kPadded;
   const int8_t* b = p.packedWeights + group * groupStride;
-  // The accumulators start at the column offsets (vpdpbusd adds with wraparound, as the
-  // reference's int32 sums do, so the order of the additions does not matter).
+  // The accumulators start at the column offsets (vpdpbusd adds with wraparound).
   __m512i offset[NV];
-#pragma GCC unroll 3
-  for (int v = 0; v < NV; ++v) {
-    offset[v] = _mm512_loadu_si512(p.columnOffset + (group + v) * kGemmGroup);
-  }
+  loadColumnOffsets(p, group, offset);
   __m512i acc[MR][NV];
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) {

@@ -13,6 +13,17 @@
 namespace nnhal::kernels::x86 {
 namespace {
 
+// The column offsets of column groups group .. group + NV - 1, which the multiply loops add
+// to their sums before storeQuantTile (int32 sums wrap, as the reference's do, so where they
+// are added does not matter).
+template <int NV>
+inline void loadColumnOffsets(const QuantGemmParams& p, size_t group, __m512i (&offset)[NV]) {
+#pragma GCC unroll 3
+  for (int v = 0; v < NV; ++v) {
+    offset[v] = _mm512_loadu_si512(p.columnOffset + (group + v) * kGemmGroup);
+  }
+}
+
 // Requantizes a tile of int32 accumulators ([rows][groups][16], column offsets already
 // added by the multiply loop, row terms not yet) and stores the bytes. Kept out of line so
 // that the multiply loop of quantTile has the whole register file for its accumulators.
