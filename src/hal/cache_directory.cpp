@@ -65,20 +65,6 @@ Result<OpenFiles> openFiles(const std::filesystem::path& folder, const CacheToke
 
 }  // namespace
 
-std::string_view toString(CacheOutcome outcome) {
-  switch (outcome) {
-    case CacheOutcome::kLoaded:
-      return "loaded";
-    case CacheOutcome::kCompiledAndSaved:
-      return "compiled and saved";
-    case CacheOutcome::kCompiled:
-      return "compiled";
-    case CacheOutcome::kCachingOff:
-      return "caching off";
-  }
-  return "unknown";
-}
-
 Result<CacheDirectory> CacheDirectory::open(const std::filesystem::path& folder,
                                             std::shared_ptr<Device> device,
                                             std::chrono::milliseconds lockWait) {

@@ -8,18 +8,6 @@
 
 namespace nnhal {
 
-std::string_view toString(PreparationPolicy policy) {
-  switch (policy) {
-    case PreparationPolicy::kIdle:
-      return "idle";
-    case PreparationPolicy::kNice:
-      return "nice";
-    case PreparationPolicy::kNormal:
-      return "normal";
-  }
-  return "unknown";
-}
-
 CompilationCaching Device::getCompilationCaching() const {
   const NumberOfCacheFiles files = getNumberOfCacheFilesNeeded();
   if (files.modelCache != 0 || files.dataCache != 0) return {true, ""};

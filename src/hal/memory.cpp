@@ -59,18 +59,6 @@ std::string errnoText(const char* what) { return std::string(what) + ": " + std:
 
 }  // namespace
 
-std::string_view toString(MemoryKind kind) {
-  switch (kind) {
-    case MemoryKind::ASHMEM:
-      return "ashmem";
-    case MemoryKind::MMAP_FD:
-      return "mmap_fd";
-    case MemoryKind::HARDWARE_BUFFER_BLOB:
-      return "hardware_buffer_blob";
-  }
-  return "unknown";
-}
-
 Result<Memory> Memory::create(size_t size, MemoryKind kind) {
   if (size == 0) return invalidArgument("Memory::create: size must be > 0");
   if (kind == MemoryKind::MMAP_FD) {

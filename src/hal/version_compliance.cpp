@@ -143,20 +143,6 @@ std::string joined(const std::vector<std::string>& lines) {
 
 }  // namespace
 
-std::string_view toString(HalVersion version) {
-  switch (version) {
-    case HalVersion::V1_0:
-      return "1.0";
-    case HalVersion::V1_1:
-      return "1.1";
-    case HalVersion::V1_2:
-      return "1.2";
-    case HalVersion::V1_3:
-      return "1.3";
-  }
-  return "HalVersion(?)";
-}
-
 HalVersion introducedIn(OperandType type) {
   const auto code = static_cast<int32_t>(type);
   if (type == OperandType::OEM || type == OperandType::TENSOR_OEM_BYTE) return HalVersion::V1_0;

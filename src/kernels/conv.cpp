@@ -175,23 +175,15 @@ void convQuantReference(const ConvGeometry& g, const In* input, int32_t inputZer
       for (uint32_t x = 0; x < g.outWidth; ++x) {
         for (uint32_t c = 0; c < g.outDepth; ++c) {
           int32_t sum = 0;
-          for (uint32_t i = 0; i < g.filterHeight; ++i) {
-            for (uint32_t j = 0; j < g.filterWidth; ++j) {
-              const int64_t iy =
-                  int64_t{y} * g.strideHeight - g.padTop + int64_t{i} * g.dilationHeight;
-              const int64_t ix =
-                  int64_t{x} * g.strideWidth - g.padLeft + int64_t{j} * g.dilationWidth;
-              if (iy < 0 || iy >= g.inHeight || ix < 0 || ix >= g.inWidth) continue;
-              for (uint32_t d = 0; d < g.inDepth; ++d) {
-                const In v =
-                    input[((size_t{b} * g.inHeight + iy) * g.inWidth + ix) * g.inDepth + d];
-                const Filter w =
-                    filter[((size_t{c} * g.filterHeight + i) * g.filterWidth + j) * g.inDepth + d];
-                sum = internal::wrapAdd(
-                    sum, (readQuant(v) - inputZeroPoint) * (readQuant(w) - filterZeroPoint));
-              }
+          forEachInputTap(g, b, y, x, [&](uint32_t i, uint32_t j, size_t pixel) {
+            const In* v = input + pixel * g.inDepth;
+            const Filter* w =
+                filter + ((size_t{c} * g.filterHeight + i) * g.filterWidth + j) * g.inDepth;
+            for (uint32_t d = 0; d < g.inDepth; ++d) {
+              sum = internal::wrapAdd(
+                  sum, (readQuant(v[d]) - inputZeroPoint) * (readQuant(w[d]) - filterZeroPoint));
             }
-          }
+          });
           if (bias != nullptr) sum = internal::wrapAdd(sum, bias[c]);
           int32_t v = internal::wrapAdd(multiplyByQuantizedMultiplier(sum, multipliers[c]),
                                         outputZeroPoint);
@@ -225,20 +217,12 @@ void convFloatReference(const ConvGeometry& g, const float* input, const float* 
       for (uint32_t x = 0; x < g.outWidth; ++x) {
         for (uint32_t c = 0; c < g.outDepth; ++c) {
           float sum = 0.0f;
-          for (uint32_t i = 0; i < g.filterHeight; ++i) {
-            for (uint32_t j = 0; j < g.filterWidth; ++j) {
-              const int64_t iy =
-                  int64_t{y} * g.strideHeight - g.padTop + int64_t{i} * g.dilationHeight;
-              const int64_t ix =
-                  int64_t{x} * g.strideWidth - g.padLeft + int64_t{j} * g.dilationWidth;
-              if (iy < 0 || iy >= g.inHeight || ix < 0 || ix >= g.inWidth) continue;
-              for (uint32_t d = 0; d < g.inDepth; ++d) {
-                sum +=
-                    input[((size_t{b} * g.inHeight + iy) * g.inWidth + ix) * g.inDepth + d] *
-                    filter[((size_t{c} * g.filterHeight + i) * g.filterWidth + j) * g.inDepth + d];
-              }
-            }
-          }
+          forEachInputTap(g, b, y, x, [&](uint32_t i, uint32_t j, size_t pixel) {
+            const float* v = input + pixel * g.inDepth;
+            const float* w =
+                filter + ((size_t{c} * g.filterHeight + i) * g.filterWidth + j) * g.inDepth;
+            for (uint32_t d = 0; d < g.inDepth; ++d) sum += v[d] * w[d];
+          });
           if (bias != nullptr) sum += bias[c];
           output[((size_t{b} * g.outHeight + y) * g.outWidth + x) * g.outDepth + c] =
               std::min(std::max(sum, outputMin), outputMax);

@@ -283,19 +283,11 @@ void depthwiseQuantReference(const DepthwiseGeometry& g, const In* input, int32_
         for (uint32_t c = 0; c < g.outDepth; ++c) {
           const uint32_t ic = c / g.depthMultiplier;
           int32_t sum = 0;
-          for (uint32_t i = 0; i < g.filterHeight; ++i) {
-            for (uint32_t j = 0; j < g.filterWidth; ++j) {
-              const int64_t iy =
-                  int64_t{y} * g.strideHeight - g.padTop + int64_t{i} * g.dilationHeight;
-              const int64_t ix =
-                  int64_t{x} * g.strideWidth - g.padLeft + int64_t{j} * g.dilationWidth;
-              if (iy < 0 || iy >= g.inHeight || ix < 0 || ix >= g.inWidth) continue;
-              const int32_t v =
-                  input[((size_t{b} * g.inHeight + iy) * g.inWidth + ix) * g.inDepth + ic];
-              const int32_t w = filter[(size_t{i} * g.filterWidth + j) * g.outDepth + c];
-              sum = internal::wrapAdd(sum, (v - inputZeroPoint) * (w - filterZeroPoint));
-            }
-          }
+          forEachInputTap(g, b, y, x, [&](uint32_t i, uint32_t j, size_t pixel) {
+            const int32_t v = input[pixel * g.inDepth + ic];
+            const int32_t w = filter[(size_t{i} * g.filterWidth + j) * g.outDepth + c];
+            sum = internal::wrapAdd(sum, (v - inputZeroPoint) * (w - filterZeroPoint));
+          });
           if (bias != nullptr) sum = internal::wrapAdd(sum, bias[c]);
           const int32_t v = internal::wrapAdd(multiplyByQuantizedMultiplier(sum, multipliers[c]),
                                               outputZeroPoint);
@@ -331,17 +323,10 @@ void depthwiseFloatReference(const DepthwiseGeometry& g, const float* input, con
         for (uint32_t c = 0; c < g.outDepth; ++c) {
           const uint32_t ic = c / g.depthMultiplier;
           float sum = 0.0f;
-          for (uint32_t i = 0; i < g.filterHeight; ++i) {
-            for (uint32_t j = 0; j < g.filterWidth; ++j) {
-              const int64_t iy =
-                  int64_t{y} * g.strideHeight - g.padTop + int64_t{i} * g.dilationHeight;
-              const int64_t ix =
-                  int64_t{x} * g.strideWidth - g.padLeft + int64_t{j} * g.dilationWidth;
-              if (iy < 0 || iy >= g.inHeight || ix < 0 || ix >= g.inWidth) continue;
-              sum += input[((size_t{b} * g.inHeight + iy) * g.inWidth + ix) * g.inDepth + ic] *
-                     filter[(size_t{i} * g.filterWidth + j) * g.outDepth + c];
-            }
-          }
+          forEachInputTap(g, b, y, x, [&](uint32_t i, uint32_t j, size_t pixel) {
+            sum += input[pixel * g.inDepth + ic] *
+                   filter[(size_t{i} * g.filterWidth + j) * g.outDepth + c];
+          });
           if (bias != nullptr) sum += bias[c];
           output[((size_t{b} * g.outHeight + y) * g.outWidth + x) * g.outDepth + c] =
               std::min(std::max(sum, outputMin), outputMax);

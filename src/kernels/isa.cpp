@@ -1,21 +1,20 @@
 #include "kernels/isa.h"
 
+#include <array>
 #include <cstdlib>
 
 namespace nnhal::kernels {
 
+namespace {
+
+/// Indexed by IsaLevel's value.
+constexpr std::array<std::string_view, 4> kIsaLevelNames{"scalar", "avx2", "avx512", "vnni"};
+
+}  // namespace
+
 std::string_view toString(IsaLevel level) noexcept {
-  switch (level) {
-    case IsaLevel::kScalar:
-      return "scalar";
-    case IsaLevel::kAvx2:
-      return "avx2";
-    case IsaLevel::kAvx512:
-      return "avx512";
-    case IsaLevel::kVnni:
-      return "vnni";
-  }
-  return "scalar";
+  const auto index = static_cast<size_t>(level);
+  return index < kIsaLevelNames.size() ? kIsaLevelNames[index] : kIsaLevelNames[0];
 }
 
 std::optional<IsaLevel> parseIsaLevel(std::string_view name) noexcept {

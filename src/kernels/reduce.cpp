@@ -3,49 +3,17 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/internal/reduce_walk.h"
 #include "kernels/quantize.h"
 
 namespace nnhal::kernels {
 namespace {
 
-/// Input offset of kept (output) element o.
-size_t keptOffset(const ReduceLayout& l, size_t o) {
-  size_t offset = 0;
-  for (int d = l.keptRank - 1; d >= 0; --d) {
-    offset += (o % l.keptDims[d]) * l.keptStrides[d];
-    o /= l.keptDims[d];
-  }
-  return offset;
-}
-
 /// Sum (as Acc) of the reduced elements starting at `base`.
 template <typename Acc, typename T>
 Acc reducedSum(const T* base, const ReduceLayout& l) {
-  Acc sum = 0;
-  if (l.reducedCount == 0) return sum;
-  const int last = l.reducedRank - 1;
-  if (last < 0) return static_cast<Acc>(*base);
-  const size_t innerSize = l.reducedDims[last];
-  const size_t innerStride = l.reducedStrides[last];
-  std::array<size_t, kMaxReduceRank> index{};
-  size_t offset = 0;
-  while (true) {
-    const T* p = base + offset;
-    if (innerStride == 1) {
-      for (size_t k = 0; k < innerSize; ++k) sum += static_cast<Acc>(p[k]);
-    } else {
-      for (size_t k = 0; k < innerSize; ++k) sum += static_cast<Acc>(p[k * innerStride]);
-    }
-    int d = last - 1;
-    for (; d >= 0; --d) {
-      ++index[d];
-      offset += l.reducedStrides[d];
-      if (index[d] < l.reducedDims[d]) break;
-      offset -= index[d] * l.reducedStrides[d];
-      index[d] = 0;
-    }
-    if (d < 0) return sum;
-  }
+  return internal::foldReduced(base, l, Acc{0},
+                               [](Acc sum, T v) { return sum + static_cast<Acc>(v); });
 }
 
 }  // namespace
@@ -112,7 +80,7 @@ void meanFloat32(const float* in, float* out, const ReduceLayout& layout, size_t
       out[o] = 0.0f;
       continue;
     }
-    const double sum = reducedSum<double>(in + keptOffset(layout, o), layout);
+    const double sum = reducedSum<double>(in + internal::keptOffset(layout, o), layout);
     out[o] = static_cast<float>(sum / count);
   }
 }
@@ -127,7 +95,7 @@ void meanQuant8(const T* in, T* out, const ReduceLayout& layout, const MeanQuant
       out[o] = zero;
       continue;
     }
-    const auto sum = reducedSum<int64_t>(in + keptOffset(layout, o), layout);
+    const auto sum = reducedSum<int64_t>(in + internal::keptOffset(layout, o), layout);
     const double mean = static_cast<double>(sum) / count;
     const double level =
         std::round((mean - params.inputZeroPoint) * params.scaleRatio) + params.outputZeroPoint;

@@ -4,49 +4,17 @@
 #include <array>
 #include <limits>
 
+#include "kernels/internal/reduce_walk.h"
+
 namespace nnhal::kernels {
 namespace {
-
-/// Input offset of the first element folded into output element o.
-size_t firstOffset(const ReduceLayout& l, size_t o) {
-  size_t offset = 0;
-  for (int d = l.keptRank - 1; d >= 0; --d) {
-    offset += (o % l.keptDims[d]) * l.keptStrides[d];
-    o /= l.keptDims[d];
-  }
-  return offset;
-}
-
-/// Folds `step(acc, value)` over the reduced elements starting at `base`.
-template <typename Acc, typename T, typename Step>
-Acc fold(const T* base, const ReduceLayout& l, Acc acc, Step step) {
-  if (l.reducedCount == 0) return acc;
-  const int last = l.reducedRank - 1;
-  if (last < 0) return step(acc, *base);
-  const size_t innerSize = l.reducedDims[last];
-  const size_t innerStride = l.reducedStrides[last];
-  std::array<size_t, kMaxReduceRank> index{};
-  size_t offset = 0;
-  while (true) {
-    const T* p = base + offset;
-    for (size_t k = 0; k < innerSize; ++k) acc = step(acc, p[k * innerStride]);
-    int d = last - 1;
-    for (; d >= 0; --d) {
-      ++index[d];
-      offset += l.reducedStrides[d];
-      if (index[d] < l.reducedDims[d]) break;
-      offset -= index[d] * l.reducedStrides[d];
-      index[d] = 0;
-    }
-    if (d < 0) return acc;
-  }
-}
 
 template <typename Acc, typename T, typename Out, typename Step>
 void foldAll(const T* in, Out* out, const ReduceLayout& l, Acc init, Step step, size_t begin,
              size_t end) {
   for (size_t o = begin; o < end; ++o) {
-    out[o] = static_cast<Out>(fold(in + firstOffset(l, o), l, init, step));
+    out[o] =
+        static_cast<Out>(internal::foldReduced(in + internal::keptOffset(l, o), l, init, step));
   }
 }
 

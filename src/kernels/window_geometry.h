@@ -11,6 +11,7 @@
 // preparation, already accounts for the trailing ones.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace nnhal::kernels {
@@ -24,5 +25,25 @@ struct WindowGeometry {
   uint32_t strideHeight = 1, strideWidth = 1;
   uint32_t dilationHeight = 1, dilationWidth = 1;
 };
+
+/// Calls visit(i, j, inputPixel) for each filter tap (i, j) of output pixel (b, y, x) that
+/// falls inside the input, rows then columns; inputPixel is the tap's NHWC pixel index
+/// ((b * inHeight + iy) * inWidth + ix). Taps on the padding are skipped. The reference
+/// kernels' window walk: written for clarity, not speed.
+template <typename Visit>
+void forEachInputTap(const WindowGeometry& g, uint32_t b, uint32_t y, uint32_t x,
+                     Visit&& visit) noexcept {
+  for (uint32_t i = 0; i < g.filterHeight; ++i) {
+    const int64_t iy = int64_t{y} * g.strideHeight - g.padTop + int64_t{i} * g.dilationHeight;
+    if (iy < 0 || iy >= g.inHeight) continue;
+    for (uint32_t j = 0; j < g.filterWidth; ++j) {
+      const int64_t ix = int64_t{x} * g.strideWidth - g.padLeft + int64_t{j} * g.dilationWidth;
+      if (ix < 0 || ix >= g.inWidth) continue;
+      visit(
+          i, j,
+          (size_t{b} * g.inHeight + static_cast<size_t>(iy)) * g.inWidth + static_cast<size_t>(ix));
+    }
+  }
+}
 
 }  // namespace nnhal::kernels

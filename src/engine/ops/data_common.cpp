@@ -23,6 +23,12 @@ Result<void> checkMainTensor(const PrepareContext& ctx, std::initializer_list<Op
   return {};
 }
 
+Result<void> checkMovedFloatOrQuant8(const PrepareContext& ctx, size_t minRank, size_t maxRank) {
+  NNHAL_TRY(checkMainTensor(ctx, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
+                                  OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
+  return checkRank(ctx, 0, minRank, maxRank);
+}
+
 Result<int32_t> readInt(const PrepareContext& ctx, size_t i) {
   NNHAL_TRY(checkInputType(ctx, i, {OperandType::INT32}));
   return ctx.scalar<int32_t>(i);

@@ -28,6 +28,11 @@ inline constexpr size_t kCopyGrainBytes = size_t{1} << 16;
 Result<void> checkMainTensor(const PrepareContext& ctx, std::initializer_list<OperandType> allowed,
                              size_t o = 0);
 
+/// checkMainTensor for the data-movement operations over float and 8-bit asymmetric tensors
+/// (TENSOR_FLOAT32, TENSOR_QUANT8_ASYMM, TENSOR_QUANT8_ASYMM_SIGNED), with input 0 of rank
+/// minRank..maxRank.
+Result<void> checkMovedFloatOrQuant8(const PrepareContext& ctx, size_t minRank, size_t maxRank);
+
 /// Reads INT32 scalar input `i` (checking its type).
 Result<int32_t> readInt(const PrepareContext& ctx, size_t i);
 

@@ -68,10 +68,7 @@ PrepareResult preparePadding(PrepareContext& ctx, const PadValue& padValue) {
 
 Result<void> checkPadInput(const PrepareContext& ctx, size_t inputs) {
   NNHAL_TRY(checkOperandCounts(ctx, inputs, inputs, 1));
-  NNHAL_TRY(
-      data::checkMainTensor(ctx, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
-                                  OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
-  NNHAL_TRY(checkRank(ctx, 0, 1, kernels::kMaxViewRank));
+  NNHAL_TRY(data::checkMovedFloatOrQuant8(ctx, 1, kernels::kMaxViewRank));
   return {};
 }
 

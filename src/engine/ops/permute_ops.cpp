@@ -13,10 +13,7 @@ namespace nnhal::engine::ops {
 
 PrepareResult prepareTranspose(PrepareContext& ctx) {
   NNHAL_TRY(checkOperandCounts(ctx, 1, 2, 1));
-  NNHAL_TRY(
-      data::checkMainTensor(ctx, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
-                                  OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
-  NNHAL_TRY(checkRank(ctx, 0, 1, 4));
+  NNHAL_TRY(data::checkMovedFloatOrQuant8(ctx, 1, 4));
   const std::vector<uint32_t>& inDims = ctx.input(0).dimensions;
   const size_t rank = inDims.size();
   std::vector<int32_t> perm(rank);
@@ -84,10 +81,7 @@ PrepareResult prepareTile(PrepareContext& ctx) {
 
 PrepareResult prepareChannelShuffle(PrepareContext& ctx) {
   NNHAL_TRY(checkOperandCounts(ctx, 3, 3, 1));
-  NNHAL_TRY(
-      data::checkMainTensor(ctx, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
-                                  OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
-  NNHAL_TRY(checkRank(ctx, 0, 1, 4));
+  NNHAL_TRY(data::checkMovedFloatOrQuant8(ctx, 1, 4));
   const std::vector<uint32_t>& inDims = ctx.input(0).dimensions;
   NNHAL_ASSIGN_OR_RETURN(const int32_t groups, data::readInt(ctx, 1));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t axis, readAxis(ctx, 2, inDims.size()));

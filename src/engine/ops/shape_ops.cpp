@@ -17,10 +17,7 @@ namespace nnhal::engine::ops {
 
 PrepareResult prepareSqueeze(PrepareContext& ctx) {
   NNHAL_TRY(checkOperandCounts(ctx, 1, 2, 1));
-  NNHAL_TRY(
-      data::checkMainTensor(ctx, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
-                                  OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
-  NNHAL_TRY(checkRank(ctx, 0, 0, 4));
+  NNHAL_TRY(data::checkMovedFloatOrQuant8(ctx, 0, 4));
   const std::vector<uint32_t>& dims = ctx.input(0).dimensions;
   const size_t rank = dims.size();
   std::vector<bool> squeeze(rank, false);

@@ -32,10 +32,7 @@ int64_t stepCount(int64_t begin, int64_t end, int64_t stride) {
 
 PrepareResult prepareStridedSlice(PrepareContext& ctx) {
   NNHAL_TRY(checkOperandCounts(ctx, 7, 7, 1));
-  NNHAL_TRY(
-      data::checkMainTensor(ctx, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
-                                  OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
-  NNHAL_TRY(checkRank(ctx, 0, 1, 4));
+  NNHAL_TRY(data::checkMovedFloatOrQuant8(ctx, 1, 4));
   const std::vector<uint32_t>& inDims = ctx.input(0).dimensions;
   const size_t rank = inDims.size();
   NNHAL_ASSIGN_OR_RETURN(const std::vector<int32_t> begins, data::readIntVector(ctx, 1, rank));

@@ -60,10 +60,7 @@ Result<std::vector<uint32_t>> outputDims(const PrepareContext& ctx, uint64_t n, 
 /// Common checks: input counts, a 4-D float32/quant8 input 0, same-typed output.
 Result<void> checkImageOperation(const PrepareContext& ctx, size_t minInputs, size_t maxInputs) {
   NNHAL_TRY(checkOperandCounts(ctx, minInputs, maxInputs, 1));
-  NNHAL_TRY(
-      data::checkMainTensor(ctx, {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_QUANT8_ASYMM,
-                                  OperandType::TENSOR_QUANT8_ASYMM_SIGNED}));
-  NNHAL_TRY(checkRank(ctx, 0, 4, 4));
+  NNHAL_TRY(data::checkMovedFloatOrQuant8(ctx, 4, 4));
   return {};
 }
 

@@ -1,32 +1,20 @@
-// Names of the NN HAL enums, as types.hal spells them.
+// Names of the public enums: the NN HAL's as types.hal spells them, and nnhal's own.
 #include <array>
 #include <string>
 #include <utility>
 
+#include "common/enum_names.h"
+#include "nnhal/cache_directory.h"
+#include "nnhal/device.h"
+#include "nnhal/memory.h"
+#include "nnhal/status.h"
 #include "nnhal/types.h"
+#include "nnhal/version_compliance.h"
 
 namespace nnhal {
 namespace {
 
-template <typename E, size_t N>
-std::string_view lookup(const std::array<std::pair<E, std::string_view>, N>& table, E value,
-                        std::string_view fallback) {
-  for (const auto& [v, name] : table) {
-    if (v == value) return name;
-  }
-  return fallback;
-}
-
-template <typename E, size_t N>
-std::optional<E> reverseLookup(const std::array<std::pair<E, std::string_view>, N>& table,
-                               std::string_view name) {
-  for (const auto& [v, n] : table) {
-    if (n == name) return v;
-  }
-  return std::nullopt;
-}
-
-constexpr std::array<std::pair<OperandType, std::string_view>, 18> kOperandTypeNames{{
+constexpr common::EnumNames<OperandType, 18> kOperandTypeNames{{
     {OperandType::FLOAT32, "FLOAT32"},
     {OperandType::INT32, "INT32"},
     {OperandType::UINT32, "UINT32"},
@@ -47,7 +35,7 @@ constexpr std::array<std::pair<OperandType, std::string_view>, 18> kOperandTypeN
     {OperandType::TENSOR_OEM_BYTE, "TENSOR_OEM_BYTE"},
 }};
 
-constexpr std::array<std::pair<OperationType, std::string_view>, 103> kOperationTypeNames{{
+constexpr common::EnumNames<OperationType, 103> kOperationTypeNames{{
     {OperationType::ADD, "ADD"},
     {OperationType::AVERAGE_POOL_2D, "AVERAGE_POOL_2D"},
     {OperationType::CONCATENATION, "CONCATENATION"},
@@ -153,7 +141,7 @@ constexpr std::array<std::pair<OperationType, std::string_view>, 103> kOperation
     {OperationType::OEM_OPERATION, "OEM_OPERATION"},
 }};
 
-constexpr std::array<std::pair<OperandLifeTime, std::string_view>, 7> kOperandLifeTimeNames{{
+constexpr common::EnumNames<OperandLifeTime, 7> kOperandLifeTimeNames{{
     {OperandLifeTime::TEMPORARY_VARIABLE, "TEMPORARY_VARIABLE"},
     {OperandLifeTime::SUBGRAPH_INPUT, "SUBGRAPH_INPUT"},
     {OperandLifeTime::SUBGRAPH_OUTPUT, "SUBGRAPH_OUTPUT"},
@@ -163,52 +151,105 @@ constexpr std::array<std::pair<OperandLifeTime, std::string_view>, 7> kOperandLi
     {OperandLifeTime::SUBGRAPH, "SUBGRAPH"},
 }};
 
-constexpr std::array<std::pair<ExecutionPreference, std::string_view>, 3> kExecutionPreferenceNames{
-    {
-        {ExecutionPreference::LOW_POWER, "LOW_POWER"},
-        {ExecutionPreference::FAST_SINGLE_ANSWER, "FAST_SINGLE_ANSWER"},
-        {ExecutionPreference::SUSTAINED_SPEED, "SUSTAINED_SPEED"},
-    }};
+constexpr common::EnumNames<ExecutionPreference, 3> kExecutionPreferenceNames{{
+    {ExecutionPreference::LOW_POWER, "LOW_POWER"},
+    {ExecutionPreference::FAST_SINGLE_ANSWER, "FAST_SINGLE_ANSWER"},
+    {ExecutionPreference::SUSTAINED_SPEED, "SUSTAINED_SPEED"},
+}};
 
-constexpr std::array<std::pair<Priority, std::string_view>, 3> kPriorityNames{{
+constexpr common::EnumNames<Priority, 3> kPriorityNames{{
     {Priority::LOW, "LOW"},
     {Priority::MEDIUM, "MEDIUM"},
     {Priority::HIGH, "HIGH"},
 }};
 
-constexpr std::array<std::pair<DeviceType, std::string_view>, 4> kDeviceTypeNames{{
+constexpr common::EnumNames<DeviceType, 4> kDeviceTypeNames{{
     {DeviceType::OTHER, "OTHER"},
     {DeviceType::CPU, "CPU"},
     {DeviceType::GPU, "GPU"},
     {DeviceType::ACCELERATOR, "ACCELERATOR"},
 }};
 
+constexpr common::EnumNames<ErrorStatus, 9> kErrorStatusNames{{
+    {ErrorStatus::NONE, "NONE"},
+    {ErrorStatus::DEVICE_UNAVAILABLE, "DEVICE_UNAVAILABLE"},
+    {ErrorStatus::GENERAL_FAILURE, "GENERAL_FAILURE"},
+    {ErrorStatus::OUTPUT_INSUFFICIENT_SIZE, "OUTPUT_INSUFFICIENT_SIZE"},
+    {ErrorStatus::INVALID_ARGUMENT, "INVALID_ARGUMENT"},
+    {ErrorStatus::MISSED_DEADLINE_TRANSIENT, "MISSED_DEADLINE_TRANSIENT"},
+    {ErrorStatus::MISSED_DEADLINE_PERSISTENT, "MISSED_DEADLINE_PERSISTENT"},
+    {ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT, "RESOURCE_EXHAUSTED_TRANSIENT"},
+    {ErrorStatus::RESOURCE_EXHAUSTED_PERSISTENT, "RESOURCE_EXHAUSTED_PERSISTENT"},
+}};
+
+constexpr common::EnumNames<MemoryKind, 3> kMemoryKindNames{{
+    {MemoryKind::ASHMEM, "ashmem"},
+    {MemoryKind::MMAP_FD, "mmap_fd"},
+    {MemoryKind::HARDWARE_BUFFER_BLOB, "hardware_buffer_blob"},
+}};
+
+constexpr common::EnumNames<CacheOutcome, 4> kCacheOutcomeNames{{
+    {CacheOutcome::kLoaded, "loaded"},
+    {CacheOutcome::kCompiledAndSaved, "compiled and saved"},
+    {CacheOutcome::kCompiled, "compiled"},
+    {CacheOutcome::kCachingOff, "caching off"},
+}};
+
+constexpr common::EnumNames<PreparationPolicy, 3> kPreparationPolicyNames{{
+    {PreparationPolicy::kIdle, "idle"},
+    {PreparationPolicy::kNice, "nice"},
+    {PreparationPolicy::kNormal, "normal"},
+}};
+
+constexpr common::EnumNames<HalVersion, 4> kHalVersionNames{{
+    {HalVersion::V1_0, "1.0"},
+    {HalVersion::V1_1, "1.1"},
+    {HalVersion::V1_2, "1.2"},
+    {HalVersion::V1_3, "1.3"},
+}};
+
 }  // namespace
 
 std::string_view toString(OperandType type) {
-  return lookup(kOperandTypeNames, type, "OperandType(?)");
+  return common::nameOf(kOperandTypeNames, type, "OperandType(?)");
 }
 std::string_view toString(OperationType type) {
-  return lookup(kOperationTypeNames, type, "OperationType(?)");
+  return common::nameOf(kOperationTypeNames, type, "OperationType(?)");
 }
 std::string_view toString(OperandLifeTime lifetime) {
-  return lookup(kOperandLifeTimeNames, lifetime, "OperandLifeTime(?)");
+  return common::nameOf(kOperandLifeTimeNames, lifetime, "OperandLifeTime(?)");
 }
 std::string_view toString(ExecutionPreference preference) {
-  return lookup(kExecutionPreferenceNames, preference, "ExecutionPreference(?)");
+  return common::nameOf(kExecutionPreferenceNames, preference, "ExecutionPreference(?)");
 }
 std::string_view toString(Priority priority) {
-  return lookup(kPriorityNames, priority, "Priority(?)");
+  return common::nameOf(kPriorityNames, priority, "Priority(?)");
 }
 std::string_view toString(DeviceType type) {
-  return lookup(kDeviceTypeNames, type, "DeviceType(?)");
+  return common::nameOf(kDeviceTypeNames, type, "DeviceType(?)");
+}
+
+std::string_view toString(ErrorStatus status) {
+  return common::nameOf(kErrorStatusNames, status, "ErrorStatus(?)");
+}
+std::string_view toString(MemoryKind kind) {
+  return common::nameOf(kMemoryKindNames, kind, "unknown");
+}
+std::string_view toString(CacheOutcome outcome) {
+  return common::nameOf(kCacheOutcomeNames, outcome, "unknown");
+}
+std::string_view toString(PreparationPolicy policy) {
+  return common::nameOf(kPreparationPolicyNames, policy, "unknown");
+}
+std::string_view toString(HalVersion version) {
+  return common::nameOf(kHalVersionNames, version, "HalVersion(?)");
 }
 
 std::optional<OperationType> operationTypeFromString(std::string_view name) {
-  return reverseLookup(kOperationTypeNames, name);
+  return common::valueNamed(kOperationTypeNames, name);
 }
 std::optional<OperandType> operandTypeFromString(std::string_view name) {
-  return reverseLookup(kOperandTypeNames, name);
+  return common::valueNamed(kOperandTypeNames, name);
 }
 
 }  // namespace nnhal
