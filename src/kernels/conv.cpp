@@ -170,30 +170,22 @@ void convQuantReference(const ConvGeometry& g, const In* input, int32_t inputZer
                         const Filter* filter, int32_t filterZeroPoint, const int32_t* bias,
                         const QuantizedMultiplier* multipliers, int32_t outputZeroPoint,
                         int32_t outputMin, int32_t outputMax, In* output) noexcept {
-  for (uint32_t b = 0; b < g.batches; ++b) {
-    for (uint32_t y = 0; y < g.outHeight; ++y) {
-      for (uint32_t x = 0; x < g.outWidth; ++x) {
-        for (uint32_t c = 0; c < g.outDepth; ++c) {
-          int32_t sum = 0;
-          forEachInputTap(g, b, y, x, [&](uint32_t i, uint32_t j, size_t pixel) {
-            const In* v = input + pixel * g.inDepth;
-            const Filter* w =
-                filter + ((size_t{c} * g.filterHeight + i) * g.filterWidth + j) * g.inDepth;
-            for (uint32_t d = 0; d < g.inDepth; ++d) {
-              sum = internal::wrapAdd(
-                  sum, (readQuant(v[d]) - inputZeroPoint) * (readQuant(w[d]) - filterZeroPoint));
-            }
-          });
-          if (bias != nullptr) sum = internal::wrapAdd(sum, bias[c]);
-          int32_t v = internal::wrapAdd(multiplyByQuantizedMultiplier(sum, multipliers[c]),
-                                        outputZeroPoint);
-          v = std::clamp(v, outputMin, outputMax);
-          output[((size_t{b} * g.outHeight + y) * g.outWidth + x) * g.outDepth + c] =
-              static_cast<In>(v);
-        }
+  fillOutput(g, output, [&](uint32_t b, uint32_t y, uint32_t x, uint32_t c) {
+    int32_t sum = 0;
+    forEachInputTap(g, b, y, x, [&](uint32_t i, uint32_t j, size_t pixel) {
+      const In* v = input + pixel * g.inDepth;
+      const Filter* w = filter + ((size_t{c} * g.filterHeight + i) * g.filterWidth + j) * g.inDepth;
+      for (uint32_t d = 0; d < g.inDepth; ++d) {
+        sum = internal::wrapAdd(
+            sum, (readQuant(v[d]) - inputZeroPoint) * (readQuant(w[d]) - filterZeroPoint));
       }
-    }
-  }
+    });
+    if (bias != nullptr) sum = internal::wrapAdd(sum, bias[c]);
+    int32_t v =
+        internal::wrapAdd(multiplyByQuantizedMultiplier(sum, multipliers[c]), outputZeroPoint);
+    v = std::clamp(v, outputMin, outputMax);
+    return static_cast<In>(v);
+  });
 }
 
 template void convQuantReference<uint8_t, uint8_t>(const ConvGeometry&, const uint8_t*, int32_t,
@@ -212,24 +204,16 @@ template void convQuantReference<uint8_t, int8_t>(const ConvGeometry&, const uin
 void convFloatReference(const ConvGeometry& g, const float* input, const float* filter,
                         const float* bias, float outputMin, float outputMax,
                         float* output) noexcept {
-  for (uint32_t b = 0; b < g.batches; ++b) {
-    for (uint32_t y = 0; y < g.outHeight; ++y) {
-      for (uint32_t x = 0; x < g.outWidth; ++x) {
-        for (uint32_t c = 0; c < g.outDepth; ++c) {
-          float sum = 0.0f;
-          forEachInputTap(g, b, y, x, [&](uint32_t i, uint32_t j, size_t pixel) {
-            const float* v = input + pixel * g.inDepth;
-            const float* w =
-                filter + ((size_t{c} * g.filterHeight + i) * g.filterWidth + j) * g.inDepth;
-            for (uint32_t d = 0; d < g.inDepth; ++d) sum += v[d] * w[d];
-          });
-          if (bias != nullptr) sum += bias[c];
-          output[((size_t{b} * g.outHeight + y) * g.outWidth + x) * g.outDepth + c] =
-              std::min(std::max(sum, outputMin), outputMax);
-        }
-      }
-    }
-  }
+  fillOutput(g, output, [&](uint32_t b, uint32_t y, uint32_t x, uint32_t c) {
+    float sum = 0.0f;
+    forEachInputTap(g, b, y, x, [&](uint32_t i, uint32_t j, size_t pixel) {
+      const float* v = input + pixel * g.inDepth;
+      const float* w = filter + ((size_t{c} * g.filterHeight + i) * g.filterWidth + j) * g.inDepth;
+      for (uint32_t d = 0; d < g.inDepth; ++d) sum += v[d] * w[d];
+    });
+    if (bias != nullptr) sum += bias[c];
+    return std::min(std::max(sum, outputMin), outputMax);
+  });
 }
 
 }  // namespace nnhal::kernels

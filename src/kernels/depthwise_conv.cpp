@@ -277,26 +277,19 @@ void depthwiseQuantReference(const DepthwiseGeometry& g, const In* input, int32_
                              const Filter* filter, int32_t filterZeroPoint, const int32_t* bias,
                              const QuantizedMultiplier* multipliers, int32_t outputZeroPoint,
                              int32_t outputMin, int32_t outputMax, In* output) noexcept {
-  for (uint32_t b = 0; b < g.batches; ++b) {
-    for (uint32_t y = 0; y < g.outHeight; ++y) {
-      for (uint32_t x = 0; x < g.outWidth; ++x) {
-        for (uint32_t c = 0; c < g.outDepth; ++c) {
-          const uint32_t ic = c / g.depthMultiplier;
-          int32_t sum = 0;
-          forEachInputTap(g, b, y, x, [&](uint32_t i, uint32_t j, size_t pixel) {
-            const int32_t v = input[pixel * g.inDepth + ic];
-            const int32_t w = filter[(size_t{i} * g.filterWidth + j) * g.outDepth + c];
-            sum = internal::wrapAdd(sum, (v - inputZeroPoint) * (w - filterZeroPoint));
-          });
-          if (bias != nullptr) sum = internal::wrapAdd(sum, bias[c]);
-          const int32_t v = internal::wrapAdd(multiplyByQuantizedMultiplier(sum, multipliers[c]),
-                                              outputZeroPoint);
-          output[((size_t{b} * g.outHeight + y) * g.outWidth + x) * g.outDepth + c] =
-              static_cast<In>(std::clamp(v, outputMin, outputMax));
-        }
-      }
-    }
-  }
+  fillOutput(g, output, [&](uint32_t b, uint32_t y, uint32_t x, uint32_t c) {
+    const uint32_t ic = c / g.depthMultiplier;
+    int32_t sum = 0;
+    forEachInputTap(g, b, y, x, [&](uint32_t i, uint32_t j, size_t pixel) {
+      const int32_t v = input[pixel * g.inDepth + ic];
+      const int32_t w = filter[(size_t{i} * g.filterWidth + j) * g.outDepth + c];
+      sum = internal::wrapAdd(sum, (v - inputZeroPoint) * (w - filterZeroPoint));
+    });
+    if (bias != nullptr) sum = internal::wrapAdd(sum, bias[c]);
+    const int32_t v =
+        internal::wrapAdd(multiplyByQuantizedMultiplier(sum, multipliers[c]), outputZeroPoint);
+    return static_cast<In>(std::clamp(v, outputMin, outputMax));
+  });
 }
 
 template void depthwiseQuantReference<uint8_t, uint8_t>(const DepthwiseGeometry&, const uint8_t*,
@@ -317,23 +310,16 @@ template void depthwiseQuantReference<uint8_t, int8_t>(const DepthwiseGeometry&,
 void depthwiseFloatReference(const DepthwiseGeometry& g, const float* input, const float* filter,
                              const float* bias, float outputMin, float outputMax,
                              float* output) noexcept {
-  for (uint32_t b = 0; b < g.batches; ++b) {
-    for (uint32_t y = 0; y < g.outHeight; ++y) {
-      for (uint32_t x = 0; x < g.outWidth; ++x) {
-        for (uint32_t c = 0; c < g.outDepth; ++c) {
-          const uint32_t ic = c / g.depthMultiplier;
-          float sum = 0.0f;
-          forEachInputTap(g, b, y, x, [&](uint32_t i, uint32_t j, size_t pixel) {
-            sum += input[pixel * g.inDepth + ic] *
-                   filter[(size_t{i} * g.filterWidth + j) * g.outDepth + c];
-          });
-          if (bias != nullptr) sum += bias[c];
-          output[((size_t{b} * g.outHeight + y) * g.outWidth + x) * g.outDepth + c] =
-              std::min(std::max(sum, outputMin), outputMax);
-        }
-      }
-    }
-  }
+  fillOutput(g, output, [&](uint32_t b, uint32_t y, uint32_t x, uint32_t c) {
+    const uint32_t ic = c / g.depthMultiplier;
+    float sum = 0.0f;
+    forEachInputTap(g, b, y, x, [&](uint32_t i, uint32_t j, size_t pixel) {
+      sum +=
+          input[pixel * g.inDepth + ic] * filter[(size_t{i} * g.filterWidth + j) * g.outDepth + c];
+    });
+    if (bias != nullptr) sum += bias[c];
+    return std::min(std::max(sum, outputMin), outputMax);
+  });
 }
 
 }  // namespace nnhal::kernels

@@ -46,4 +46,18 @@ void forEachInputTap(const WindowGeometry& g, uint32_t b, uint32_t y, uint32_t x
   }
 }
 
+/// Stores compute(b, y, x, c) at every element of the NHWC output [batches, outHeight,
+/// outWidth, outDepth], in storage order: the reference kernels' outer loop.
+template <typename T, typename Compute>
+void fillOutput(const WindowGeometry& g, T* output, Compute&& compute) noexcept {
+  size_t o = 0;
+  for (uint32_t b = 0; b < g.batches; ++b) {
+    for (uint32_t y = 0; y < g.outHeight; ++y) {
+      for (uint32_t x = 0; x < g.outWidth; ++x) {
+        for (uint32_t c = 0; c < g.outDepth; ++c) output[o++] = compute(b, y, x, c);
+      }
+    }
+  }
+}
+
 }  // namespace nnhal::kernels

@@ -132,15 +132,8 @@ PrepareResult prepareSub(PrepareContext& ctx) {
   NNHAL_ASSIGN_OR_RETURN(const FusedActivationFunc activation, readActivation(ctx, 2));
   NNHAL_ASSIGN_OR_RETURN(const BroadcastLayout layout, broadcastToOutput(ctx, 4));
   switch (type) {
-    case kF32: {
-      float lo = 0.0f;
-      float hi = 0.0f;
-      kernels::activationRangeFloat(activation, &lo, &hi);
-      return makeBinaryKernel<float, float, float>(
-          layout,
-          [lo, hi](const float* a, const float* b, float* o, const BroadcastLayout& l, size_t begin,
-                   size_t end) { kernels::subFloat32(a, b, o, l, lo, hi, begin, end); });
-    }
+    case kF32:
+      return makeFloatClampedKernel(layout, activation, kernels::subFloat32);
     case kI32:
       NNHAL_TRY(requireNoActivation(ctx, activation));
       return makeBinaryKernel<int32_t, int32_t, int32_t>(layout, kernels::subInt32);
@@ -160,13 +153,7 @@ PrepareResult prepareDiv(PrepareContext& ctx) {
     // Division by zero gives 0, as the NNAPI reference (CTS div_int32_by_zero).
     return makeBinaryKernel<int32_t, int32_t, int32_t>(layout, kernels::divInt32);
   }
-  float lo = 0.0f;
-  float hi = 0.0f;
-  kernels::activationRangeFloat(activation, &lo, &hi);
-  return makeBinaryKernel<float, float, float>(
-      layout,
-      [lo, hi](const float* a, const float* b, float* o, const BroadcastLayout& l, size_t begin,
-               size_t end) { kernels::divFloat32(a, b, o, l, lo, hi, begin, end); });
+  return makeFloatClampedKernel(layout, activation, kernels::divFloat32);
 }
 
 PrepareResult preparePow(PrepareContext& ctx) {

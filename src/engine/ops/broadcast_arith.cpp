@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/ops/elementwise_common.h"
 #include "engine/ops/ops.h"
 #include "engine/ops/shape_utils.h"
 #include "kernels/elementwise.h"
@@ -16,42 +17,6 @@ namespace {
 using kernels::BroadcastLayout;
 
 enum class ArithOp { kAdd, kMul };
-
-PrepareResult makeFloatKernel(ArithOp op, FusedActivationFunc activation,
-                              const BroadcastLayout& layout) {
-  float lo = 0.0f;
-  float hi = 0.0f;
-  kernels::activationRangeFloat(activation, &lo, &hi);
-  return makeKernel([op, lo, hi, layout](const RunContext& rc) -> Result<void> {
-    const float* a = rc.input<float>(0);
-    const float* b = rc.input<float>(1);
-    float* out = rc.output<float>(0);
-    rc.parallel().forRange(layout.outputCount, kElementGrain, [&](size_t begin, size_t end) {
-      if (op == ArithOp::kAdd) {
-        kernels::addFloat32(a, b, out, layout, lo, hi, begin, end);
-      } else {
-        kernels::mulFloat32(a, b, out, layout, lo, hi, begin, end);
-      }
-    });
-    return {};
-  });
-}
-
-PrepareResult makeInt32Kernel(ArithOp op, const BroadcastLayout& layout) {
-  return makeKernel([op, layout](const RunContext& rc) -> Result<void> {
-    const int32_t* a = rc.input<int32_t>(0);
-    const int32_t* b = rc.input<int32_t>(1);
-    int32_t* out = rc.output<int32_t>(0);
-    rc.parallel().forRange(layout.outputCount, kElementGrain, [&](size_t begin, size_t end) {
-      if (op == ArithOp::kAdd) {
-        kernels::addInt32(a, b, out, layout, begin, end);
-      } else {
-        kernels::mulInt32(a, b, out, layout, begin, end);
-      }
-    });
-    return {};
-  });
-}
 
 /// The kernel of a quantized ADD or MUL: `kernel` (addQuant8 / mulQuant8) over parallel
 /// ranges of the output, with `params` (null: the scales give no representable multiplier).
@@ -121,13 +86,15 @@ PrepareResult prepareArith(PrepareContext& ctx, ArithOp op) {
 
   switch (type) {
     case OperandType::TENSOR_FLOAT32:
-      return makeFloatKernel(op, activation, *layout);
+      return makeFloatClampedKernel(
+          *layout, activation, op == ArithOp::kAdd ? kernels::addFloat32 : kernels::mulFloat32);
     case OperandType::TENSOR_INT32:
       if (activation != FusedActivationFunc::NONE) {
         return invalidArgument(ctx.where(2) +
                                " (fused activation) must be NONE for TENSOR_INT32 operands");
       }
-      return makeInt32Kernel(op, *layout);
+      return makeBinaryKernel<int32_t, int32_t, int32_t>(
+          *layout, op == ArithOp::kAdd ? kernels::addInt32 : kernels::mulInt32);
     case OperandType::TENSOR_QUANT8_ASYMM:
       return makeQuantKernel<uint8_t>(ctx, op, activation, *layout);
     default:

@@ -21,4 +21,15 @@ Result<void> sameShapeOutput(PrepareContext& ctx) {
   return ctx.setOutputShape(0, ctx.input(0).dimensions);
 }
 
+PrepareResult makeFloatClampedKernel(const kernels::BroadcastLayout& layout,
+                                     FusedActivationFunc activation, FloatClampedBinaryFn fn) {
+  float lo = 0.0f;
+  float hi = 0.0f;
+  kernels::activationRangeFloat(activation, &lo, &hi);
+  return makeBinaryKernel<float, float, float>(
+      layout,
+      [lo, hi, fn](const float* a, const float* b, float* o, const kernels::BroadcastLayout& l,
+                   size_t begin, size_t end) { fn(a, b, o, l, lo, hi, begin, end); });
+}
+
 }  // namespace nnhal::engine::ops

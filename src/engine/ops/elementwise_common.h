@@ -40,6 +40,16 @@ PrepareResult makeBinaryKernel(const kernels::BroadcastLayout& layout, Fn fn) {
   });
 }
 
+/// A float binary kernel with a fused activation's clamp range (kernels::addFloat32,
+/// mulFloat32, subFloat32, divFloat32).
+using FloatClampedBinaryFn = void (*)(const float* a, const float* b, float* out,
+                                      const kernels::BroadcastLayout& layout, float outMin,
+                                      float outMax, size_t begin, size_t end) noexcept;
+
+/// makeBinaryKernel over floats: fn clamps to the range of `activation`.
+PrepareResult makeFloatClampedKernel(const kernels::BroadcastLayout& layout,
+                                     FusedActivationFunc activation, FloatClampedBinaryFn fn);
+
 /// Broadcasts inputs 0 and 1 (each of rank <= maxRank), sets output 0 to the broadcast shape
 /// and returns the layout. Errors: INVALID_ARGUMENT for a rank above maxRank (or above
 /// kernels::kMaxBroadcastRank), incompatible shapes, or an output shape mismatch.

@@ -76,11 +76,8 @@ Result<void> mapPool(OperatorContext& c, OperationType type) {
 Result<void> mapReduce(OperatorContext& c, OperationType type) {
   NNHAL_TRY(c.expectCounts(2, 2, 1));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t input, c.input(0));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t axes, c.input(1));
+  NNHAL_ASSIGN_OR_RETURN(const uint32_t axes, c.int32TensorInput(1, "axis"));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t output, c.output(0));
-  if (c.operand(axes).type != OperandType::TENSOR_INT32) {
-    return c.error("the axis tensor must be INT32");
-  }
   const auto* options = c.options<::tflite::ReducerOptions>();
   const bool keepDims = options != nullptr && options->keep_dims();
   c.addOperation(type, {input, axes, c.builder().addBoolScalar(keepDims)}, {output});
@@ -257,11 +254,8 @@ Result<void> mapConcatenation(OperatorContext& c) {
 Result<void> mapMean(OperatorContext& c) {
   NNHAL_TRY(c.expectCounts(2, 2, 1));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t input, c.input(0));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t axes, c.input(1));
+  NNHAL_ASSIGN_OR_RETURN(const uint32_t axes, c.int32TensorInput(1, "axis"));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t output, c.output(0));
-  if (c.operand(axes).type != OperandType::TENSOR_INT32) {
-    return c.error("the axis tensor must be INT32");
-  }
   const auto* options = c.options<::tflite::ReducerOptions>();
   const bool keepDims = options != nullptr && options->keep_dims();
   c.addOperation(OperationType::MEAN, {input, axes, c.builder().addInt32Scalar(keepDims ? 1 : 0)},
@@ -277,10 +271,7 @@ Result<void> mapReshape(OperatorContext& c) {
   NNHAL_ASSIGN_OR_RETURN(const uint32_t output, c.output(0));
   uint32_t shape = 0;
   if (c.hasInput(1)) {
-    NNHAL_ASSIGN_OR_RETURN(shape, c.input(1));
-    if (c.operand(shape).type != OperandType::TENSOR_INT32) {
-      return c.error("the shape tensor must be INT32");
-    }
+    NNHAL_ASSIGN_OR_RETURN(shape, c.int32TensorInput(1, "shape"));
   } else if (const auto* options = c.options<::tflite::ReshapeOptions>();
              options != nullptr && options->new_shape() != nullptr) {
     const std::vector<int32_t> values(options->new_shape()->begin(), options->new_shape()->end());

@@ -84,13 +84,10 @@ Result<void> mapTransposeConv(OperatorContext& c) {
   NNHAL_TRY(c.expectCounts(3, 4, 1));
   NNHAL_ASSIGN_OR_RETURN(const auto* options,
                          c.requiredOptions<::tflite::TransposeConvOptions>("TransposeConvOptions"));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t outputShape, c.input(0));
+  NNHAL_ASSIGN_OR_RETURN(const uint32_t outputShape, c.int32TensorInput(0, "output shape"));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t filter, c.input(1));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t input, c.input(2));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t output, c.output(0));
-  if (c.operand(outputShape).type != OperandType::TENSOR_INT32) {
-    return c.error("the output shape tensor must be INT32");
-  }
   NNHAL_ASSIGN_OR_RETURN(const uint32_t bias, biasOperand(c, input, filter, 3, 0));
   NNHAL_ASSIGN_OR_RETURN(const int32_t padding, c.paddingCode(options->padding()));
   NNHAL_ASSIGN_OR_RETURN(const int32_t activation,

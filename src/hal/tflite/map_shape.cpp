@@ -50,11 +50,8 @@ Result<void> mapBlockSize(OperatorContext& c, OperationType type, std::string_vi
 Result<void> mapPad(OperatorContext& c) {
   NNHAL_TRY(c.expectCounts(2, 3, 1));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t input, c.input(0));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t paddings, c.input(1));
+  NNHAL_ASSIGN_OR_RETURN(const uint32_t paddings, c.int32TensorInput(1, "paddings"));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t output, c.output(0));
-  if (c.operand(paddings).type != OperandType::TENSOR_INT32) {
-    return c.error("the paddings tensor must be INT32");
-  }
   const auto valueTensor = c.optionalInput(2);
   if (!valueTensor) {
     c.addOperation(OperationType::PAD, {input, paddings}, {output});
@@ -201,12 +198,9 @@ Result<void> mapTopKV2(OperatorContext& c) {
 /// The value scalar has the output's element type: FLOAT32, FLOAT16 or INT32.
 Result<void> mapFill(OperatorContext& c) {
   NNHAL_TRY(c.expectCounts(2, 2, 1));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t shape, c.input(0));
+  NNHAL_ASSIGN_OR_RETURN(const uint32_t shape, c.int32TensorInput(0, "dims"));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t valueTensor, c.input(1));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t output, c.output(0));
-  if (c.operand(shape).type != OperandType::TENSOR_INT32) {
-    return c.error("the dims tensor must be INT32");
-  }
   NNHAL_ASSIGN_OR_RETURN(const double value, constantReal(c, valueTensor, "value"));
   const OperandType outType = c.operand(output).type;
   ModelBuilder& b = c.builder();

@@ -151,6 +151,14 @@ Result<uint32_t> OperatorContext::input(size_t i) const {
   return tensorOperand(op_.inputs(), i, "input");
 }
 
+Result<uint32_t> OperatorContext::int32TensorInput(size_t i, std::string_view what) const {
+  NNHAL_ASSIGN_OR_RETURN(const uint32_t index, input(i));
+  if (operand(index).type != OperandType::TENSOR_INT32) {
+    return error("the " + std::string(what) + " tensor must be INT32");
+  }
+  return index;
+}
+
 Result<uint32_t> OperatorContext::output(size_t i) const {
   return tensorOperand(op_.outputs(), i, "output");
 }

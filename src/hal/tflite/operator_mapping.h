@@ -57,6 +57,9 @@ class OperatorContext {
   /// Operand of input / output `i`. Error if it is missing or omitted.
   Result<uint32_t> input(size_t i) const;
   Result<uint32_t> output(size_t i) const;
+  /// Operand of input `i`, which must be a TENSOR_INT32 (axes, shapes, paddings); the error
+  /// says "the <what> tensor must be INT32".
+  Result<uint32_t> int32TensorInput(size_t i, std::string_view what) const;
   /// Operand of input `i`; nullopt when the input is missing or omitted.
   std::optional<uint32_t> optionalInput(size_t i) const;
   /// Operands of every output, in order.
