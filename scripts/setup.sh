@@ -16,6 +16,7 @@ $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-reco
   nlohmann-json3-dev libcli11-dev libstb-dev \
   libxnnpack-dev libpthreadpool-dev libdnnl-dev \
   gnuplot-nox graphviz libsystemd-dev libxml2-utils \
+  libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers \
   nodejs
 # Debian's nodejs comes without npm, which is a package of its own; NodeSource's nodejs
 # bundles npm and conflicts with Debian's, so npm is installed only where it is missing.

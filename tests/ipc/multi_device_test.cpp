@@ -2,6 +2,7 @@
 // fault-injecting test device (--test-device). A client picks one by name at the handshake,
 // lists them all, and gets each device's own identity, supported operations and faults; an
 // unknown name is refused with the names served; `nnhal info --connect` lists every device.
+// And the GPU device (--gpu on).
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -16,6 +17,7 @@
 
 #include "ipc_test_util.h"
 #include "nnhal/client.h"
+#include "nnhal/gpu_device.h"
 
 namespace nnhal::ipc {
 namespace {
@@ -180,6 +182,37 @@ TEST(MultiDevice, NnhalInfoListsEveryDevice) {
   EXPECT_NE(output.find("name: nnhal-cpu"), std::string::npos) << output;
   EXPECT_NE(output.find("name: nnhal-test"), std::string::npos) << output;
   EXPECT_NE(output.find("+faults"), std::string::npos) << output;
+}
+
+}  // namespace
+}  // namespace nnhal::ipc
+
+namespace nnhal::ipc {
+namespace {
+
+// --gpu on: the GPU device (docs/GPU.md) served beside the CPU device on any Vulkan device,
+// lavapipe included; --gpu off: never. Skipped where no Vulkan device exists.
+TEST(MultiDevice, ServesTheGpuDeviceWhenAsked) {
+  const VulkanDeviceStatus status = vulkanDeviceStatus();
+  if (!status.available) GTEST_SKIP() << "no Vulkan device: " << status.reason;
+  TempDir cache;
+  Daemon daemon({"--cache-dir", (cache.path() / "state").string(), "--gpu", "on"});
+  ASSERT_TRUE(daemon.running());
+  auto gpu = connectTo(daemon, "nnhal-vulkan");
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->getType(), DeviceType::GPU);
+  EXPECT_EQ(daemonDevices(*gpu).value(), (std::vector<std::string>{"nnhal-cpu", "nnhal-vulkan"}));
+  auto prepared = gpu->prepareModel(testing::addModel());
+  ASSERT_TRUE(prepared) << prepared.error().message;
+  AddRequest r = testing::addRequest();
+  ASSERT_TRUE((*prepared)->executeSynchronously(r.request));
+  for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(r.out()[i], r.a()[i] + r.b()[i]);
+
+  Daemon off({"--gpu", "off"});
+  ASSERT_TRUE(off.running());
+  auto cpu = connectTo(off, "");
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ(daemonDevices(*cpu).value(), (std::vector<std::string>{"nnhal-cpu"}));
 }
 
 }  // namespace

@@ -3,11 +3,13 @@
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "nnhal/client.h"
 #include "nnhal/device.h"
+#include "nnhal/gpu_device.h"
 #include "tools/nnhal/run_command.h"
 
 namespace nnhal::cli {
@@ -123,7 +125,8 @@ DeviceFacts factsOf(const Device& device, const InfoArgs& args, const DeviceOpti
   facts.extensions = device.getSupportedExtensions();
   facts.numberOfCacheFilesNeeded = device.getNumberOfCacheFilesNeeded();
   facts.compilationCaching = device.getCompilationCaching();
-  facts.embedded = args.connect.empty();
+  // The kernel levels and the calibration are the embedded CPU device's.
+  facts.embedded = args.connect.empty() && facts.type == DeviceType::CPU;
   if (facts.embedded) {
     facts.kernelIsa = kernelIsa();
     facts.capabilitiesSource = capabilitiesSource(options);
@@ -149,8 +152,20 @@ Result<void> runInfo(const InfoArgs& args) {
       devices.push_back(factsOf(*other, args, options));
     }
   }
+  // The embedded GPU device: which Vulkan device it would use, or why there is none.
+  std::optional<VulkanDeviceStatus> gpu;
+  if (args.connect.empty() && args.device.empty()) {
+    gpu = vulkanDeviceStatus(vulkanOptionsFromEnvironment());
+  }
   if (args.json) {
     nlohmann::json out = toJson(devices.front());
+    if (gpu) {
+      out["gpuDevice"] = {{"name", "nnhal-vulkan"},
+                          {"available", gpu->available},
+                          {"physicalDevice", gpu->name},
+                          {"kind", gpu->kind},
+                          {"reason", gpu->reason}};
+    }
     if (!args.connect.empty()) {
       out["daemonDevices"] = names;
       nlohmann::json others = nlohmann::json::array();
@@ -168,6 +183,14 @@ Result<void> runInfo(const InfoArgs& args) {
   for (size_t i = 0; i < devices.size(); ++i) {
     if (devices.size() > 1) std::printf("\n[device %zu of %zu]\n", i + 1, devices.size());
     printText(devices[i]);
+  }
+  if (gpu) {
+    if (gpu->available) {
+      std::printf("gpu device: nnhal-vulkan on %s (%s; nnhal info --device nnhal-vulkan)\n",
+                  gpu->name.c_str(), gpu->kind.c_str());
+    } else {
+      std::printf("gpu device: none (%s)\n", gpu->reason.c_str());
+    }
   }
   return {};
 }

@@ -119,8 +119,9 @@ CLI::App* addRunCommand(CLI::App& app, cli::RunArgs& args) {
                   "embedded driver (--threads then belongs to the daemon; with --cache-dir the "
                   "daemon needs its own --cache-dir)");
   run->add_option("--device", args.device,
-                  "With --connect: run on the daemon's device of this name (nnhal info --connect "
-                  "lists them)");
+                  "The device: embedded, nnhal-cpu (default) or nnhal-vulkan (the GPU device; "
+                  "NNHAL_VULKAN_DEVICE picks the GPU); with --connect, the daemon's device of this "
+                  "name (nnhal info --connect lists them)");
   return run;
 }
 
@@ -130,7 +131,8 @@ CLI::App* addInfoCommand(CLI::App& app, cli::InfoArgs& infoArgs) {
       app.add_subcommand("info", "Print the device's name, version, type and capabilities");
   info->add_option("--connect", infoArgs.connect,
                    "Ask the nnhald daemon listening on this socket (every device it serves)");
-  info->add_option("--device", infoArgs.device, "Only the device of this name");
+  info->add_option("--device", infoArgs.device,
+                   "Only the device of this name (embedded: nnhal-cpu or nnhal-vulkan)");
   info->add_flag("--json", infoArgs.json,
                  "Print the same facts as one JSON object (names as in the NN HAL: versionString, "
                  "capabilities.operandPerformance, numberOfCacheFilesNeeded, ...)");
@@ -183,8 +185,10 @@ CLI::App* addCtsCommand(CLI::App& app, cli::CtsArgs& ctsArgs) {
       ->capture_default_str()
       ->check(
           CLI::IsMember({"all", "sync", "async", "dynamic", "burst", "device-buffers", "fenced"}));
-  cts->add_option("--device", ctsArgs.device,
-                  "With --connect: judge the daemon's device of this name");
+  cts->add_option(
+      "--device", ctsArgs.device,
+      "The device judged: embedded, nnhal-cpu (default) or nnhal-vulkan, whose "
+      "unsupported models are skipped; with --connect, the daemon's device of this name");
   cts->add_option("--connect", ctsArgs.connect,
                   "Run through the nnhald daemon listening on this socket instead of the "
                   "embedded driver");

@@ -17,6 +17,7 @@
 
 #include "nnhal/cache_directory.h"
 #include "nnhal/client.h"
+#include "nnhal/gpu_device.h"
 #include "nnhal/tflite_import.h"
 #include "tools/common/litert_reference.h"
 #include "tools/common/output_report.h"
@@ -31,10 +32,12 @@ using Clock = std::chrono::steady_clock;
 Result<std::shared_ptr<Device>> openDevice(const std::string& socket, const DeviceOptions& options,
                                            const std::string& device) {
   if (socket.empty()) {
+    if (device == "nnhal-vulkan")
+      return createVulkanDevice(options, vulkanOptionsFromEnvironment());
     NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> embedded, createDevice(options));
     if (!device.empty() && device != embedded->getName()) {
-      return invalidArgument("--device: the embedded driver's only device is '" +
-                             embedded->getName() + "' (other devices are nnhald's: --connect)");
+      return invalidArgument("--device: the embedded devices are '" + embedded->getName() +
+                             "' and 'nnhal-vulkan' (other devices are nnhald's: --connect)");
     }
     return embedded;
   }

@@ -289,6 +289,19 @@ void addApplicationOptions(CLI::App& app, DaemonConfig& c) {
       ->group("");
 }
 
+void addGpuOptions(CLI::App& app, DaemonConfig& c) {
+  auto* gpu = app.add_option_group(
+      "GPU device", "nnhal-vulkan, the GPU device (docs/GPU.md), served beside the CPU device");
+  gpu->add_option("--gpu", c.gpu,
+                  "auto: serve it on a real GPU (not on a CPU-emulated Vulkan device such as "
+                  "lavapipe); on: on any Vulkan device; off: never")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
+  gpu->add_option("--gpu-device", c.gpuDevice,
+                  "the Vulkan device: an index or part of its name (nnhal info lists them; "
+                  "default: NNHAL_VULKAN_DEVICE, else the first discrete GPU)");
+}
+
 void addTestDeviceOptions(CLI::App& app, DaemonConfig& c) {
   auto* test = app.add_option_group(
       "Test device",
@@ -314,6 +327,7 @@ void addDaemonOptions(CLI::App& app, DaemonConfig& c) {
   addDriverOptions(app, c);
   addQuotaOptions(app, c);
   addApplicationOptions(app, c);
+  addGpuOptions(app, c);
   addTestDeviceOptions(app, c);
 }
 

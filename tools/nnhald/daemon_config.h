@@ -54,6 +54,11 @@ struct DaemonConfig {
   bool checkConfig = false;
   bool testLeakMapping = false;
   uint64_t testHangAfter = 0;
+  /// --gpu: serve the GPU device nnhal-vulkan: "auto" (on a real GPU, not on a CPU-emulated
+  /// Vulkan device), "on" (any Vulkan device, lavapipe included) or "off"; --gpu-device picks
+  /// the Vulkan device (index or part of its name; NNHAL_VULKAN_DEVICE).
+  std::string gpu = "auto";
+  std::string gpuDevice;
   /// --test-device: the name of a second, fault-injecting device to serve (empty: none), and
   /// its faults (tools/nnhald/test_device.h).
   std::string testDevice;

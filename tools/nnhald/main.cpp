@@ -166,6 +166,12 @@ int main(int argc, char** argv) {
                  config.testDevice);
     drivers.push_back(std::move(*test));
   }
+  auto gpu = nnhal::daemon::createGpuDevice(config, deviceOptions, *runtime);
+  if (!gpu) {
+    spdlog::critical("cannot start the GPU device: {}", gpu.error().message);
+    return 1;
+  }
+  if (*gpu) drivers.push_back(std::move(**gpu));
 
   nnhal::ipc::ServerOptions serverOptions = nnhal::daemon::serverOptions(config);
   serverOptions.listenFd = inherited->client;

@@ -1,0 +1,442 @@
+#include "backend/vulkan/vulkan_backend.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <utility>
+
+#include "backend/vulkan_factory.h"
+#include "cache/cache_format.h"
+#include "engine/prepared_state.h"
+#include "hal/pool_io.h"
+#include "hal/validation.h"
+#include "nnhal/version.h"
+
+namespace nnhal::backend::vulkan {
+namespace {
+
+/// One execution's buffer with its descriptor set and recorded commands: executions of one
+/// compiled model take a free slot each, so they never share a buffer.
+class Slot {
+ public:
+  explicit Slot(std::shared_ptr<Context> context) : context_(std::move(context)) {}
+  Slot(const Slot&) = delete;
+  Slot& operator=(const Slot&) = delete;
+  ~Slot() {
+    const VkDevice d = context_->device();
+    if (fence_ != VK_NULL_HANDLE) vkDestroyFence(d, fence_, nullptr);
+    if (commandPool_ != VK_NULL_HANDLE) vkDestroyCommandPool(d, commandPool_, nullptr);
+    if (descriptorPool_ != VK_NULL_HANDLE) vkDestroyDescriptorPool(d, descriptorPool_, nullptr);
+    if (mapped_ != nullptr) vkUnmapMemory(d, memory_);
+    if (buffer_ != VK_NULL_HANDLE) vkDestroyBuffer(d, buffer_, nullptr);
+    if (memory_ != VK_NULL_HANDLE) vkFreeMemory(d, memory_, nullptr);
+  }
+
+  /// Allocates the buffer (constants copied in) and records `plan`'s dispatches. Errors:
+  /// RESOURCE_EXHAUSTED_TRANSIENT when device or host memory runs out, GENERAL_FAILURE.
+  Result<void> make(const Plan& plan, const std::vector<VkPipeline>& pipelines);
+
+  uint8_t* bytes() const { return static_cast<uint8_t*>(mapped_); }
+  /// Submits the recorded commands and waits for them. Errors: those of Context::submit.
+  Result<void> run();
+
+ private:
+  std::shared_ptr<Context> context_;
+  VkBuffer buffer_ = VK_NULL_HANDLE;
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  void* mapped_ = nullptr;
+  VkDescriptorPool descriptorPool_ = VK_NULL_HANDLE;
+  VkDescriptorSet set_ = VK_NULL_HANDLE;
+  VkCommandPool commandPool_ = VK_NULL_HANDLE;
+  VkCommandBuffer commands_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;
+};
+
+std::unexpected<Error> vulkanFailure(const char* what, VkResult r) {
+  const bool memory = r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY;
+  return fail(memory ? ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT : ErrorStatus::GENERAL_FAILURE,
+              std::string("nnhal-vulkan: ") + what + " failed: " + resultName(r));
+}
+
+Result<void> Slot::make(const Plan& plan, const std::vector<VkPipeline>& pipelines) {
+  const VkDevice d = context_->device();
+  const VkDeviceSize size = std::max<VkDeviceSize>(plan.bufferElements * sizeof(float), 16);
+  VkBufferCreateInfo bufferInfo{};
+  bufferInfo.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  bufferInfo.size = size;
+  bufferInfo.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  bufferInfo.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  if (VkResult r = vkCreateBuffer(d, &bufferInfo, nullptr, &buffer_); r != VK_SUCCESS) {
+    return vulkanFailure("vkCreateBuffer", r);
+  }
+  VkMemoryRequirements needs{};
+  vkGetBufferMemoryRequirements(d, buffer_, &needs);
+  if ((needs.memoryTypeBits & (1u << context_->bufferMemoryType())) == 0) {
+    return fail(ErrorStatus::GENERAL_FAILURE,
+                "nnhal-vulkan: the device cannot place a storage buffer in host-visible memory");
+  }
+  VkMemoryAllocateInfo allocation{};
+  allocation.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+  allocation.allocationSize = needs.size;
+  allocation.memoryTypeIndex = context_->bufferMemoryType();
+  if (VkResult r = vkAllocateMemory(d, &allocation, nullptr, &memory_); r != VK_SUCCESS) {
+    return vulkanFailure("vkAllocateMemory", r);
+  }
+  if (VkResult r = vkBindBufferMemory(d, buffer_, memory_, 0); r != VK_SUCCESS) {
+    return vulkanFailure("vkBindBufferMemory", r);
+  }
+  if (VkResult r = vkMapMemory(d, memory_, 0, VK_WHOLE_SIZE, 0, &mapped_); r != VK_SUCCESS) {
+    mapped_ = nullptr;
+    return vulkanFailure("vkMapMemory", r);
+  }
+  if (!plan.constantImage.empty()) {
+    std::memcpy(mapped_, plan.constantImage.data(), plan.constantImage.size() * sizeof(float));
+  }
+
+  VkDescriptorPoolSize poolSize{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1};
+  VkDescriptorPoolCreateInfo poolInfo{};
+  poolInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
+  poolInfo.maxSets = 1;
+  poolInfo.poolSizeCount = 1;
+  poolInfo.pPoolSizes = &poolSize;
+  if (VkResult r = vkCreateDescriptorPool(d, &poolInfo, nullptr, &descriptorPool_);
+      r != VK_SUCCESS) {
+    return vulkanFailure("vkCreateDescriptorPool", r);
+  }
+  const VkDescriptorSetLayout layout = context_->setLayout();
+  VkDescriptorSetAllocateInfo setInfo{};
+  setInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+  setInfo.descriptorPool = descriptorPool_;
+  setInfo.descriptorSetCount = 1;
+  setInfo.pSetLayouts = &layout;
+  if (VkResult r = vkAllocateDescriptorSets(d, &setInfo, &set_); r != VK_SUCCESS) {
+    return vulkanFailure("vkAllocateDescriptorSets", r);
+  }
+  VkDescriptorBufferInfo described{buffer_, 0, VK_WHOLE_SIZE};
+  VkWriteDescriptorSet write{};
+  write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+  write.dstSet = set_;
+  write.dstBinding = 0;
+  write.descriptorCount = 1;
+  write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  write.pBufferInfo = &described;
+  vkUpdateDescriptorSets(d, 1, &write, 0, nullptr);
+
+  VkCommandPoolCreateInfo commandPoolInfo{};
+  commandPoolInfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+  commandPoolInfo.queueFamilyIndex = context_->queueFamily();
+  if (VkResult r = vkCreateCommandPool(d, &commandPoolInfo, nullptr, &commandPool_);
+      r != VK_SUCCESS) {
+    return vulkanFailure("vkCreateCommandPool", r);
+  }
+  VkCommandBufferAllocateInfo commandInfo{};
+  commandInfo.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+  commandInfo.commandPool = commandPool_;
+  commandInfo.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  commandInfo.commandBufferCount = 1;
+  if (VkResult r = vkAllocateCommandBuffers(d, &commandInfo, &commands_); r != VK_SUCCESS) {
+    return vulkanFailure("vkAllocateCommandBuffers", r);
+  }
+  VkFenceCreateInfo fenceInfo{};
+  fenceInfo.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+  if (VkResult r = vkCreateFence(d, &fenceInfo, nullptr, &fence_); r != VK_SUCCESS) {
+    return vulkanFailure("vkCreateFence", r);
+  }
+
+  // Recorded once, resubmitted by every execution that takes this slot.
+  VkCommandBufferBeginInfo begin{};
+  begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  vkBeginCommandBuffer(commands_, &begin);
+  vkCmdBindDescriptorSets(commands_, VK_PIPELINE_BIND_POINT_COMPUTE, context_->pipelineLayout(), 0,
+                          1, &set_, 0, nullptr);
+  VkMemoryBarrier between{};
+  between.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  between.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  between.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+  for (size_t k = 0; k < plan.dispatches.size(); ++k) {
+    const Dispatch& dispatch = plan.dispatches[k];
+    vkCmdBindPipeline(commands_, VK_PIPELINE_BIND_POINT_COMPUTE,
+                      pipelines[static_cast<size_t>(dispatch.shader)]);
+    vkCmdPushConstants(commands_, context_->pipelineLayout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                       static_cast<uint32_t>(dispatch.push.size() * sizeof(uint32_t)),
+                       dispatch.push.data());
+    const auto [x, y] = workgroupCounts(dispatch.invocations);
+    vkCmdDispatch(commands_, x, y, 1);
+    if (k + 1 < plan.dispatches.size()) {
+      vkCmdPipelineBarrier(commands_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &between, 0, nullptr, 0,
+                           nullptr);
+    }
+  }
+  // The outputs become visible to the host once the fence signals.
+  VkMemoryBarrier toHost{};
+  toHost.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  toHost.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(commands_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                       0, 1, &toHost, 0, nullptr, 0, nullptr);
+  if (VkResult r = vkEndCommandBuffer(commands_); r != VK_SUCCESS) {
+    return vulkanFailure("vkEndCommandBuffer", r);
+  }
+  return {};
+}
+
+Result<void> Slot::run() {
+  const VkDevice d = context_->device();
+  vkResetFences(d, 1, &fence_);
+  NNHAL_TRY(context_->submit(commands_, fence_));
+  const VkResult r = vkWaitForFences(d, 1, &fence_, VK_TRUE, std::numeric_limits<uint64_t>::max());
+  if (r == VK_ERROR_DEVICE_LOST) {
+    return fail(ErrorStatus::DEVICE_UNAVAILABLE, "the Vulkan device was lost");
+  }
+  if (r != VK_SUCCESS) return vulkanFailure("vkWaitForFences", r);
+  return {};
+}
+
+/// The slots of one compiled model (or one burst): made on demand, kept for reuse.
+class VulkanExecutionMemory final : public ExecutionMemory {
+ public:
+  std::unique_ptr<Slot> take() {
+    std::lock_guard lock(mutex_);
+    if (free_.empty()) return nullptr;
+    std::unique_ptr<Slot> slot = std::move(free_.back());
+    free_.pop_back();
+    return slot;
+  }
+  void give(std::unique_ptr<Slot> slot) {
+    std::lock_guard lock(mutex_);
+    free_.push_back(std::move(slot));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<Slot>> free_;
+};
+
+class VulkanCompiledModel final : public CompiledModel {
+ public:
+  VulkanCompiledModel(Model model, Plan plan, std::vector<VkPipeline> pipelines,
+                      std::shared_ptr<Context> context)
+      : model_(std::move(model)),
+        plan_(std::move(plan)),
+        pipelines_(std::move(pipelines)),
+        context_(std::move(context)) {}
+
+  const Model& model() const override { return model_; }
+  uint64_t executionBytes() const override { return plan_.bufferElements * sizeof(float); }
+  bool dataIndependent() const override { return true; }
+  std::vector<size_t> outputBytes() const override {
+    std::vector<size_t> bytes;
+    for (const TensorRange& r : plan_.outputs) bytes.push_back(size_t{r.elements} * sizeof(float));
+    return bytes;
+  }
+  Result<std::unique_ptr<ExecutionMemory>> createMemory(
+      engine::ArenaBudget* /*budget*/, hal::ApplicationId /*application*/) const override {
+    return std::make_unique<VulkanExecutionMemory>();
+  }
+  Result<std::vector<OutputShape>> execute(const Request& request, ExecutionMemory& memory,
+                                           const RunOptions& options) const override;
+  std::string operationName(OperationType type) const override {
+    return std::string(toString(type));
+  }
+
+ private:
+  Model model_;
+  Plan plan_;
+  std::vector<VkPipeline> pipelines_;  ///< per Shader; owned by the context
+  std::shared_ptr<Context> context_;
+};
+
+std::span<uint8_t> rangeBytes(uint8_t* base, const TensorRange& r) {
+  return {base + size_t{r.offset} * sizeof(float), size_t{r.elements} * sizeof(float)};
+}
+
+Result<std::vector<OutputShape>> VulkanCompiledModel::execute(const Request& request,
+                                                              ExecutionMemory& memory,
+                                                              const RunOptions& options) const {
+  std::vector<OutputShape> shapes;
+  bool sufficient = true;
+  for (size_t k = 0; k < plan_.outputs.size(); ++k) {
+    const bool fits = request.outputs[k].hasNoValue ||
+                      request.outputs[k].location.length >= plan_.outputs[k].elements * 4;
+    shapes.push_back({plan_.outputDimensions[k], fits});
+    sufficient = sufficient && fits;
+  }
+  if (!sufficient) {
+    return std::unexpected(Error{ErrorStatus::OUTPUT_INSUFFICIENT_SIZE,
+                                 "an output's memory is smaller than the output", shapes});
+  }
+  if (options.cancelled != nullptr && options.cancelled->load()) {
+    return fail(ErrorStatus::DEVICE_UNAVAILABLE, "the execution was cancelled");
+  }
+  if (options.deadline && std::chrono::steady_clock::now() >= *options.deadline) {
+    return fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT, "the deadline passed before the run");
+  }
+  auto& slots = static_cast<VulkanExecutionMemory&>(memory);
+  std::unique_ptr<Slot> slot = slots.take();
+  if (slot == nullptr) {
+    slot = std::make_unique<Slot>(context_);
+    NNHAL_TRY(slot->make(plan_, pipelines_));
+  }
+  const auto pool = [&](const RequestArgument& a) -> const Memory& {
+    return std::get<Memory>(request.pools[a.location.poolIndex]);
+  };
+  for (size_t k = 0; k < plan_.inputs.size(); ++k) {
+    const RequestArgument& a = request.inputs[k];
+    const std::span<uint8_t> to = rangeBytes(slot->bytes(), plan_.inputs[k]);
+    if (a.hasNoValue) {
+      std::memset(to.data(), 0, to.size());
+      continue;
+    }
+    if (auto read = hal::readPool(pool(a), a.location.offset, to); !read) {
+      slots.give(std::move(slot));
+      return std::unexpected(read.error());
+    }
+  }
+  if (options.yield != nullptr) options.yield->yield();
+  auto ran = slot->run();
+  if (!ran) return std::unexpected(ran.error());  // the slot is dropped: its state is unknown
+  for (size_t k = 0; k < plan_.outputs.size(); ++k) {
+    const RequestArgument& a = request.outputs[k];
+    if (a.hasNoValue) continue;
+    if (auto written =
+            hal::writePool(pool(a), a.location.offset, rangeBytes(slot->bytes(), plan_.outputs[k]));
+        !written) {
+      slots.give(std::move(slot));
+      return std::unexpected(written.error());
+    }
+  }
+  slots.give(std::move(slot));
+  return shapes;
+}
+
+constexpr float kUnmeasured = 10.0f;
+
+}  // namespace
+
+VulkanBackend::VulkanBackend(std::shared_ptr<Context> context, std::string version)
+    : context_(std::move(context)), version_(std::move(version)) {}
+
+Capabilities VulkanBackend::capabilities() const {
+  const PerformanceInfo unmeasured{kUnmeasured, kUnmeasured};
+  Capabilities c;
+  c.relaxedFloat32toFloat16PerformanceScalar = unmeasured;
+  c.relaxedFloat32toFloat16PerformanceTensor = unmeasured;
+  for (OperandType type :
+       {OperandType::FLOAT32, OperandType::INT32, OperandType::UINT32, OperandType::TENSOR_FLOAT32,
+        OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM, OperandType::BOOL,
+        OperandType::TENSOR_QUANT16_SYMM, OperandType::TENSOR_FLOAT16, OperandType::TENSOR_BOOL8,
+        OperandType::FLOAT16, OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL,
+        OperandType::TENSOR_QUANT16_ASYMM, OperandType::TENSOR_QUANT8_SYMM,
+        OperandType::TENSOR_QUANT8_ASYMM_SIGNED}) {
+    const bool runs = type == OperandType::TENSOR_FLOAT32 || type == OperandType::FLOAT32 ||
+                      type == OperandType::INT32 || type == OperandType::BOOL;
+    c.operandPerformance.push_back({type, runs ? unmeasured : PerformanceInfo{}});
+  }
+  std::sort(c.operandPerformance.begin(), c.operandPerformance.end(),
+            [](const auto& a, const auto& b) { return a.type < b.type; });
+  return c;  // IF and WHILE keep the "not supported" maximum
+}
+
+Result<void> VulkanBackend::checkModel(const Model& model) const {
+  if (!model.referenced.empty()) {
+    return invalidArgument("nnhal-vulkan runs no control flow (the model references subgraphs)");
+  }
+  NNHAL_ASSIGN_OR_RETURN(const Plan plan, buildPlan(model));
+  (void)plan;
+  return {};
+}
+
+Result<std::vector<std::string>> VulkanBackend::explainSupport(const Model& model) const {
+  return vulkan::explainSupport(model);
+}
+
+Result<std::unique_ptr<CompiledModel>> VulkanBackend::build(Model model) const {
+  NNHAL_ASSIGN_OR_RETURN(Plan plan, buildPlan(model));
+  std::vector<VkPipeline> pipelines(kShaderCount, VK_NULL_HANDLE);
+  for (const Dispatch& d : plan.dispatches) {
+    VkPipeline& p = pipelines[static_cast<size_t>(d.shader)];
+    if (p == VK_NULL_HANDLE) {
+      NNHAL_ASSIGN_OR_RETURN(p, context_->pipeline(d.shader));
+    }
+  }
+  return std::unique_ptr<CompiledModel>(std::make_unique<VulkanCompiledModel>(
+      std::move(model), std::move(plan), std::move(pipelines), context_));
+}
+
+Result<Compiled> VulkanBackend::compile(Model model, const CompileOptions& options) const {
+  if (options.deadline && std::chrono::steady_clock::now() >= *options.deadline) {
+    return fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT, "the deadline passed before compiling");
+  }
+  Compiled compiled;
+  NNHAL_ASSIGN_OR_RETURN(compiled.model, build(std::move(model)));
+  if (options.cache != nullptr) {
+    auto images = encodeCache(*compiled.model, *options.cache);
+    if (images) {
+      compiled.cache = std::move(*images);
+    } else {
+      compiled.cacheSkipped = images.error().message;
+    }
+  }
+  return compiled;
+}
+
+Result<std::unique_ptr<CompiledModel>> VulkanBackend::compileFromCache(
+    const CacheImages& images, const CacheSettings& settings) const {
+  auto decoded = cache::decodeCache(images.model, images.modelDigest, images.data, settings.version,
+                                    settings.options);
+  if (!decoded) {
+    return fail(decoded.error().status == ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT
+                    ? ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT
+                    : ErrorStatus::GENERAL_FAILURE,
+                decoded.error().message);
+  }
+  if (auto valid = hal::validateModel(decoded->model); !valid) {
+    return fail(ErrorStatus::GENERAL_FAILURE,
+                "the cached model is invalid: " + valid.error().message);
+  }
+  auto built = build(std::move(decoded->model));
+  if (!built) return fail(ErrorStatus::GENERAL_FAILURE, built.error().message);
+  return built;
+}
+
+Result<cache::EncodedCache> VulkanBackend::encodeCache(const CompiledModel& model,
+                                                       const CacheSettings& settings) const {
+  // The plan is rebuilt from the model alone: no operation state to keep.
+  const engine::PreparedStateStore none(engine::PreparedStateStore::Mode::kSave);
+  return cache::encodeCache(model.model(), none, settings.version, settings.options);
+}
+
+}  // namespace nnhal::backend::vulkan
+
+namespace nnhal::backend {
+
+Result<VulkanBackendMade> createVulkanBackend(const VulkanOptions& options) {
+  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<vulkan::Context> context,
+                         vulkan::Context::create(options.physicalDevice, options.validation));
+  const vulkan::PhysicalDeviceDescription& d = context->description();
+  std::string uuid;
+  for (uint8_t byte : d.pipelineCacheUuid) uuid += fmt::format("{:02x}", byte);
+  // The device, its driver and the pipeline cache's identity: a cache made elsewhere misses.
+  const std::string version =
+      options.versionOverride.empty()
+          ? fmt::format("{}+{} (vulkan: {} {:04x}:{:04x}, driver {:#x}, {})", kDriverVersion,
+                        buildId(), d.name, d.vendorId, d.deviceId, d.driverVersion, uuid)
+          : options.versionOverride;
+  spdlog::info("nnhal-vulkan: {} ({})", d.name, d.kind);
+  VulkanDeviceInfo device{d.index, d.name, d.kind, d.usable, d.unusableReason};
+  return VulkanBackendMade{std::make_shared<vulkan::VulkanBackend>(std::move(context), version),
+                           std::move(device)};
+}
+
+Result<std::vector<VulkanDeviceInfo>> listVulkanDevices() {
+  NNHAL_ASSIGN_OR_RETURN(const auto all, vulkan::vulkanDevices());
+  std::vector<VulkanDeviceInfo> out;
+  for (const auto& d : all) out.push_back({d.index, d.name, d.kind, d.usable, d.unusableReason});
+  return out;
+}
+
+}  // namespace nnhal::backend

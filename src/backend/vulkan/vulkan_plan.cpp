@@ -1,0 +1,778 @@
+#include "backend/vulkan/vulkan_plan.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <limits>
+#include <optional>
+
+namespace nnhal::backend::vulkan {
+namespace {
+
+constexpr uint32_t kAlignElements = 16;
+constexpr float kInfinity = std::numeric_limits<float>::infinity();
+
+/// Why an operation is refused: the text explainSupport reports. `invalid`: the operation
+/// breaks its own definition (shapes that do not fit together), which makes the model
+/// invalid rather than unsupported.
+struct Refusal {
+  std::string reason;
+  bool invalid = false;
+};
+template <typename T>
+using Planned = std::expected<T, Refusal>;
+std::unexpected<Refusal> refuse(std::string reason) {
+  return std::unexpected(Refusal{std::move(reason)});
+}
+
+std::unexpected<Refusal> invalid(std::string reason) {
+  return std::unexpected(Refusal{std::move(reason), true});
+}
+
+uint32_t floatBits(float value) { return std::bit_cast<uint32_t>(value); }
+
+/// Builds the plan's buffer layout and dispatches; operands get their range when first used.
+class Planner {
+ public:
+  explicit Planner(const Model& model)
+      : model_(model), operands_(model.main.operands), ranges_(model.main.operands.size()) {}
+
+  /// Adds the dispatches of operation `index`, or says why it cannot.
+  Planned<void> operation(uint32_t index);
+
+  /// Lays the constants out first, then every other tensor range (called after every
+  /// operation was planned, so that the constant region is one block).
+  Result<Plan> finish();
+
+  /// The operand as planned: the model's, with the dimensions of outputs it leaves unknown
+  /// filled in from the operations' inputs (shapeOutput).
+  const Operand& operand(uint32_t index) const { return operands_[index]; }
+
+ private:
+  const Operation& op() const { return model_.main.operations[current_]; }
+  const Operand& input(size_t k) const { return operand(op().inputs[k]); }
+  const Operand& output(size_t k) const { return operand(op().outputs[k]); }
+
+  /// The element range of a float32 tensor operand (assigned on first use; the offset is
+  /// relative to its region until finish()).
+  Planned<uint32_t> tensor(uint32_t operandIndex);
+  Planned<uint32_t> inputTensor(size_t k) { return tensor(op().inputs[k]); }
+  Planned<uint32_t> outputTensor(size_t k) { return tensor(op().outputs[k]); }
+
+  /// Output 0 has `expected` dimensions: fills in what the model leaves unknown (the whole
+  /// shape, or 0 entries), or says the operation is invalid where the model's differ.
+  Planned<void> shapeOutput(std::vector<uint32_t> expected);
+
+  Planned<int32_t> scalarInt(size_t k) const;
+  Planned<float> scalarFloat(size_t k) const;
+  Planned<bool> scalarBool(size_t k) const;
+  const uint8_t* constantBytes(const Operand& o) const;
+
+  /// [lo, hi] of the fused activation code in input k.
+  Planned<std::pair<float, float>> activation(size_t k) const;
+
+  void dispatch(Shader shader, uint32_t invocations, std::vector<uint32_t> push) {
+    dispatches_.push_back({shader, invocations, std::move(push), current_});
+  }
+
+  Planned<void> binary(uint32_t op, bool fusedActivation);
+  Planned<void> unary(uint32_t op);
+  /// RESHAPE's output shape: its constant shape input with a -1 resolved.
+  Planned<std::vector<uint32_t>> reshaped() const;
+  Planned<void> convolution(bool depthwise);
+  Planned<void> pooling(bool average);
+  Planned<void> softmax();
+  Planned<void> fullyConnected();
+  Planned<void> concatenation();
+
+  const Model& model_;
+  std::vector<Operand> operands_;
+  uint32_t current_ = 0;
+  struct Assigned {
+    bool known = false;
+    bool constant = false;
+    uint64_t offset = 0;  ///< within its region (constants or the rest)
+  };
+  std::vector<Assigned> ranges_;
+  uint64_t constantElements_ = 0;
+  uint64_t otherElements_ = 0;
+  std::vector<Dispatch> dispatches_;
+};
+
+uint64_t alignUp(uint64_t value) {
+  return (value + kAlignElements - 1) / kAlignElements * kAlignElements;
+}
+
+uint32_t elementsOf(const Operand& o) {
+  uint32_t n = 1;
+  for (uint32_t d : o.dimensions) n *= d;
+  return n;
+}
+
+/// Dimensions padded with leading 1s to rank 4.
+std::array<uint32_t, 4> rank4(const std::vector<uint32_t>& dims) {
+  std::array<uint32_t, 4> out{1, 1, 1, 1};
+  std::copy(dims.begin(), dims.end(), out.begin() + (4 - dims.size()));
+  return out;
+}
+
+const uint8_t* Planner::constantBytes(const Operand& o) const {
+  switch (o.lifetime) {
+    case OperandLifeTime::CONSTANT_COPY:
+      return model_.operandValues.data() + o.location.offset;
+    case OperandLifeTime::CONSTANT_REFERENCE:
+      return model_.pools[o.location.poolIndex].data() + o.location.offset;
+    default:
+      return nullptr;
+  }
+}
+
+Planned<uint32_t> Planner::tensor(uint32_t operandIndex) {
+  const Operand& o = operand(operandIndex);
+  if (o.type != OperandType::TENSOR_FLOAT32) {
+    return refuse("operand type " + std::string(toString(o.type)) +
+                  " is not supported (TENSOR_FLOAT32 only)");
+  }
+  if (o.dimensions.empty() || o.dimensions.size() > 4) {
+    return refuse("tensors of rank 1 to 4 only");
+  }
+  if (std::find(o.dimensions.begin(), o.dimensions.end(), 0u) != o.dimensions.end()) {
+    return refuse("tensors whose dimensions the model leaves unknown are not supported");
+  }
+  if (o.lifetime == OperandLifeTime::NO_VALUE) return refuse("omitted tensors are not supported");
+  Assigned& a = ranges_[operandIndex];
+  if (!a.known) {
+    a.known = true;
+    a.constant = constantBytes(o) != nullptr;
+    uint64_t& region = a.constant ? constantElements_ : otherElements_;
+    a.offset = region;
+    region = alignUp(region + elementsOf(o));
+    if (constantElements_ + otherElements_ > kMaxBufferElements) {
+      return refuse("the model's tensors exceed the execution buffer's 2^29 elements");
+    }
+  }
+  return operandIndex;  // resolved to an offset in finish(); see offsetWord below
+}
+
+Planned<void> Planner::shapeOutput(std::vector<uint32_t> expected) {
+  std::vector<uint32_t>& dims = operands_[op().outputs[0]].dimensions;
+  bool fits = dims.empty() || dims.size() == expected.size();
+  for (size_t d = 0; fits && d < dims.size(); ++d) fits = dims[d] == 0 || dims[d] == expected[d];
+  if (!fits) {
+    std::string text;
+    for (uint32_t d : expected) text += (text.empty() ? "" : ", ") + std::to_string(d);
+    return invalid("the output's shape is not the operation's [" + text + "]");
+  }
+  dims = std::move(expected);
+  return {};
+}
+
+Planned<int32_t> Planner::scalarInt(size_t k) const {
+  const Operand& o = input(k);
+  const uint8_t* bytes = constantBytes(o);
+  if (o.type != OperandType::INT32 || bytes == nullptr) {
+    return refuse("input " + std::to_string(k) + " must be a constant INT32");
+  }
+  int32_t value = 0;
+  std::memcpy(&value, bytes, sizeof value);
+  return value;
+}
+
+Planned<float> Planner::scalarFloat(size_t k) const {
+  const Operand& o = input(k);
+  const uint8_t* bytes = constantBytes(o);
+  if (o.type != OperandType::FLOAT32 || bytes == nullptr) {
+    return refuse("input " + std::to_string(k) + " must be a constant FLOAT32");
+  }
+  float value = 0;
+  std::memcpy(&value, bytes, sizeof value);
+  return value;
+}
+
+Planned<bool> Planner::scalarBool(size_t k) const {
+  const Operand& o = input(k);
+  const uint8_t* bytes = constantBytes(o);
+  if (o.type != OperandType::BOOL || bytes == nullptr) {
+    return refuse("input " + std::to_string(k) + " must be a constant BOOL");
+  }
+  return bytes[0] != 0;
+}
+
+Planned<std::pair<float, float>> Planner::activation(size_t k) const {
+  auto code = scalarInt(k);
+  if (!code) return std::unexpected(code.error());
+  switch (*code) {
+    case 0:
+      return std::pair{-kInfinity, kInfinity};
+    case 1:
+      return std::pair{0.0f, kInfinity};
+    case 2:
+      return std::pair{-1.0f, 1.0f};
+    case 3:
+      return std::pair{0.0f, 6.0f};
+    default:
+      return refuse("fused activation " + std::to_string(*code) + " is not supported");
+  }
+}
+
+// Offsets are stored in the push words as operand indexes tagged with this bit until
+// finish() knows the constant region's size; every offset word goes through here.
+constexpr uint32_t kOperandTag = 0x80000000u;
+uint32_t offsetWord(uint32_t operandIndex) { return kOperandTag | operandIndex; }
+
+// The shaders' Params blocks list offsets at these word positions (kept in step with
+// shaders/*.comp).
+std::vector<size_t> offsetWords(Shader shader) {
+  switch (shader) {
+    case Shader::kBinary:
+      return {2, 3, 4};
+    case Shader::kUnary:
+      return {2, 3};
+    case Shader::kConv2d:
+      return {1, 2, 3, 4};
+    case Shader::kPool:
+      return {2, 3};
+    case Shader::kSoftmax:
+      return {2, 3};
+    case Shader::kFullyConnected:
+      return {1, 2, 3, 4};
+    case Shader::kConcat:
+      return {4, 5};
+  }
+  return {};
+}
+
+// NNHAL_ASSIGN_OR_RETURN for Planned values (undefined at the end of this file).
+#define NNHAL_PLAN_TRY(lhs, expr)                                  \
+  auto lhs##_result = (expr);                                      \
+  if (!lhs##_result) return std::unexpected(lhs##_result.error()); \
+  const auto lhs = *lhs##_result
+// The same for Planned<void>.
+#define NNHAL_PLAN_CHECK(expr)                 \
+  do {                                         \
+    if (auto checked = (expr); !checked) {     \
+      return std::unexpected(checked.error()); \
+    }                                          \
+  } while (false)
+
+Planned<void> Planner::binary(uint32_t code, bool fusedActivation) {
+  NNHAL_PLAN_TRY(a, inputTensor(0));
+  NNHAL_PLAN_TRY(b, inputTensor(1));
+  std::pair<float, float> range{-kInfinity, kInfinity};
+  if (fusedActivation) {
+    NNHAL_PLAN_TRY(r, activation(2));
+    range = r;
+  }
+  const size_t rank = std::max(input(0).dimensions.size(), input(1).dimensions.size());
+  const auto da = rank4(input(0).dimensions);
+  const auto db = rank4(input(1).dimensions);
+  std::vector<uint32_t> broadcast;
+  for (size_t d = 4 - rank; d < 4; ++d) {
+    const uint32_t size = std::max(da[d], db[d]);
+    if ((da[d] != size && da[d] != 1) || (db[d] != size && db[d] != 1)) {
+      return invalid("the input shapes do not broadcast");
+    }
+    broadcast.push_back(size);
+  }
+  NNHAL_PLAN_CHECK(shapeOutput(std::move(broadcast)));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  const auto dims = rank4(output(0).dimensions);
+  const auto strides = [&](const Operand& o) {
+    const auto d = rank4(o.dimensions);
+    std::array<uint32_t, 4> s{};
+    uint32_t step = 1;
+    for (int i = 3; i >= 0; --i) {
+      s[i] = d[i] == 1 && dims[i] != 1 ? 0 : step;
+      step *= d[i];
+    }
+    return s;
+  };
+  const auto sa = strides(input(0));
+  const auto sb = strides(input(1));
+  const bool clamped = range.first != -kInfinity || range.second != kInfinity;
+  dispatch(Shader::kBinary, elementsOf(output(0)),
+           {elementsOf(output(0)),
+            code,
+            offsetWord(out),
+            offsetWord(a),
+            offsetWord(b),
+            clamped ? 1u : 0u,
+            floatBits(range.first),
+            floatBits(range.second),
+            dims[0],
+            dims[1],
+            dims[2],
+            dims[3],
+            sa[0],
+            sa[1],
+            sa[2],
+            sa[3],
+            sb[0],
+            sb[1],
+            sb[2],
+            sb[3]});
+  return {};
+}
+
+Planned<std::vector<uint32_t>> Planner::reshaped() const {
+  const Operand& shape = input(1);
+  const uint8_t* bytes = constantBytes(shape);
+  if (shape.type != OperandType::TENSOR_INT32 || bytes == nullptr || shape.dimensions.size() != 1) {
+    return refuse("the shape must be a constant TENSOR_INT32 vector");
+  }
+  std::vector<int32_t> values(shape.dimensions[0]);
+  std::memcpy(values.data(), bytes, values.size() * sizeof(int32_t));
+  std::vector<uint32_t> dims;
+  uint64_t known = 1;
+  std::optional<size_t> free;
+  for (size_t k = 0; k < values.size(); ++k) {
+    if (values[k] == -1 && !free) {
+      free = k;
+      dims.push_back(1);
+    } else if (values[k] > 0) {
+      dims.push_back(static_cast<uint32_t>(values[k]));
+      known *= static_cast<uint32_t>(values[k]);
+    } else {
+      return invalid("the shape holds " + std::to_string(values[k]));
+    }
+  }
+  const uint64_t elements = elementsOf(input(0));
+  if (free) {
+    if (known == 0 || elements % known != 0) return invalid("the shape does not fit the input");
+    dims[*free] = static_cast<uint32_t>(elements / known);
+  } else if (known != elements) {
+    return invalid("the shape's size is not the input's");
+  }
+  return dims;
+}
+
+Planned<void> Planner::unary(uint32_t code) {
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  if (code == 6) {
+    NNHAL_PLAN_TRY(shape, reshaped());
+    NNHAL_PLAN_CHECK(shapeOutput(shape));
+  } else {
+    NNHAL_PLAN_CHECK(shapeOutput(input(0).dimensions));
+  }
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  dispatch(Shader::kUnary, elementsOf(output(0)),
+           {elementsOf(output(0)), code, offsetWord(out), offsetWord(in)});
+  return {};
+}
+
+/// The leading padding of one dimension for NNAPI's implicit padding scheme (1 SAME, 2 VALID).
+Planned<int32_t> implicitPadding(int32_t scheme, uint32_t in, uint32_t out, uint32_t stride,
+                                 uint32_t filter, uint32_t dilation) {
+  if (scheme == 2) return 0;
+  if (scheme != 1) return refuse("padding scheme " + std::to_string(scheme) + " is unknown");
+  const int64_t effective = (int64_t{filter} - 1) * dilation + 1;
+  const int64_t total = std::max<int64_t>((int64_t{out} - 1) * stride + effective - int64_t{in}, 0);
+  return static_cast<int32_t>(total / 2);
+}
+
+/// The output size along one dimension: explicit paddings, or the implicit scheme's rule.
+int64_t windowOutput(bool implicit, int32_t scheme, int64_t in, int64_t padHead, int64_t padTail,
+                     uint32_t stride, uint32_t filter, uint32_t dilation) {
+  const int64_t effective = (int64_t{filter} - 1) * dilation + 1;
+  if (implicit) {
+    return scheme == 1 ? (in + stride - 1) / stride
+                       : std::max<int64_t>((in - effective + stride) / stride, 0);
+  }
+  const int64_t span = in + padHead + padTail - effective;
+  return span < 0 ? 0 : span / stride + 1;
+}
+
+struct Window {
+  int32_t padTop = 0, padLeft = 0;
+  uint32_t strideH = 1, strideW = 1, dilH = 1, dilW = 1;
+  float lo = -kInfinity, hi = kInfinity;
+  uint32_t multiplier = 0;
+};
+
+Planned<void> Planner::convolution(bool depthwise) {
+  const size_t count = op().inputs.size();
+  // The implicit-padding form has one input fewer before the activation (types.hal).
+  const size_t layoutAt = depthwise ? 8 : 7;
+  const bool implicit =
+      count == layoutAt || (count > layoutAt && input(layoutAt).type == OperandType::BOOL);
+  const size_t first = 3;                   // padding scheme, or the four paddings
+  const size_t strides = implicit ? 4 : 7;  // strideW, strideH
+  size_t next = strides + 2;
+  Window w;
+  if (depthwise) {
+    NNHAL_PLAN_TRY(m, scalarInt(next));
+    if (m < 1) return refuse("the depth multiplier must be at least 1");
+    w.multiplier = static_cast<uint32_t>(m);
+    ++next;
+  }
+  NNHAL_PLAN_TRY(range, activation(next));
+  ++next;
+  w.lo = range.first;
+  w.hi = range.second;
+  if (count > next) {
+    NNHAL_PLAN_TRY(nchw, scalarBool(next));
+    if (nchw) return refuse("the NCHW layout is not supported (NHWC only)");
+    ++next;
+  }
+  if (count > next + 1) {
+    NNHAL_PLAN_TRY(dw, scalarInt(next));
+    NNHAL_PLAN_TRY(dh, scalarInt(next + 1));
+    if (dw < 1 || dh < 1) return refuse("dilation factors must be at least 1");
+    w.dilW = static_cast<uint32_t>(dw);
+    w.dilH = static_cast<uint32_t>(dh);
+  }
+  NNHAL_PLAN_TRY(sw, scalarInt(strides));
+  NNHAL_PLAN_TRY(sh, scalarInt(strides + 1));
+  if (sw < 1 || sh < 1) return refuse("strides must be at least 1");
+  w.strideW = static_cast<uint32_t>(sw);
+  w.strideH = static_cast<uint32_t>(sh);
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(filter, inputTensor(1));
+  NNHAL_PLAN_TRY(bias, inputTensor(2));
+  const Operand& i = input(0);
+  const Operand& f = input(1);
+  if (i.dimensions.size() != 4 || f.dimensions.size() != 4) {
+    return invalid("the input and filter must have rank 4");
+  }
+  const uint32_t fH = f.dimensions[1];
+  const uint32_t fW = f.dimensions[2];
+  const uint32_t outC = depthwise ? f.dimensions[3] : f.dimensions[0];
+  const bool channelsFit = depthwise
+                               ? f.dimensions[0] == 1 && i.dimensions[3] * w.multiplier == outC
+                               : f.dimensions[3] == i.dimensions[3];
+  if (!channelsFit || input(2).dimensions != std::vector<uint32_t>{outC}) {
+    return invalid("the input, filter and bias channels do not fit together");
+  }
+  int32_t scheme = 0;
+  int32_t padBottom = 0;
+  int32_t padRight = 0;
+  if (implicit) {
+    NNHAL_PLAN_TRY(code, scalarInt(first));
+    if (code != 1 && code != 2) return invalid("padding scheme " + std::to_string(code));
+    scheme = code;
+  } else {
+    NNHAL_PLAN_TRY(left, scalarInt(first));
+    NNHAL_PLAN_TRY(right, scalarInt(first + 1));
+    NNHAL_PLAN_TRY(top, scalarInt(first + 2));
+    NNHAL_PLAN_TRY(bottom, scalarInt(first + 3));
+    if (left < 0 || right < 0 || top < 0 || bottom < 0) return invalid("negative padding");
+    w.padLeft = left;
+    w.padTop = top;
+    padRight = right;
+    padBottom = bottom;
+  }
+  const int64_t outH =
+      windowOutput(implicit, scheme, i.dimensions[1], w.padTop, padBottom, w.strideH, fH, w.dilH);
+  const int64_t outW =
+      windowOutput(implicit, scheme, i.dimensions[2], w.padLeft, padRight, w.strideW, fW, w.dilW);
+  if (outH < 1 || outW < 1) return invalid("the window is larger than the padded input");
+  NNHAL_PLAN_CHECK(shapeOutput(
+      {i.dimensions[0], static_cast<uint32_t>(outH), static_cast<uint32_t>(outW), outC}));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  const Operand& o = output(0);
+  if (implicit) {
+    NNHAL_PLAN_TRY(
+        top, implicitPadding(scheme, i.dimensions[1], o.dimensions[1], w.strideH, fH, w.dilH));
+    NNHAL_PLAN_TRY(
+        left, implicitPadding(scheme, i.dimensions[2], o.dimensions[2], w.strideW, fW, w.dilW));
+    w.padTop = top;
+    w.padLeft = left;
+  }
+  dispatch(Shader::kConv2d, elementsOf(o),
+           {elementsOf(o),
+            offsetWord(out),
+            offsetWord(in),
+            offsetWord(filter),
+            offsetWord(bias),
+            i.dimensions[1],
+            i.dimensions[2],
+            i.dimensions[3],
+            o.dimensions[1],
+            o.dimensions[2],
+            o.dimensions[3],
+            fH,
+            fW,
+            w.strideH,
+            w.strideW,
+            static_cast<uint32_t>(w.padTop),
+            static_cast<uint32_t>(w.padLeft),
+            w.dilH,
+            w.dilW,
+            w.multiplier,
+            floatBits(w.lo),
+            floatBits(w.hi)});
+  return {};
+}
+
+Planned<void> Planner::pooling(bool average) {
+  const size_t count = op().inputs.size();
+  const bool implicit = count == 7 || (count == 8 && input(7).type == OperandType::BOOL);
+  const size_t strides = implicit ? 2 : 5;  // strideW, strideH, filterW, filterH, activation
+  const size_t layoutAt = strides + 5;
+  if (count > layoutAt) {
+    NNHAL_PLAN_TRY(nchw, scalarBool(layoutAt));
+    if (nchw) return refuse("the NCHW layout is not supported (NHWC only)");
+  }
+  NNHAL_PLAN_TRY(sw, scalarInt(strides));
+  NNHAL_PLAN_TRY(sh, scalarInt(strides + 1));
+  NNHAL_PLAN_TRY(fw, scalarInt(strides + 2));
+  NNHAL_PLAN_TRY(fh, scalarInt(strides + 3));
+  NNHAL_PLAN_TRY(range, activation(strides + 4));
+  if (sw < 1 || sh < 1 || fw < 1 || fh < 1) return refuse("strides and filter sizes must be >= 1");
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  const Operand& i = input(0);
+  if (i.dimensions.size() != 4) return invalid("the input must have rank 4");
+  int32_t padTop = 0;
+  int32_t padLeft = 0;
+  int32_t padBottom = 0;
+  int32_t padRight = 0;
+  int32_t scheme = 0;
+  if (implicit) {
+    NNHAL_PLAN_TRY(code, scalarInt(1));
+    if (code != 1 && code != 2) return invalid("padding scheme " + std::to_string(code));
+    scheme = code;
+  } else {
+    NNHAL_PLAN_TRY(left, scalarInt(1));
+    NNHAL_PLAN_TRY(right, scalarInt(2));
+    NNHAL_PLAN_TRY(top, scalarInt(3));
+    NNHAL_PLAN_TRY(bottom, scalarInt(4));
+    if (left < 0 || right < 0 || top < 0 || bottom < 0) return invalid("negative padding");
+    padLeft = left;
+    padTop = top;
+    padRight = right;
+    padBottom = bottom;
+  }
+  const auto strideH = static_cast<uint32_t>(sh);
+  const auto strideW = static_cast<uint32_t>(sw);
+  const auto filterH = static_cast<uint32_t>(fh);
+  const auto filterW = static_cast<uint32_t>(fw);
+  const int64_t outH =
+      windowOutput(implicit, scheme, i.dimensions[1], padTop, padBottom, strideH, filterH, 1);
+  const int64_t outW =
+      windowOutput(implicit, scheme, i.dimensions[2], padLeft, padRight, strideW, filterW, 1);
+  if (outH < 1 || outW < 1) return invalid("the window is larger than the padded input");
+  NNHAL_PLAN_CHECK(shapeOutput({i.dimensions[0], static_cast<uint32_t>(outH),
+                                static_cast<uint32_t>(outW), i.dimensions[3]}));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  const Operand& o = output(0);
+  if (implicit) {
+    NNHAL_PLAN_TRY(top,
+                   implicitPadding(scheme, i.dimensions[1], o.dimensions[1], strideH, filterH, 1));
+    NNHAL_PLAN_TRY(left,
+                   implicitPadding(scheme, i.dimensions[2], o.dimensions[2], strideW, filterW, 1));
+    padTop = top;
+    padLeft = left;
+  }
+  dispatch(Shader::kPool, elementsOf(o),
+           {elementsOf(o), average ? 0u : 1u, offsetWord(out), offsetWord(in), i.dimensions[1],
+            i.dimensions[2], i.dimensions[3], o.dimensions[1], o.dimensions[2],
+            static_cast<uint32_t>(fh), static_cast<uint32_t>(fw), static_cast<uint32_t>(sh),
+            static_cast<uint32_t>(sw), static_cast<uint32_t>(padTop),
+            static_cast<uint32_t>(padLeft), floatBits(range.first), floatBits(range.second)});
+  return {};
+}
+
+Planned<void> Planner::softmax() {
+  NNHAL_PLAN_TRY(beta, scalarFloat(1));
+  const auto rank = static_cast<int32_t>(input(0).dimensions.size());
+  if (op().inputs.size() > 2) {
+    NNHAL_PLAN_TRY(axis, scalarInt(2));
+    if (axis != -1 && axis != rank - 1) return refuse("softmax along the last axis only");
+  }
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_CHECK(shapeOutput(input(0).dimensions));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  const uint32_t axisSize = input(0).dimensions.back();
+  const uint32_t rows = elementsOf(input(0)) / axisSize;
+  dispatch(Shader::kSoftmax, rows,
+           {rows, axisSize, offsetWord(out), offsetWord(in), floatBits(beta)});
+  return {};
+}
+
+Planned<void> Planner::fullyConnected() {
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(weights, inputTensor(1));
+  NNHAL_PLAN_TRY(bias, inputTensor(2));
+  NNHAL_PLAN_TRY(range, activation(3));
+  const Operand& w = input(1);
+  if (w.dimensions.size() != 2) return invalid("the weights must have rank 2");
+  const uint32_t units = w.dimensions[0];
+  const uint32_t inSize = w.dimensions[1];
+  if (inSize == 0 || elementsOf(input(0)) % inSize != 0 ||
+      input(2).dimensions != std::vector<uint32_t>{units}) {
+    return invalid("the input, weights and bias sizes do not fit together");
+  }
+  NNHAL_PLAN_CHECK(shapeOutput({elementsOf(input(0)) / inSize, units}));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  dispatch(Shader::kFullyConnected, elementsOf(output(0)),
+           {elementsOf(output(0)), offsetWord(out), offsetWord(in), offsetWord(weights),
+            offsetWord(bias), inSize, units, floatBits(range.first), floatBits(range.second)});
+  return {};
+}
+
+Planned<void> Planner::concatenation() {
+  const size_t tensors = op().inputs.size() - 1;
+  NNHAL_PLAN_TRY(rawAxis, scalarInt(tensors));
+  std::vector<std::pair<uint32_t, uint32_t>> parts;  // (operand, its size along the axis)
+  std::vector<uint32_t> joined;
+  int32_t axis = 0;
+  for (size_t k = 0; k < tensors; ++k) {
+    NNHAL_PLAN_TRY(in, inputTensor(k));
+    const auto& d = input(k).dimensions;
+    const auto rank = static_cast<int32_t>(d.size());
+    if (k == 0) {
+      axis = rawAxis < 0 ? rawAxis + rank : rawAxis;
+      if (axis < 0 || axis >= rank) return invalid("the axis is outside the inputs' rank");
+      joined = d;
+      joined[axis] = 0;
+    }
+    if (d.size() != joined.size()) return invalid("the inputs' ranks differ");
+    for (int32_t j = 0; j < rank; ++j) {
+      if (j != axis && d[j] != joined[j]) return invalid("the inputs' shapes differ off the axis");
+    }
+    joined[axis] += d[axis];
+    parts.emplace_back(in, d[axis]);
+  }
+  NNHAL_PLAN_CHECK(shapeOutput(joined));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  uint32_t after = 1;
+  for (size_t d = axis + 1; d < joined.size(); ++d) after *= joined[d];
+  uint32_t at = 0;
+  for (const auto& [in, size] : parts) {
+    const uint32_t elements = elementsOf(operand(in));
+    if (elements > 0) {
+      dispatch(Shader::kConcat, elements,
+               {elements, size * after, joined[axis] * after, at * after, offsetWord(out),
+                offsetWord(in)});
+    }
+    at += size;
+  }
+  return {};
+}
+
+Planned<void> Planner::operation(uint32_t index) {
+  current_ = index;
+  switch (op().type) {
+    case OperationType::ADD:
+      return binary(0, true);
+    case OperationType::MUL:
+      return binary(1, true);
+    case OperationType::SUB:
+      return binary(2, true);
+    case OperationType::DIV:
+      return binary(3, true);
+    case OperationType::MAXIMUM:
+      return binary(4, false);
+    case OperationType::MINIMUM:
+      return binary(5, false);
+    case OperationType::RELU:
+      return unary(0);
+    case OperationType::RELU1:
+      return unary(1);
+    case OperationType::RELU6:
+      return unary(2);
+    case OperationType::LOGISTIC:
+      return unary(3);
+    case OperationType::TANH:
+      return unary(4);
+    case OperationType::HARD_SWISH:
+      return unary(5);
+    case OperationType::RESHAPE:
+      return unary(6);
+    case OperationType::CONV_2D:
+      return convolution(false);
+    case OperationType::DEPTHWISE_CONV_2D:
+      return convolution(true);
+    case OperationType::AVERAGE_POOL_2D:
+      return pooling(true);
+    case OperationType::MAX_POOL_2D:
+      return pooling(false);
+    case OperationType::SOFTMAX:
+      return softmax();
+    case OperationType::FULLY_CONNECTED:
+      return fullyConnected();
+    case OperationType::CONCATENATION:
+      return concatenation();
+    default:
+      return refuse("the operation is not supported by nnhal-vulkan");
+  }
+}
+
+Result<Plan> Planner::finish() {
+  // Model outputs are written by an operation, so they have their range; a model input no
+  // operation reads gets one if it is a float32 tensor, and is ignored otherwise.
+  std::vector<bool> ignored(ranges_.size(), false);
+  for (uint32_t index : model_.main.inputIndexes) {
+    if (!ranges_[index].known && !tensor(index)) ignored[index] = true;
+  }
+  Plan plan;
+  plan.bufferElements = constantElements_ + otherElements_;
+  const auto offsetOf = [&](uint32_t operandIndex) -> uint32_t {
+    const Assigned& a = ranges_[operandIndex];
+    return static_cast<uint32_t>(a.constant ? a.offset : constantElements_ + a.offset);
+  };
+  plan.constantImage.assign(constantElements_, 0.0f);
+  for (uint32_t k = 0; k < ranges_.size(); ++k) {
+    if (!ranges_[k].known || !ranges_[k].constant) continue;
+    std::memcpy(plan.constantImage.data() + ranges_[k].offset, constantBytes(operand(k)),
+                size_t{elementsOf(operand(k))} * sizeof(float));
+  }
+  for (Dispatch& d : dispatches_) {
+    for (size_t word : offsetWords(d.shader)) d.push[word] = offsetOf(d.push[word] & ~kOperandTag);
+  }
+  plan.dispatches = std::move(dispatches_);
+  for (uint32_t index : model_.main.inputIndexes) {
+    plan.inputs.push_back(
+        ignored[index] ? TensorRange{} : TensorRange{offsetOf(index), elementsOf(operand(index))});
+  }
+  for (uint32_t index : model_.main.outputIndexes) {
+    plan.outputs.push_back({offsetOf(index), elementsOf(operand(index))});
+    plan.outputDimensions.push_back(operand(index).dimensions);
+  }
+  return plan;
+}
+
+#undef NNHAL_PLAN_TRY
+#undef NNHAL_PLAN_CHECK
+
+}  // namespace
+
+std::pair<uint32_t, uint32_t> workgroupCounts(uint32_t invocations) {
+  const uint32_t groups = (invocations + kWorkgroupSize - 1) / kWorkgroupSize;
+  if (groups <= kMaxWorkgroupsX) return {std::max(groups, 1u), 1};
+  return {kMaxWorkgroupsX, (groups + kMaxWorkgroupsX - 1) / kMaxWorkgroupsX};
+}
+
+Result<std::vector<std::string>> explainSupport(const Model& model) {
+  std::vector<std::string> reasons;
+  // One planner for all: an operation's output shapes, found from its inputs, are the next
+  // operations' input shapes.
+  Planner planner(model);
+  for (uint32_t k = 0; k < model.main.operations.size(); ++k) {
+    auto planned = planner.operation(k);
+    const std::string name(toString(model.main.operations[k].type));
+    if (!planned && planned.error().invalid) {
+      return invalidArgument("operation " + std::to_string(k) + " (" + name +
+                             ") is invalid: " + planned.error().reason);
+    }
+    reasons.push_back(planned ? std::string() : name + ": " + planned.error().reason);
+  }
+  return reasons;
+}
+
+Result<Plan> buildPlan(const Model& model) {
+  Planner planner(model);
+  for (uint32_t k = 0; k < model.main.operations.size(); ++k) {
+    auto planned = planner.operation(k);
+    if (!planned) {
+      return invalidArgument(
+          "operation " + std::to_string(k) + " (" +
+          std::string(toString(model.main.operations[k].type)) + ") is " +
+          (planned.error().invalid ? "invalid: " : "not supported by nnhal-vulkan: ") +
+          planned.error().reason);
+    }
+  }
+  return planner.finish();
+}
+
+}  // namespace nnhal::backend::vulkan

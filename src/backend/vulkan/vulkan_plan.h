@@ -1,0 +1,95 @@
+// backend/vulkan/vulkan_plan.h — what nnhal-vulkan makes of a Model, before any Vulkan call:
+// which operations it runs and why it refuses the others, where each tensor lives in the
+// execution buffer, and the list of compute dispatches that runs the model.
+//
+// Every tensor of one execution lives in one storage buffer of float32 elements: the
+// constants first (copied in when the buffer is made), then the inputs, temporaries and
+// outputs, each at an offset aligned to 16 elements (64 bytes). A dispatch runs one shader
+// (shaders/*.comp) over `invocations` invocations with its parameters as push constants
+// (element offsets, sizes, clamp bounds as float bits); the dispatches run in order with a
+// memory barrier between each pair.
+//
+// What is supported (the first operations of issue 30; getSupportedOperations says the rest):
+// TENSOR_FLOAT32 tensors of rank 1 to 4, NHWC, the model's inputs with every dimension given
+// (the other shapes, or their open dimensions, are found from the inputs'), in ADD,
+// MUL, SUB, DIV, MAXIMUM, MINIMUM (broadcasting), RELU, RELU1, RELU6, LOGISTIC, TANH,
+// HARD_SWISH, CONV_2D and DEPTHWISE_CONV_2D (explicit or implicit padding, strides,
+// dilation, a fused activation), AVERAGE_POOL_2D and MAX_POOL_2D, SOFTMAX (last axis),
+// FULLY_CONNECTED, RESHAPE and CONCATENATION. Float32 is computed in float32 (also when the
+// model allows float16). No control flow, no extension, at most 2^29 elements in all.
+//
+// Thread safety: pure functions over their arguments.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nnhal/status.h"
+#include "nnhal/types.h"
+
+namespace nnhal::backend::vulkan {
+
+/// Invocations per workgroup of every shader (shaders/common.glsl).
+inline constexpr uint32_t kWorkgroupSize = 64;
+/// Workgroups every Vulkan device runs in one dimension (maxComputeWorkGroupCount minimum).
+inline constexpr uint32_t kMaxWorkgroupsX = 65535;
+/// Elements of the execution buffer at most (2 GiB of float32, below every device's
+/// maxStorageBufferRange that nnhal-vulkan accepts, vulkan_context.h).
+inline constexpr uint64_t kMaxBufferElements = uint64_t{1} << 29;
+
+/// The compute shaders, one pipeline each (shaders/<name>.comp).
+enum class Shader : uint8_t {
+  kBinary,
+  kUnary,
+  kConv2d,
+  kPool,
+  kSoftmax,
+  kFullyConnected,
+  kConcat,
+};
+inline constexpr size_t kShaderCount = 7;
+
+/// Push-constant words at most (the 128 bytes every device allows).
+inline constexpr size_t kMaxPushWords = 32;
+
+struct Dispatch {
+  Shader shader = Shader::kUnary;
+  uint32_t invocations = 0;
+  std::vector<uint32_t> push;  ///< the shader's Params block, word by word
+  uint32_t operation = 0;      ///< index into model.main.operations
+};
+
+/// Where a tensor lives in the execution buffer, in float32 elements.
+struct TensorRange {
+  uint32_t offset = 0;
+  uint32_t elements = 0;
+};
+
+struct Plan {
+  std::vector<Dispatch> dispatches;
+  /// The buffer's size in elements; its first constantImage.size() hold the constants.
+  uint64_t bufferElements = 0;
+  std::vector<float> constantImage;
+  std::vector<TensorRange> inputs;   ///< per model input (model.main.inputIndexes)
+  std::vector<TensorRange> outputs;  ///< per model output
+  std::vector<std::vector<uint32_t>> outputDimensions;
+};
+
+/// The workgroup counts (x, y) of a dispatch of `invocations`: x at most kMaxWorkgroupsX.
+std::pair<uint32_t, uint32_t> workgroupCounts(uint32_t invocations);
+
+/// Per operation of model.main: "" when nnhal-vulkan runs it, else why not (e.g.
+/// "CONV_2D: the NCHW layout is not supported (NHWC only)"). The model must have passed
+/// hal::validateModel. Errors: INVALID_ARGUMENT for an operation whose operands do not fit
+/// its definition (shapes that do not broadcast, filter channels that are not the input's,
+/// an output size that is not the window's).
+Result<std::vector<std::string>> explainSupport(const Model& model);
+
+/// The plan of a validated model. Errors: INVALID_ARGUMENT naming the first operation
+/// explainSupport refuses or finds invalid ("operation 3 (CONV_2D) is not supported by
+/// nnhal-vulkan: ..."), or a model whose tensors exceed kMaxBufferElements.
+Result<Plan> buildPlan(const Model& model);
+
+}  // namespace nnhal::backend::vulkan

@@ -1,0 +1,65 @@
+// The NNAPI CTS test models of shared/cts on the GPU device nnhal-vulkan, with the Khronos
+// validation layer on: in every execution mode (output shapes left open included, which the
+// device finds from the inputs' at preparation), and with output 0 one element short, each
+// model passes or is skipped because the device reports one of its operations as
+// unsupported (the VTS rule); no validation error. One test per HAL version folder.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "actors/device_factory.h"
+#include "backend/vulkan/vulkan_backend.h"
+#include "backend/vulkan_factory.h"
+#include "tools/common/cts_model.h"
+#include "tools/common/cts_runner.h"
+
+namespace nnhal::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+class GpuCts : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuCts, PassesOrIsUnsupported) {
+  backend::VulkanOptions options;
+  options.validation = true;
+  auto made = backend::createVulkanBackend(options);
+  if (!made) GTEST_SKIP() << "no Vulkan device: " << made.error().message;
+  const auto* vulkan = static_cast<const backend::vulkan::VulkanBackend*>(made->backend.get());
+  auto driver = actors::createDriver({}, made->backend);
+  ASSERT_TRUE(driver) << driver.error().message;
+  size_t passed = 0;
+  size_t skipped = 0;
+  for (const fs::path& file : ctsFiles(fs::path(NNHAL_SHARED_DIR) / "cts" / GetParam())) {
+    auto models = loadCtsFile(file);
+    ASSERT_TRUE(models) << models.error().message;
+    for (const CtsModel& cts : *models) {
+      for (CtsMode mode : {CtsMode::kSynchronous, CtsMode::kAsync, CtsMode::kDynamicOutputShape,
+                           CtsMode::kBurst, CtsMode::kDeviceBuffers, CtsMode::kFenced}) {
+        const CtsOutcome outcome = runCtsModel(*driver->device, cts, mode);
+        EXPECT_TRUE(outcome.passed || outcome.skipped)
+            << cts.version << "/" << cts.spec << " [" << toString(mode) << "]: " << outcome.message;
+        passed += outcome.passed ? 1 : 0;
+        skipped += outcome.skipped ? 1 : 0;
+      }
+      CtsRunOptions shortOutput;
+      shortOutput.outputOneElementShort = true;
+      const CtsOutcome insufficient =
+          runCtsModel(*driver->device, cts, CtsMode::kDynamicOutputShape, shortOutput);
+      EXPECT_TRUE(insufficient.passed || insufficient.skipped)
+          << cts.version << "/" << cts.spec
+          << " [output 0 one element short]: " << insufficient.message;
+    }
+  }
+  EXPECT_GT(passed, 0u);
+  std::printf("%s on %s: %zu runs passed, %zu skipped (unsupported)\n", GetParam().c_str(),
+              made->device.name.c_str(), passed, skipped);
+  driver->device.reset();
+  EXPECT_EQ(vulkan->context().validationErrors(), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Folders, GpuCts, ::testing::Values("V1_0", "V1_1", "V1_2", "V1_3"));
+
+}  // namespace
+}  // namespace nnhal::tools

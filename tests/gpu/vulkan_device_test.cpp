@@ -1,0 +1,231 @@
+// The GPU device nnhal-vulkan through the whole HAL plumbing, on whatever Vulkan device the
+// machine has (CI: Mesa's lavapipe), with the Khronos validation layer on: its identity,
+// results equal to the CPU device's within float tolerance, refusals at launch with their
+// reasons, compilation caching in its own state and never across devices, output buffers
+// too small, concurrent executions and bursts. Every test ends with no validation error.
+// Skipped, with the reason, where no Vulkan device exists.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "actors/device_factory.h"
+#include "backend/vulkan/vulkan_backend.h"
+#include "backend/vulkan_factory.h"
+#include "cache/cache_test_util.h"
+#include "common/hostile_models.h"
+#include "nnhal/burst.h"
+#include "nnhal/device.h"
+#include "nnhal/gpu_device.h"
+
+namespace nnhal {
+namespace {
+
+using cachetest::buildModel;
+constexpr OperandType kFloat = OperandType::TENSOR_FLOAT32;
+
+/// Float outputs equal within 1e-4 absolute plus 1e-4 relative.
+void expectClose(const std::vector<uint8_t>& actual, const std::vector<uint8_t>& expected) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i + 4 <= actual.size(); i += 4) {
+    float a = 0, e = 0;
+    std::memcpy(&a, actual.data() + i, 4);
+    std::memcpy(&e, expected.data() + i, 4);
+    EXPECT_NEAR(a, e, 1e-4f + 1e-4f * std::fabs(e)) << "element " << i / 4;
+  }
+}
+
+class VulkanDeviceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    backend::VulkanOptions options;
+    options.validation = true;
+    auto made = backend::createVulkanBackend(options);
+    if (!made) GTEST_SKIP() << "no Vulkan device: " << made.error().message;
+    backend_ = made->backend;
+    vulkan_ = static_cast<const backend::vulkan::VulkanBackend*>(backend_.get());
+    DeviceOptions deviceOptions = options_;
+    auto driver = actors::createDriver(deviceOptions, backend_);
+    ASSERT_TRUE(driver) << driver.error().message;
+    device_ = driver->device;
+  }
+  void TearDown() override {
+    device_.reset();
+    if (vulkan_ != nullptr) {
+      EXPECT_EQ(vulkan_->context().validationErrors(), 0u);
+    }
+  }
+
+  std::shared_ptr<PreparedModel> prepare(Model model, const PrepareOptions& options = {}) {
+    auto prepared = device_->prepareModel(std::move(model), options);
+    EXPECT_TRUE(prepared) << prepared.error().message;
+    return prepared ? *prepared : nullptr;
+  }
+
+  DeviceOptions options_;
+  std::shared_ptr<const backend::Backend> backend_;
+  const backend::vulkan::VulkanBackend* vulkan_ = nullptr;
+  std::shared_ptr<Device> device_;
+};
+
+TEST_F(VulkanDeviceTest, IsTheGpuDevice) {
+  EXPECT_EQ(device_->getName(), "nnhal-vulkan");
+  EXPECT_EQ(device_->getType(), DeviceType::GPU);
+  EXPECT_NE(device_->getVersionString().find(vulkan_->context().description().name),
+            std::string::npos)
+      << device_->getVersionString();
+  // Unmeasured: nothing better than 10x the CPU reference is claimed.
+  for (const OperandPerformance& p : device_->getCapabilities().operandPerformance) {
+    EXPECT_GE(p.info.execTime, 10.0f) << toString(p.type);
+  }
+  const VulkanDeviceStatus status = vulkanDeviceStatus();
+  EXPECT_TRUE(status.available) << status.reason;
+  EXPECT_EQ(status.name, vulkan_->context().description().name);
+}
+
+TEST_F(VulkanDeviceTest, GivesTheCpuDevicesResults) {
+  auto cpu = createDevice({});
+  ASSERT_TRUE(cpu);
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    auto onCpu = (*cpu)->prepareModel(buildModel(kFloat, seed));
+    ASSERT_TRUE(onCpu);
+    auto onGpu = prepare(buildModel(kFloat, seed));
+    ASSERT_NE(onGpu, nullptr);
+    for (uint32_t input : {7u, 8u}) {
+      expectClose(cachetest::run(*onGpu, kFloat, input), cachetest::run(**onCpu, kFloat, input));
+    }
+  }
+}
+
+TEST_F(VulkanDeviceTest, BroadcastsAndClampsLikeTheHal) {
+  // [2, 1] + [1, 3] -> [2, 3] with RELU6 fused.
+  Model model = testing::broadcastAddModel(2, 3, {2, 3});
+  const uint32_t relu6 = 3;
+  std::memcpy(model.operandValues.data() + model.main.operands[2].location.offset, &relu6, 4);
+  auto prepared = prepare(std::move(model));
+  ASSERT_NE(prepared, nullptr);
+  Memory pool = *Memory::create(11 * 4);
+  const float in[5] = {1.0f, 5.0f, -2.0f, 0.5f, 2.0f};
+  std::memcpy(pool.data(), in, sizeof in);
+  Request request;
+  request.pools = {pool};
+  request.inputs = {{false, {0, 0, 8}, {}}, {false, {0, 8, 12}, {}}};
+  request.outputs = {{false, {0, 20, 24}, {}}};
+  auto result = prepared->executeSynchronously(request);
+  ASSERT_TRUE(result) << result.error().message;
+  float out[6];
+  std::memcpy(out, pool.data() + 20, sizeof out);
+  const float expected[6] = {0.0f, 1.5f, 3.0f, 3.0f, 5.5f, 6.0f};
+  for (int i = 0; i < 6; ++i) EXPECT_FLOAT_EQ(out[i], expected[i]) << i;
+  EXPECT_EQ(result->outputShapes[0].dimensions, (std::vector<uint32_t>{2, 3}));
+}
+
+TEST_F(VulkanDeviceTest, RefusesWhatItDoesNotRunAtLaunch) {
+  const Model quant = buildModel(OperandType::TENSOR_QUANT8_ASYMM, 1);
+  auto supported = device_->getSupportedOperations(quant);
+  ASSERT_TRUE(supported) << supported.error().message;
+  for (bool s : *supported) EXPECT_FALSE(s);
+  auto reasons = device_->explainSupportedOperations(quant);
+  ASSERT_TRUE(reasons);
+  EXPECT_NE((*reasons)[0].find("TENSOR_QUANT8_ASYMM"), std::string::npos) << (*reasons)[0];
+  auto prepared = device_->prepareModel(quant);
+  ASSERT_FALSE(prepared);
+  EXPECT_EQ(prepared.error().status, ErrorStatus::INVALID_ARGUMENT);
+  // A model whose shapes do not fit is invalid, not unsupported.
+  auto invalid = device_->getSupportedOperations(testing::broadcastAddModel(2, 3, {2, 4}));
+  ASSERT_FALSE(invalid);
+  EXPECT_EQ(invalid.error().status, ErrorStatus::INVALID_ARGUMENT);
+}
+
+TEST_F(VulkanDeviceTest, OutputTooSmallReportsTheShapes) {
+  auto prepared = prepare(buildModel(kFloat, 1));
+  ASSERT_NE(prepared, nullptr);
+  cachetest::TestRequest test(kFloat, 7);
+  test.request.outputs[0].location.length -= 4;
+  auto result = prepared->executeSynchronously(test.request);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().status, ErrorStatus::OUTPUT_INSUFFICIENT_SIZE);
+  ASSERT_EQ(result.error().outputShapes.size(), 1u);
+  EXPECT_FALSE(result.error().outputShapes[0].isSufficient);
+  EXPECT_EQ(result.error().outputShapes[0].dimensions,
+            (std::vector<uint32_t>{1, cachetest::kOutputUnits}));
+}
+
+TEST_F(VulkanDeviceTest, ConcurrentExecutionsAndBurstsAgree) {
+  auto prepared = prepare(buildModel(kFloat, 4));
+  ASSERT_NE(prepared, nullptr);
+  const std::vector<uint8_t> expected = cachetest::run(*prepared, kFloat);
+  std::vector<std::thread> threads;
+  std::atomic<int> mismatches{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int k = 0; k < 10; ++k) {
+        if (cachetest::run(*prepared, kFloat) != expected) ++mismatches;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(mismatches.load(), 0);
+  auto burst = prepared->configureExecutionBurst();
+  ASSERT_TRUE(burst) << burst.error().message;
+  for (int k = 0; k < 3; ++k) {
+    cachetest::TestRequest test(kFloat, 7);
+    auto result = (*burst)->execute(test.request, MeasureTiming::YES);
+    ASSERT_TRUE(result) << result.error().message;
+    EXPECT_EQ(test.output(), expected);
+  }
+}
+
+class VulkanCachingTest : public VulkanDeviceTest {
+ protected:
+  void SetUp() override {
+    options_.stateDirectory = dir_.path() / "gpu";
+    VulkanDeviceTest::SetUp();
+  }
+  cachetest::TempDir dir_;
+};
+
+TEST_F(VulkanCachingTest, LoadsItsOwnCacheAndNeverTheCpuDevices) {
+  if (device_ == nullptr) GTEST_SKIP();
+  ASSERT_EQ(device_->getNumberOfCacheFilesNeeded().modelCache, 1u);
+  cachetest::Fds fds;
+  auto files = [&](const char* name) {
+    CacheFiles cache;
+    cache.modelCache = {{fds.open(dir_.path() / (std::string(name) + ".model"), O_RDWR)}};
+    cache.dataCache = {{fds.open(dir_.path() / (std::string(name) + ".data"), O_RDWR)}};
+    cache.token = cachetest::tokenFor(5);
+    return cache;
+  };
+  const Model model = buildModel(kFloat, 2);
+  const CacheFiles gpuFiles = files("gpu");
+  PrepareOptions saving;
+  saving.cache = gpuFiles;
+  auto saved = prepare(model, saving);
+  ASSERT_NE(saved, nullptr);
+  const std::vector<uint8_t> expected = cachetest::run(*saved, kFloat);
+  auto loaded = device_->prepareModelFromCache(gpuFiles);
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  EXPECT_EQ(cachetest::run(**loaded, kFloat), expected);
+
+  DeviceOptions cpuOptions;
+  cpuOptions.stateDirectory = dir_.path() / "cpu";
+  auto cpu = createDevice(cpuOptions);
+  ASSERT_TRUE(cpu);
+  const CacheFiles cpuFiles = files("cpu");
+  saving.cache = cpuFiles;
+  ASSERT_TRUE((*cpu)->prepareModel(model, saving));
+  auto crossed = device_->prepareModelFromCache(cpuFiles);
+  ASSERT_FALSE(crossed);
+  EXPECT_EQ(crossed.error().status, ErrorStatus::GENERAL_FAILURE);
+  auto crossedBack = (*cpu)->prepareModelFromCache(gpuFiles);
+  ASSERT_FALSE(crossedBack);
+}
+
+}  // namespace
+}  // namespace nnhal

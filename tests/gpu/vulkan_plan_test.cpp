@@ -1,0 +1,167 @@
+// nnhal-vulkan's plan (backend/vulkan/vulkan_plan.h) without a GPU: which operations it
+// takes and why it refuses the others, the models it finds invalid, the buffer layout and
+// the folding of wide dispatches.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "backend/vulkan/vulkan_plan.h"
+#include "cache/cache_test_util.h"
+#include "common/hostile_models.h"
+
+namespace nnhal::backend::vulkan {
+namespace {
+
+using cachetest::buildModel;
+using testing::broadcastAddModel;
+
+TEST(VulkanPlanTest, RunsTheFloatTestModel) {
+  const Model model = buildModel(OperandType::TENSOR_FLOAT32, 1);
+  auto reasons = explainSupport(model);
+  ASSERT_TRUE(reasons) << reasons.error().message;
+  for (const std::string& reason : *reasons) EXPECT_EQ(reason, "");
+  auto plan = buildPlan(model);
+  ASSERT_TRUE(plan) << plan.error().message;
+  // CONV_2D, DEPTHWISE_CONV_2D, ADD, FULLY_CONNECTED: one dispatch each, in model order.
+  ASSERT_EQ(plan->dispatches.size(), 4u);
+  EXPECT_EQ(plan->dispatches[0].shader, Shader::kConv2d);
+  EXPECT_EQ(plan->dispatches[1].shader, Shader::kConv2d);
+  EXPECT_EQ(plan->dispatches[2].shader, Shader::kBinary);
+  EXPECT_EQ(plan->dispatches[3].shader, Shader::kFullyConnected);
+  EXPECT_EQ(plan->dispatches[0].invocations, 4u * 4 * 3);
+  // Every push block fits the 128 bytes every device allows.
+  for (const Dispatch& d : plan->dispatches) EXPECT_LE(d.push.size(), kMaxPushWords);
+  // Constants first, each range 64-byte aligned, inputs and outputs after them.
+  ASSERT_EQ(plan->inputs.size(), 2u);
+  ASSERT_EQ(plan->outputs.size(), 1u);
+  EXPECT_EQ(plan->inputs[0].elements, 32u);
+  EXPECT_EQ(plan->inputs[1].elements, 48u);
+  EXPECT_EQ(plan->outputs[0].elements, cachetest::kOutputUnits);
+  EXPECT_EQ(plan->outputDimensions[0], (std::vector<uint32_t>{1, cachetest::kOutputUnits}));
+  for (const TensorRange& r : {plan->inputs[0], plan->inputs[1], plan->outputs[0]}) {
+    EXPECT_EQ(r.offset % 16, 0u);
+    EXPECT_GE(r.offset, plan->constantImage.size());
+    EXPECT_LE(uint64_t{r.offset} + r.elements, plan->bufferElements);
+  }
+  // The first filter value is the model's, at the start of the constant image.
+  const Operand& filter = model.main.operands[model.main.operations[0].inputs[1]];
+  const uint8_t* bytes = filter.lifetime == OperandLifeTime::CONSTANT_REFERENCE
+                             ? model.pools[filter.location.poolIndex].data()
+                             : model.operandValues.data();
+  float first = 0;
+  std::memcpy(&first, bytes + filter.location.offset, sizeof first);
+  EXPECT_EQ(plan->constantImage.at(plan->dispatches[0].push[3]), first);
+}
+
+TEST(VulkanPlanTest, RefusesOtherOperandTypesWithTheReason) {
+  auto reasons = explainSupport(buildModel(OperandType::TENSOR_QUANT8_ASYMM, 1));
+  ASSERT_TRUE(reasons) << reasons.error().message;
+  for (const std::string& reason : *reasons) {
+    EXPECT_NE(reason.find("TENSOR_QUANT8_ASYMM is not supported"), std::string::npos) << reason;
+  }
+  auto plan = buildPlan(buildModel(OperandType::TENSOR_QUANT8_ASYMM, 1));
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().status, ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_NE(plan.error().message.find("operation 0 (CONV_2D) is not supported by nnhal-vulkan"),
+            std::string::npos)
+      << plan.error().message;
+}
+
+TEST(VulkanPlanTest, RefusesTheNchwLayoutAndUnknownShapes) {
+  Model model = buildModel(OperandType::TENSOR_FLOAT32, 1);
+  // CONV_2D with the layout input (implicit padding, 8 inputs) set to NCHW.
+  Operand layout;
+  layout.type = OperandType::BOOL;
+  layout.lifetime = OperandLifeTime::CONSTANT_COPY;
+  layout.location = {0, static_cast<uint32_t>(model.operandValues.size()), 1};
+  model.operandValues.push_back(1);
+  model.main.operands.push_back(layout);
+  model.main.operations[0].inputs.push_back(static_cast<uint32_t>(model.main.operands.size() - 1));
+  auto reasons = explainSupport(model);
+  ASSERT_TRUE(reasons) << reasons.error().message;
+  EXPECT_NE((*reasons)[0].find("NCHW layout is not supported"), std::string::npos) << (*reasons)[0];
+  EXPECT_EQ((*reasons)[1], "");
+
+  // An input whose size only the request gives.
+  Model open = broadcastAddModel(2, 3, {2, 3});
+  open.main.operands[0].dimensions = {0, 1};
+  auto unknown = explainSupport(open);
+  ASSERT_TRUE(unknown) << unknown.error().message;
+  EXPECT_NE((*unknown)[0].find("dimensions the model leaves unknown"), std::string::npos);
+}
+
+TEST(VulkanPlanTest, FindsTheOutputShapesTheModelLeavesOpen) {
+  // ADD's output {0, 0}: the broadcast shape [2, 3].
+  auto plan = buildPlan(broadcastAddModel(2, 3));
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->outputDimensions[0], (std::vector<uint32_t>{2, 3}));
+  EXPECT_EQ(plan->outputs[0].elements, 6u);
+  // Every temporary and the output of the test model of unknown shape (rank unknown too).
+  Model model = buildModel(OperandType::TENSOR_FLOAT32, 1);
+  for (const Operation& operation : model.main.operations) {
+    model.main.operands[operation.outputs[0]].dimensions.clear();
+  }
+  auto open = buildPlan(model);
+  ASSERT_TRUE(open) << open.error().message;
+  EXPECT_EQ(open->outputDimensions[0], (std::vector<uint32_t>{1, cachetest::kOutputUnits}));
+  // A partly given shape must agree with the found one.
+  Model wrong = buildModel(OperandType::TENSOR_FLOAT32, 1);
+  wrong.main.operands[wrong.main.operations[0].outputs[0]].dimensions = {1, 0, 5, 0};
+  auto refused = buildPlan(wrong);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("the output's shape is not the operation's [1, 4, 4, 3]"),
+            std::string::npos)
+      << refused.error().message;
+}
+
+TEST(VulkanPlanTest, ShapesThatDoNotFitMakeTheModelInvalid) {
+  // [2, 1] + [1, 3] broadcasts to [2, 3], not to [2, 4].
+  auto reasons = explainSupport(broadcastAddModel(2, 3, {2, 4}));
+  ASSERT_FALSE(reasons);
+  EXPECT_EQ(reasons.error().status, ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_NE(reasons.error().message.find("the output's shape is not the operation's [2, 3]"),
+            std::string::npos)
+      << reasons.error().message;
+  // [2, 1] + [3, 1]: 2 and 3 do not broadcast.
+  Model mismatched = broadcastAddModel(2, 3, {2, 3});
+  mismatched.main.operands[1].dimensions = {3, 1};
+  auto noBroadcast = explainSupport(mismatched);
+  ASSERT_FALSE(noBroadcast);
+  EXPECT_NE(noBroadcast.error().message.find("do not broadcast"), std::string::npos);
+  auto plan = buildPlan(broadcastAddModel(2, 3, {2, 4}));
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.error().message.find("is invalid"), std::string::npos) << plan.error().message;
+  // The depthwise output's channels (4) differ from the filter's (3).
+  Model model = buildModel(OperandType::TENSOR_FLOAT32, 1);
+  const uint32_t t2 = model.main.operations[1].outputs[0];
+  model.main.operands[t2].dimensions = {1, 4, 4, 4};
+  EXPECT_FALSE(explainSupport(model));
+}
+
+TEST(VulkanPlanTest, BroadcastStridesAreZeroAlongBroadcastDimensions) {
+  auto plan = buildPlan(broadcastAddModel(2, 3, {2, 3}));
+  ASSERT_TRUE(plan) << plan.error().message;
+  ASSERT_EQ(plan->dispatches.size(), 1u);
+  const std::vector<uint32_t>& p = plan->dispatches[0].push;
+  // dims [1, 1, 2, 3]; a [2, 1]: strides (.., 1, 0); b [1, 3]: strides (.., 0, 1).
+  EXPECT_EQ(std::vector<uint32_t>(p.begin() + 8, p.begin() + 12),
+            (std::vector<uint32_t>{1, 1, 2, 3}));
+  EXPECT_EQ(p[14], 1u);
+  EXPECT_EQ(p[15], 0u);
+  EXPECT_EQ(p[18], 0u);
+  EXPECT_EQ(p[19], 1u);
+}
+
+TEST(VulkanPlanTest, WideDispatchesFoldIntoTwoDimensions) {
+  EXPECT_EQ(workgroupCounts(0), (std::pair<uint32_t, uint32_t>{1, 1}));
+  EXPECT_EQ(workgroupCounts(64), (std::pair<uint32_t, uint32_t>{1, 1}));
+  EXPECT_EQ(workgroupCounts(65), (std::pair<uint32_t, uint32_t>{2, 1}));
+  EXPECT_EQ(workgroupCounts(64 * kMaxWorkgroupsX),
+            (std::pair<uint32_t, uint32_t>{kMaxWorkgroupsX, 1}));
+  EXPECT_EQ(workgroupCounts(64 * kMaxWorkgroupsX + 1),
+            (std::pair<uint32_t, uint32_t>{kMaxWorkgroupsX, 2}));
+}
+
+}  // namespace
+}  // namespace nnhal::backend::vulkan
