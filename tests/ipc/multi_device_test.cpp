@@ -193,6 +193,9 @@ namespace {
 // --gpu on: the GPU device (docs/GPU.md) served beside the CPU device on any Vulkan device,
 // lavapipe included; --gpu off: never. Skipped where no Vulkan device exists.
 TEST(MultiDevice, ServesTheGpuDeviceWhenAsked) {
+  if (kUnderSanitizer) {
+    GTEST_SKIP() << "the Vulkan driver's own threads and compiled shaders are not instrumented";
+  }
   const VulkanDeviceStatus status = vulkanDeviceStatus();
   if (!status.available) GTEST_SKIP() << "no Vulkan device: " << status.reason;
   TempDir cache;
