@@ -1,6 +1,6 @@
-// The devices the VTS-style suites run against: the embedded driver and a real nnhald over
-// its socket. Each is created once per test binary, on first use; the CTS models are loaded
-// once too.
+// The devices the VTS-style suites run against: the embedded driver, a real nnhald over
+// its socket, and (where the machine has a Vulkan device) the embedded GPU device. Each is created
+// once per test binary, on first use; the CTS models are loaded once too.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -13,18 +13,32 @@
 #include "ipc/ipc_test_util.h"
 #include "nnhal/client.h"
 #include "nnhal/device.h"
+#include "nnhal/gpu_device.h"
 #include "tools/common/cts_model.h"
 
 namespace nnhal::testing {
 
-enum class Target { kEmbedded, kRemote };
+enum class Target { kEmbedded, kRemote, kGpu };
 
 inline const char* targetName(Target target) {
-  return target == Target::kEmbedded ? "Embedded" : "Remote";
+  return target == Target::kEmbedded ? "Embedded" : target == Target::kRemote ? "Remote" : "Gpu";
+}
+
+/// The embedded GPU device nnhal-vulkan (validation layer on), or null without a Vulkan
+/// device: the tests then skip.
+inline std::shared_ptr<Device> gpuDevice() {
+  static const std::shared_ptr<Device> gpu = [] {
+    VulkanDeviceOptions options;
+    options.validation = true;
+    auto device = createVulkanDevice({}, options);
+    return device ? *device : nullptr;
+  }();
+  return gpu;
 }
 
 /// The Device of `target`; fails the current test when it cannot be created.
 inline std::shared_ptr<Device> deviceFor(Target target) {
+  if (target == Target::kGpu) return gpuDevice();
   if (target == Target::kEmbedded) {
     static const std::shared_ptr<Device> embedded = [] {
       auto device = createDevice();
