@@ -289,7 +289,9 @@ std::vector<DomainCase> domainCases() {
       cases.push_back({target, type});
     }
   }
-  cases.push_back({Target::kGpu, OperandType::TENSOR_FLOAT32});  // what the GPU device runs
+  // What the GPU device runs.
+  cases.push_back({Target::kGpu, OperandType::TENSOR_FLOAT32});
+  cases.push_back({Target::kGpu, OperandType::TENSOR_FLOAT16});
   return cases;
 }
 

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <limits>
@@ -230,7 +231,7 @@ class VulkanCompiledModel final : public CompiledModel {
   bool dataIndependent() const override { return true; }
   std::vector<size_t> outputBytes() const override {
     std::vector<size_t> bytes;
-    for (const TensorRange& r : plan_.outputs) bytes.push_back(size_t{r.elements} * sizeof(float));
+    for (const TensorRange& r : plan_.outputs) bytes.push_back(r.requestBytes());
     return bytes;
   }
   Result<std::unique_ptr<ExecutionMemory>> createMemory(
@@ -250,8 +251,38 @@ class VulkanCompiledModel final : public CompiledModel {
   std::shared_ptr<Context> context_;
 };
 
-std::span<uint8_t> rangeBytes(uint8_t* base, const TensorRange& r) {
-  return {base + size_t{r.offset} * sizeof(float), size_t{r.elements} * sizeof(float)};
+float* rangeIn(uint8_t* base, const TensorRange& r) {
+  return reinterpret_cast<float*>(base) + r.offset;
+}
+
+/// Copies request input `a` into the buffer range `r` (float16 widened). Errors: readPool's.
+Result<void> readInput(const Memory& pool, const RequestArgument& a, const TensorRange& r,
+                       uint8_t* base) {
+  float* to = rangeIn(base, r);
+  if (!r.half) {
+    return hal::readPool(pool, a.location.offset,
+                         {reinterpret_cast<uint8_t*>(to), r.requestBytes()});
+  }
+  std::vector<_Float16> half(r.elements);
+  NNHAL_TRY(hal::readPool(pool, a.location.offset,
+                          {reinterpret_cast<uint8_t*>(half.data()), r.requestBytes()}));
+  for (size_t e = 0; e < half.size(); ++e) to[e] = static_cast<float>(half[e]);
+  return {};
+}
+
+/// Copies the buffer range `r` to request output `a` (float16 rounded to nearest). Errors:
+/// writePool's.
+Result<void> writeOutput(const Memory& pool, const RequestArgument& a, const TensorRange& r,
+                         uint8_t* base) {
+  const float* from = rangeIn(base, r);
+  if (!r.half) {
+    return hal::writePool(pool, a.location.offset,
+                          {reinterpret_cast<const uint8_t*>(from), r.requestBytes()});
+  }
+  std::vector<_Float16> half(r.elements);
+  for (size_t e = 0; e < half.size(); ++e) half[e] = static_cast<_Float16>(from[e]);
+  return hal::writePool(pool, a.location.offset,
+                        {reinterpret_cast<const uint8_t*>(half.data()), r.requestBytes()});
 }
 
 Result<std::vector<OutputShape>> VulkanCompiledModel::execute(const Request& request,
@@ -261,7 +292,7 @@ Result<std::vector<OutputShape>> VulkanCompiledModel::execute(const Request& req
   bool sufficient = true;
   for (size_t k = 0; k < plan_.outputs.size(); ++k) {
     const bool fits = request.outputs[k].hasNoValue ||
-                      request.outputs[k].location.length >= plan_.outputs[k].elements * 4;
+                      request.outputs[k].location.length >= plan_.outputs[k].requestBytes();
     shapes.push_back({plan_.outputDimensions[k], fits});
     sufficient = sufficient && fits;
   }
@@ -286,12 +317,11 @@ Result<std::vector<OutputShape>> VulkanCompiledModel::execute(const Request& req
   };
   for (size_t k = 0; k < plan_.inputs.size(); ++k) {
     const RequestArgument& a = request.inputs[k];
-    const std::span<uint8_t> to = rangeBytes(slot->bytes(), plan_.inputs[k]);
     if (a.hasNoValue) {
-      std::memset(to.data(), 0, to.size());
+      std::fill_n(rangeIn(slot->bytes(), plan_.inputs[k]), plan_.inputs[k].elements, 0.0f);
       continue;
     }
-    if (auto read = hal::readPool(pool(a), a.location.offset, to); !read) {
+    if (auto read = readInput(pool(a), a, plan_.inputs[k], slot->bytes()); !read) {
       slots.give(std::move(slot));
       return std::unexpected(read.error());
     }
@@ -302,9 +332,7 @@ Result<std::vector<OutputShape>> VulkanCompiledModel::execute(const Request& req
   for (size_t k = 0; k < plan_.outputs.size(); ++k) {
     const RequestArgument& a = request.outputs[k];
     if (a.hasNoValue) continue;
-    if (auto written =
-            hal::writePool(pool(a), a.location.offset, rangeBytes(slot->bytes(), plan_.outputs[k]));
-        !written) {
+    if (auto written = writeOutput(pool(a), a, plan_.outputs[k], slot->bytes()); !written) {
       slots.give(std::move(slot));
       return std::unexpected(written.error());
     }
@@ -333,6 +361,7 @@ Capabilities VulkanBackend::capabilities() const {
         OperandType::TENSOR_QUANT16_ASYMM, OperandType::TENSOR_QUANT8_SYMM,
         OperandType::TENSOR_QUANT8_ASYMM_SIGNED}) {
     const bool runs = type == OperandType::TENSOR_FLOAT32 || type == OperandType::FLOAT32 ||
+                      type == OperandType::TENSOR_FLOAT16 || type == OperandType::FLOAT16 ||
                       type == OperandType::INT32 || type == OperandType::BOOL;
     c.operandPerformance.push_back({type, runs ? unmeasured : PerformanceInfo{}});
   }

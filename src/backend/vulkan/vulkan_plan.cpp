@@ -129,9 +129,9 @@ const uint8_t* Planner::constantBytes(const Operand& o) const {
 
 Planned<uint32_t> Planner::tensor(uint32_t operandIndex) {
   const Operand& o = operand(operandIndex);
-  if (o.type != OperandType::TENSOR_FLOAT32) {
+  if (o.type != OperandType::TENSOR_FLOAT32 && o.type != OperandType::TENSOR_FLOAT16) {
     return refuse("operand type " + std::string(toString(o.type)) +
-                  " is not supported (TENSOR_FLOAT32 only)");
+                  " is not supported (TENSOR_FLOAT32 and TENSOR_FLOAT16 only)");
   }
   if (o.dimensions.empty() || o.dimensions.size() > 4) {
     return refuse("tensors of rank 1 to 4 only");
@@ -181,8 +181,13 @@ Planned<int32_t> Planner::scalarInt(size_t k) const {
 Planned<float> Planner::scalarFloat(size_t k) const {
   const Operand& o = input(k);
   const uint8_t* bytes = constantBytes(o);
+  if (bytes != nullptr && o.type == OperandType::FLOAT16) {
+    _Float16 half{};
+    std::memcpy(&half, bytes, sizeof half);
+    return static_cast<float>(half);
+  }
   if (o.type != OperandType::FLOAT32 || bytes == nullptr) {
-    return refuse("input " + std::to_string(k) + " must be a constant FLOAT32");
+    return refuse("input " + std::to_string(k) + " must be a constant FLOAT32 or FLOAT16");
   }
   float value = 0;
   std::memcpy(&value, bytes, sizeof value);
@@ -714,19 +719,32 @@ Result<Plan> Planner::finish() {
   plan.constantImage.assign(constantElements_, 0.0f);
   for (uint32_t k = 0; k < ranges_.size(); ++k) {
     if (!ranges_[k].known || !ranges_[k].constant) continue;
-    std::memcpy(plan.constantImage.data() + ranges_[k].offset, constantBytes(operand(k)),
-                size_t{elementsOf(operand(k))} * sizeof(float));
+    float* to = plan.constantImage.data() + ranges_[k].offset;
+    const uint8_t* from = constantBytes(operand(k));
+    const size_t n = elementsOf(operand(k));
+    if (operand(k).type == OperandType::TENSOR_FLOAT16) {
+      for (size_t e = 0; e < n; ++e) {
+        _Float16 half{};
+        std::memcpy(&half, from + e * sizeof half, sizeof half);
+        to[e] = static_cast<float>(half);
+      }
+    } else {
+      std::memcpy(to, from, n * sizeof(float));
+    }
   }
   for (Dispatch& d : dispatches_) {
     for (size_t word : offsetWords(d.shader)) d.push[word] = offsetOf(d.push[word] & ~kOperandTag);
   }
   plan.dispatches = std::move(dispatches_);
+  const auto rangeOf = [&](uint32_t index) {
+    return TensorRange{offsetOf(index), elementsOf(operand(index)),
+                       operand(index).type == OperandType::TENSOR_FLOAT16};
+  };
   for (uint32_t index : model_.main.inputIndexes) {
-    plan.inputs.push_back(
-        ignored[index] ? TensorRange{} : TensorRange{offsetOf(index), elementsOf(operand(index))});
+    plan.inputs.push_back(ignored[index] ? TensorRange{} : rangeOf(index));
   }
   for (uint32_t index : model_.main.outputIndexes) {
-    plan.outputs.push_back({offsetOf(index), elementsOf(operand(index))});
+    plan.outputs.push_back(rangeOf(index));
     plan.outputDimensions.push_back(operand(index).dimensions);
   }
   return plan;

@@ -10,7 +10,8 @@
 // memory barrier between each pair.
 //
 // What is supported (the first operations of issue 30; getSupportedOperations says the rest):
-// TENSOR_FLOAT32 tensors of rank 1 to 4, NHWC, the model's inputs with every dimension given
+// TENSOR_FLOAT32 and TENSOR_FLOAT16 tensors (float16 is held and computed as float32) of
+// rank 1 to 4, NHWC, the model's inputs with every dimension given
 // (the other shapes, or their open dimensions, are found from the inputs'), in ADD,
 // MUL, SUB, DIV, MAXIMUM, MINIMUM (broadcasting), RELU, RELU1, RELU6, LOGISTIC, TANH,
 // HARD_SWISH, CONV_2D and DEPTHWISE_CONV_2D (explicit or implicit padding, strides,
@@ -65,6 +66,11 @@ struct Dispatch {
 struct TensorRange {
   uint32_t offset = 0;
   uint32_t elements = 0;
+  /// The operand is TENSOR_FLOAT16: its request bytes are float16, converted to and from the
+  /// buffer's float32 when an execution copies them.
+  bool half = false;
+  /// Bytes of the operand in a request.
+  size_t requestBytes() const { return size_t{elements} * (half ? 2 : 4); }
 };
 
 struct Plan {
