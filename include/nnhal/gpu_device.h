@@ -6,11 +6,10 @@
 // What it runs (getSupportedOperations says it per operation, with the reason for each
 // refusal; docs/GPU.md lists them): TENSOR_FLOAT32 and TENSOR_FLOAT16 models (float16 held
 // and computed in float32) of rank <= 4 whose inputs have every dimension given (other
-// shapes may be left open: they are found at preparation), NHWC, in ADD, MUL, SUB, DIV,
-// MAXIMUM, MINIMUM, RELU, RELU1, RELU6, LOGISTIC, TANH, HARD_SWISH, CONV_2D,
-// DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D, SOFTMAX (last axis), FULLY_CONNECTED,
-// RESHAPE and CONCATENATION. Preparing a model with any other operation fails with
-// INVALID_ARGUMENT naming it.
+// shapes may be left open: they are found at preparation), NHWC or NCHW, in the elementwise
+// arithmetic and activations, CONV_2D, DEPTHWISE_CONV_2D, pooling, resizing, SOFTMAX,
+// FULLY_CONNECTED, MEAN and the data movements RESHAPE, CONCATENATION, PAD and TRANSPOSE.
+// Preparing a model with any other operation fails with INVALID_ARGUMENT naming it.
 //
 // Which GPU: VulkanDeviceOptions::physicalDevice (an index from `nnhal info` or part of a
 // device's name); empty: the first discrete GPU, else integrated, else any other device,

@@ -20,6 +20,7 @@
 #include "backend/vulkan_factory.h"
 #include "cache/cache_test_util.h"
 #include "common/hostile_models.h"
+#include "gpu/gpu_test_models.h"
 #include "nnhal/burst.h"
 #include "nnhal/device.h"
 #include "nnhal/gpu_device.h"
@@ -101,6 +102,31 @@ TEST_F(VulkanDeviceTest, GivesTheCpuDevicesResults) {
       expectClose(cachetest::run(*onGpu, kFloat, input), cachetest::run(**onCpu, kFloat, input));
     }
   }
+}
+
+TEST_F(VulkanDeviceTest, RunsNchwAsTheCpuDeviceDoes) {
+  auto cpu = createDevice({});
+  ASSERT_TRUE(cpu);
+  const Model model = gputest::nchwConvModel();
+  auto onCpu = (*cpu)->prepareModel(model);
+  ASSERT_TRUE(onCpu) << onCpu.error().message;
+  auto onGpu = prepare(model);
+  ASSERT_NE(onGpu, nullptr);
+  const auto run = [](PreparedModel& prepared) {
+    Memory pool = *Memory::create((32 + 48) * 4);
+    for (int i = 0; i < 32; ++i) {
+      const float v = static_cast<float>((i * 5) % 11) - 5.0f;
+      std::memcpy(pool.data() + i * 4, &v, 4);
+    }
+    Request request;
+    request.pools = {pool};
+    request.inputs = {{false, {0, 0, 128}, {}}};
+    request.outputs = {{false, {0, 128, 192}, {}}};
+    auto result = prepared.executeSynchronously(request);
+    EXPECT_TRUE(result) << result.error().message;
+    return std::vector<uint8_t>(pool.data() + 128, pool.data() + 320);
+  };
+  expectClose(run(*onGpu), run(**onCpu));
 }
 
 TEST_F(VulkanDeviceTest, BroadcastsAndClampsLikeTheHal) {

@@ -9,6 +9,7 @@
 #include "backend/vulkan/vulkan_plan.h"
 #include "cache/cache_test_util.h"
 #include "common/hostile_models.h"
+#include "gpu/gpu_test_models.h"
 
 namespace nnhal::backend::vulkan {
 namespace {
@@ -68,20 +69,20 @@ TEST(VulkanPlanTest, RefusesOtherOperandTypesWithTheReason) {
       << plan.error().message;
 }
 
-TEST(VulkanPlanTest, RefusesTheNchwLayoutAndUnknownShapes) {
-  Model model = buildModel(OperandType::TENSOR_FLOAT32, 1);
-  // CONV_2D with the layout input (implicit padding, 8 inputs) set to NCHW.
-  Operand layout;
-  layout.type = OperandType::BOOL;
-  layout.lifetime = OperandLifeTime::CONSTANT_COPY;
-  layout.location = {0, static_cast<uint32_t>(model.operandValues.size()), 1};
-  model.operandValues.push_back(1);
-  model.main.operands.push_back(layout);
-  model.main.operations[0].inputs.push_back(static_cast<uint32_t>(model.main.operands.size() - 1));
-  auto reasons = explainSupport(model);
-  ASSERT_TRUE(reasons) << reasons.error().message;
-  EXPECT_NE((*reasons)[0].find("NCHW layout is not supported"), std::string::npos) << (*reasons)[0];
-  EXPECT_EQ((*reasons)[1], "");
+TEST(VulkanPlanTest, RunsNchwBetweenTwoTransposesAndRefusesUnknownInputs) {
+  auto plan = buildPlan(gputest::nchwConvModel());
+  ASSERT_TRUE(plan) << plan.error().message;
+  ASSERT_EQ(plan->dispatches.size(), 3u);
+  EXPECT_EQ(plan->dispatches[0].shader, Shader::kGather);  // [1, 2, 4, 4] -> [1, 4, 4, 2]
+  EXPECT_EQ(plan->dispatches[1].shader, Shader::kConv2d);
+  EXPECT_EQ(plan->dispatches[2].shader, Shader::kGather);  // [1, 4, 4, 3] -> [1, 3, 4, 4]
+  EXPECT_EQ(plan->outputDimensions[0], (std::vector<uint32_t>{1, 3, 4, 4}));
+  // The first gather reads input (n, c, h, w) for its output (n, h, w, c).
+  const std::vector<uint32_t>& p = plan->dispatches[0].push;
+  EXPECT_EQ(std::vector<uint32_t>(p.begin() + 4, p.begin() + 8),
+            (std::vector<uint32_t>{1, 4, 4, 2}));
+  EXPECT_EQ(std::vector<uint32_t>(p.begin() + 16, p.begin() + 20),
+            (std::vector<uint32_t>{32, 4, 1, 16}));
 
   // An input whose size only the request gives.
   Model open = broadcastAddModel(2, 3, {2, 3});

@@ -34,6 +34,15 @@ constexpr uint32_t kFullyConnectedSpirv[] = {
 constexpr uint32_t kConcatSpirv[] = {
 #include "concat.spv.inc"
 };
+constexpr uint32_t kGatherSpirv[] = {
+#include "gather.spv.inc"
+};
+constexpr uint32_t kMeanSpirv[] = {
+#include "mean.spv.inc"
+};
+constexpr uint32_t kResizeSpirv[] = {
+#include "resize.spv.inc"
+};
 
 std::span<const uint32_t> spirvOf(Shader shader) {
   switch (shader) {
@@ -51,6 +60,12 @@ std::span<const uint32_t> spirvOf(Shader shader) {
       return kFullyConnectedSpirv;
     case Shader::kConcat:
       return kConcatSpirv;
+    case Shader::kGather:
+      return kGatherSpirv;
+    case Shader::kMean:
+      return kMeanSpirv;
+    case Shader::kResize:
+      return kResizeSpirv;
   }
   return {};
 }

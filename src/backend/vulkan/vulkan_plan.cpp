@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -50,14 +51,32 @@ class Planner {
 
  private:
   const Operation& op() const { return model_.main.operations[current_]; }
-  const Operand& input(size_t k) const { return operand(op().inputs[k]); }
-  const Operand& output(size_t k) const { return operand(op().outputs[k]); }
+  /// Operand indexes of the current operation's inputs and outputs; input 0 and output 0
+  /// are the NHWC stand-ins while an NCHW operation runs (nchwAsNhwc).
+  uint32_t inputIndex(size_t k) const { return k == 0 && input0_ ? *input0_ : op().inputs[k]; }
+  uint32_t outputIndex(size_t k) const { return k == 0 && output0_ ? *output0_ : op().outputs[k]; }
+  const Operand& input(size_t k) const { return operand(inputIndex(k)); }
+  const Operand& output(size_t k) const { return operand(outputIndex(k)); }
 
   /// The element range of a float32 tensor operand (assigned on first use; the offset is
   /// relative to its region until finish()).
   Planned<uint32_t> tensor(uint32_t operandIndex);
-  Planned<uint32_t> inputTensor(size_t k) { return tensor(op().inputs[k]); }
-  Planned<uint32_t> outputTensor(size_t k) { return tensor(op().outputs[k]); }
+  Planned<uint32_t> inputTensor(size_t k) { return tensor(inputIndex(k)); }
+  Planned<uint32_t> outputTensor(size_t k) { return tensor(outputIndex(k)); }
+
+  /// A temporary tensor of the plan's own (not the model's), of `type` and `dims` (empty:
+  /// found later by shapeOutput).
+  uint32_t temporary(OperandType type, std::vector<uint32_t> dims);
+  /// Input `layoutAt` of the current operation, when present, is the NCHW layout flag: the
+  /// layout it gives (false when absent).
+  Planned<bool> nchwLayout(size_t layoutAt) const;
+  /// Runs an operation that takes an NCHW layout flag at input `layoutAt`: as is for NHWC;
+  /// for NCHW between two transposes (input 0 to NHWC, output 0 back), as the CPU engine does.
+  template <typename Run>
+  Planned<void> withLayout(size_t layoutAt, Run run);
+  /// The position of the layout input of CONV_2D, DEPTHWISE_CONV_2D and the pooling
+  /// operations: after the activation, whose position depends on the padding form.
+  size_t layoutInput(size_t implicitAt, size_t explicitAt, bool exactlyOneMore) const;
 
   /// Output 0 has `expected` dimensions: fills in what the model leaves unknown (the whole
   /// shape, or 0 entries), or says the operation is invalid where the model's differ.
@@ -84,10 +103,22 @@ class Planner {
   Planned<void> softmax();
   Planned<void> fullyConnected();
   Planned<void> concatenation();
+  Planned<void> pad(bool withValue);
+  Planned<void> transpose();
+  Planned<void> mean();
+  Planned<void> resize(bool bilinear);
+  /// A constant TENSOR_INT32 input's values.
+  Planned<std::vector<int32_t>> constantInts(size_t k) const;
+  /// Dispatches the gather shader: output element coordinates minus `before`, read through
+  /// `inStrides` where inside `inDims`, else `padValue`.
+  void gather(uint32_t out, uint32_t in, float padValue, const std::array<int32_t, 4>& before,
+              const std::array<uint32_t, 4>& inDims, const std::array<uint32_t, 4>& inStrides);
 
   const Model& model_;
   std::vector<Operand> operands_;
   uint32_t current_ = 0;
+  std::optional<uint32_t> input0_;
+  std::optional<uint32_t> output0_;
   struct Assigned {
     bool known = false;
     bool constant = false;
@@ -155,7 +186,7 @@ Planned<uint32_t> Planner::tensor(uint32_t operandIndex) {
 }
 
 Planned<void> Planner::shapeOutput(std::vector<uint32_t> expected) {
-  std::vector<uint32_t>& dims = operands_[op().outputs[0]].dimensions;
+  std::vector<uint32_t>& dims = operands_[outputIndex(0)].dimensions;
   bool fits = dims.empty() || dims.size() == expected.size();
   for (size_t d = 0; fits && d < dims.size(); ++d) fits = dims[d] == 0 || dims[d] == expected[d];
   if (!fits) {
@@ -243,6 +274,12 @@ std::vector<size_t> offsetWords(Shader shader) {
       return {1, 2, 3, 4};
     case Shader::kConcat:
       return {4, 5};
+    case Shader::kGather:
+      return {1, 2};
+    case Shader::kMean:
+      return {1, 2};
+    case Shader::kResize:
+      return {2, 3};
   }
   return {};
 }
@@ -360,8 +397,13 @@ Planned<void> Planner::unary(uint32_t code) {
     NNHAL_PLAN_CHECK(shapeOutput(input(0).dimensions));
   }
   NNHAL_PLAN_TRY(out, outputTensor(0));
+  float alpha = 0.0f;
+  if (code == 15) {  // ELU
+    NNHAL_PLAN_TRY(a, scalarFloat(1));
+    alpha = a;
+  }
   dispatch(Shader::kUnary, elementsOf(output(0)),
-           {elementsOf(output(0)), code, offsetWord(out), offsetWord(in)});
+           {elementsOf(output(0)), code, offsetWord(out), offsetWord(in), floatBits(alpha)});
   return {};
 }
 
@@ -416,7 +458,7 @@ Planned<void> Planner::convolution(bool depthwise) {
   w.hi = range.second;
   if (count > next) {
     NNHAL_PLAN_TRY(nchw, scalarBool(next));
-    if (nchw) return refuse("the NCHW layout is not supported (NHWC only)");
+    if (nchw && !input0_) return refuse("the NCHW layout is not supported here");
     ++next;
   }
   if (count > next + 1) {
@@ -516,7 +558,7 @@ Planned<void> Planner::pooling(bool average) {
   const size_t layoutAt = strides + 5;
   if (count > layoutAt) {
     NNHAL_PLAN_TRY(nchw, scalarBool(layoutAt));
-    if (nchw) return refuse("the NCHW layout is not supported (NHWC only)");
+    if (nchw && !input0_) return refuse("the NCHW layout is not supported here");
   }
   NNHAL_PLAN_TRY(sw, scalarInt(strides));
   NNHAL_PLAN_TRY(sh, scalarInt(strides + 1));
@@ -579,18 +621,23 @@ Planned<void> Planner::pooling(bool average) {
 
 Planned<void> Planner::softmax() {
   NNHAL_PLAN_TRY(beta, scalarFloat(1));
-  const auto rank = static_cast<int32_t>(input(0).dimensions.size());
-  if (op().inputs.size() > 2) {
-    NNHAL_PLAN_TRY(axis, scalarInt(2));
-    if (axis != -1 && axis != rank - 1) return refuse("softmax along the last axis only");
-  }
   NNHAL_PLAN_TRY(in, inputTensor(0));
-  NNHAL_PLAN_CHECK(shapeOutput(input(0).dimensions));
+  const auto& dims = input(0).dimensions;
+  const auto rank = static_cast<int32_t>(dims.size());
+  int32_t axis = rank - 1;
+  if (op().inputs.size() > 2) {
+    NNHAL_PLAN_TRY(given, scalarInt(2));
+    if (given < -rank || given >= rank) return invalid("the axis is outside the input's rank");
+    axis = given < 0 ? given + rank : given;
+  }
+  NNHAL_PLAN_CHECK(shapeOutput(dims));
   NNHAL_PLAN_TRY(out, outputTensor(0));
-  const uint32_t axisSize = input(0).dimensions.back();
+  uint32_t inner = 1;
+  for (int32_t d = axis + 1; d < rank; ++d) inner *= dims[d];
+  const uint32_t axisSize = dims[axis];
   const uint32_t rows = elementsOf(input(0)) / axisSize;
   dispatch(Shader::kSoftmax, rows,
-           {rows, axisSize, offsetWord(out), offsetWord(in), floatBits(beta)});
+           {rows, axisSize, offsetWord(out), offsetWord(in), floatBits(beta), inner});
   return {};
 }
 
@@ -655,6 +702,235 @@ Planned<void> Planner::concatenation() {
   return {};
 }
 
+Planned<std::vector<int32_t>> Planner::constantInts(size_t k) const {
+  const Operand& o = input(k);
+  const uint8_t* bytes = constantBytes(o);
+  if (o.type != OperandType::TENSOR_INT32 || bytes == nullptr) {
+    return refuse("input " + std::to_string(k) + " must be a constant TENSOR_INT32");
+  }
+  std::vector<int32_t> values(elementsOf(o));
+  std::memcpy(values.data(), bytes, values.size() * sizeof(int32_t));
+  return values;
+}
+
+/// Row-major element strides of `dims` padded to rank 4.
+std::array<uint32_t, 4> stridesOf(const std::array<uint32_t, 4>& dims) {
+  std::array<uint32_t, 4> strides{};
+  uint32_t step = 1;
+  for (int d = 3; d >= 0; --d) {
+    strides[d] = step;
+    step *= dims[d];
+  }
+  return strides;
+}
+
+void Planner::gather(uint32_t out, uint32_t in, float padValue,
+                     const std::array<int32_t, 4>& before, const std::array<uint32_t, 4>& inDims,
+                     const std::array<uint32_t, 4>& inStrides) {
+  const auto outDims = rank4(output(0).dimensions);
+  std::vector<uint32_t> push{elementsOf(output(0)), offsetWord(out), offsetWord(in),
+                             floatBits(padValue)};
+  for (uint32_t d : outDims) push.push_back(d);
+  for (int32_t b : before) push.push_back(static_cast<uint32_t>(b));
+  for (uint32_t d : inDims) push.push_back(d);
+  for (uint32_t s : inStrides) push.push_back(s);
+  dispatch(Shader::kGather, elementsOf(output(0)), std::move(push));
+}
+
+Planned<void> Planner::pad(bool withValue) {
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(paddings, constantInts(1));
+  const auto& dims = input(0).dimensions;
+  const size_t rank = dims.size();
+  if (input(1).dimensions != std::vector<uint32_t>{static_cast<uint32_t>(rank), 2}) {
+    return invalid("the paddings must have shape [rank, 2]");
+  }
+  float value = 0.0f;
+  if (withValue) {
+    NNHAL_PLAN_TRY(v, scalarFloat(2));
+    value = v;
+  }
+  std::vector<uint32_t> padded;
+  std::array<int32_t, 4> before{};
+  for (size_t d = 0; d < rank; ++d) {
+    const int32_t head = paddings[2 * d];
+    const int32_t tail = paddings[2 * d + 1];
+    if (head < 0 || tail < 0) return invalid("negative padding");
+    padded.push_back(dims[d] + static_cast<uint32_t>(head) + static_cast<uint32_t>(tail));
+    before[4 - rank + d] = head;
+  }
+  NNHAL_PLAN_CHECK(shapeOutput(padded));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  const auto inDims = rank4(dims);
+  gather(out, in, value, before, inDims, stridesOf(inDims));
+  return {};
+}
+
+Planned<void> Planner::transpose() {
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  const auto& dims = input(0).dimensions;
+  const size_t rank = dims.size();
+  std::vector<int32_t> perm(rank);
+  if (op().inputs.size() < 2 || input(1).lifetime == OperandLifeTime::NO_VALUE) {
+    for (size_t d = 0; d < rank; ++d) perm[d] = static_cast<int32_t>(rank - 1 - d);
+  } else {
+    NNHAL_PLAN_TRY(given, constantInts(1));
+    perm = given;
+  }
+  if (perm.size() != rank) return invalid("the permutation's size is not the input's rank");
+  std::vector<bool> seen(rank, false);
+  std::vector<uint32_t> permuted;
+  for (int32_t p : perm) {
+    if (p < 0 || p >= static_cast<int32_t>(rank) || seen[p]) return invalid("not a permutation");
+    seen[p] = true;
+    permuted.push_back(dims[p]);
+  }
+  NNHAL_PLAN_CHECK(shapeOutput(permuted));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  const auto inStrides = stridesOf(rank4(dims));
+  std::array<uint32_t, 4> strides{0, 0, 0, 0};
+  std::array<uint32_t, 4> bounds{1, 1, 1, 1};
+  for (size_t d = 0; d < rank; ++d) {
+    strides[4 - rank + d] = inStrides[4 - rank + perm[d]];
+    bounds[4 - rank + d] = permuted[d];
+  }
+  gather(out, in, 0.0f, {0, 0, 0, 0}, bounds, strides);
+  return {};
+}
+
+Planned<void> Planner::mean() {
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(axes, constantInts(1));
+  NNHAL_PLAN_TRY(keep, scalarInt(2));
+  const auto& dims = input(0).dimensions;
+  const auto rank = static_cast<int32_t>(dims.size());
+  std::array<uint32_t, 4> reduced{};
+  for (int32_t a : axes) {
+    if (a < -rank || a >= rank) return invalid("an axis is outside the input's rank");
+    reduced[4 - rank + (a < 0 ? a + rank : a)] = 1;
+  }
+  std::vector<uint32_t> kept;
+  uint32_t reducedCount = 1;
+  for (int32_t d = 0; d < rank; ++d) {
+    if (reduced[4 - rank + d] == 0) {
+      kept.push_back(dims[d]);
+    } else {
+      reducedCount *= dims[d];
+      if (keep > 0) kept.push_back(1);
+    }
+  }
+  if (kept.empty()) kept.push_back(1);
+  NNHAL_PLAN_CHECK(shapeOutput(kept));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  const auto d4 = rank4(dims);
+  dispatch(Shader::kMean, elementsOf(output(0)),
+           {elementsOf(output(0)), offsetWord(out), offsetWord(in), reducedCount, d4[0], d4[1],
+            d4[2], d4[3], reduced[0], reduced[1], reduced[2], reduced[3]});
+  return {};
+}
+
+Planned<void> Planner::resize(bool bilinear) {
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  const auto& dims = input(0).dimensions;
+  if (dims.size() != 4) return invalid("the input must have rank 4");
+  const size_t count = op().inputs.size();
+  bool nchw = false, alignCorners = false, halfPixel = false;
+  if (count > 3) {
+    NNHAL_PLAN_TRY(layout, scalarBool(3));
+    nchw = layout;
+  }
+  if (count > 4) {
+    NNHAL_PLAN_TRY(align, scalarBool(4));
+    alignCorners = align;
+  }
+  if (count > 5) {
+    NNHAL_PLAN_TRY(half, scalarBool(5));
+    halfPixel = half;
+  }
+  if (nchw && !input0_) return refuse("the NCHW layout is not supported here");
+  if (alignCorners && halfPixel) return invalid("align_corners with half_pixel_centers");
+  // Output width and height: INT32 sizes, or FLOAT32 scales (size = floor(in * scale)).
+  const auto size = [&](size_t k, uint32_t inSize) -> Planned<uint32_t> {
+    if (input(k).type == OperandType::INT32) {
+      NNHAL_PLAN_TRY(n, scalarInt(k));
+      if (n < 1) return invalid("an output size below 1");
+      return static_cast<uint32_t>(n);
+    }
+    NNHAL_PLAN_TRY(scale, scalarFloat(k));
+    const double n = std::floor(static_cast<double>(inSize) * scale);
+    if (!(n >= 1.0 && n <= 65536.0)) return invalid("an output size outside [1, 65536]");
+    return static_cast<uint32_t>(n);
+  };
+  NNHAL_PLAN_TRY(outW, size(1, dims[2]));
+  NNHAL_PLAN_TRY(outH, size(2, dims[1]));
+  NNHAL_PLAN_CHECK(shapeOutput({dims[0], outH, outW, dims[3]}));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  const auto scale = [&](uint32_t from, uint32_t to) {
+    if (alignCorners && to > 1) return static_cast<float>(from - 1) / static_cast<float>(to - 1);
+    return static_cast<float>(from) / static_cast<float>(to);
+  };
+  dispatch(Shader::kResize, elementsOf(output(0)),
+           {elementsOf(output(0)), bilinear ? 0u : 1u, offsetWord(out), offsetWord(in), dims[1],
+            dims[2], dims[3], outH, outW, floatBits(scale(dims[1], outH)),
+            floatBits(scale(dims[2], outW)), alignCorners ? 1u : 0u, halfPixel ? 1u : 0u});
+  return {};
+}
+
+uint32_t Planner::temporary(OperandType type, std::vector<uint32_t> dims) {
+  Operand o;
+  o.type = type;
+  o.dimensions = std::move(dims);
+  o.lifetime = OperandLifeTime::TEMPORARY_VARIABLE;
+  operands_.push_back(std::move(o));
+  ranges_.emplace_back();
+  return static_cast<uint32_t>(operands_.size() - 1);
+}
+
+Planned<bool> Planner::nchwLayout(size_t layoutAt) const {
+  if (op().inputs.size() <= layoutAt) return false;
+  return scalarBool(layoutAt);
+}
+
+size_t Planner::layoutInput(size_t implicitAt, size_t explicitAt, bool exactlyOneMore) const {
+  const size_t count = op().inputs.size();
+  const bool implicit =
+      count == implicitAt || ((exactlyOneMore ? count == implicitAt + 1 : count > implicitAt) &&
+                              input(implicitAt).type == OperandType::BOOL);
+  return implicit ? implicitAt : explicitAt;
+}
+
+template <typename Run>
+Planned<void> Planner::withLayout(size_t layoutAt, Run run) {
+  NNHAL_PLAN_TRY(nchw, nchwLayout(layoutAt));
+  if (!nchw) return run();
+  // [N, C, H, W] -> [N, H, W, C]: the gather reads input element (n, c, h, w) for output
+  // (n, h, w, c).
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  const std::vector<uint32_t> d = input(0).dimensions;
+  if (d.size() != 4) return invalid("the input must have rank 4");
+  const uint32_t nhwcIn = temporary(input(0).type, {d[0], d[2], d[3], d[1]});
+  const uint32_t nhwcOut = temporary(output(0).type, {});
+  const uint32_t nchwOut = outputIndex(0);
+  input0_ = nhwcIn;
+  output0_ = nhwcIn;  // the gather below writes the stand-in input
+  NNHAL_PLAN_TRY(inTemp, tensor(nhwcIn));
+  gather(inTemp, in, 0.0f, {0, 0, 0, 0}, {d[0], d[2], d[3], d[1]},
+         {d[1] * d[2] * d[3], d[3], 1, d[2] * d[3]});
+  output0_ = nhwcOut;
+  auto ran = run();
+  input0_.reset();
+  output0_.reset();
+  if (!ran) return ran;
+  // [N, H, W, C] -> [N, C, H, W].
+  const std::vector<uint32_t> o = operand(nhwcOut).dimensions;
+  NNHAL_PLAN_CHECK(shapeOutput({o[0], o[3], o[1], o[2]}));
+  NNHAL_PLAN_TRY(outTemp, tensor(nhwcOut));
+  NNHAL_PLAN_TRY(out, tensor(nchwOut));
+  gather(out, outTemp, 0.0f, {0, 0, 0, 0}, {o[0], o[3], o[1], o[2]},
+         {o[1] * o[2] * o[3], 1, o[2] * o[3], o[3]});
+  return {};
+}
+
 Planned<void> Planner::operation(uint32_t index) {
   current_ = index;
   switch (op().type) {
@@ -685,19 +961,49 @@ Planned<void> Planner::operation(uint32_t index) {
     case OperationType::RESHAPE:
       return unary(6);
     case OperationType::CONV_2D:
-      return convolution(false);
+      return withLayout(layoutInput(7, 10, false), [this] { return convolution(false); });
     case OperationType::DEPTHWISE_CONV_2D:
-      return convolution(true);
+      return withLayout(layoutInput(8, 11, false), [this] { return convolution(true); });
     case OperationType::AVERAGE_POOL_2D:
-      return pooling(true);
+      return withLayout(layoutInput(7, 10, true), [this] { return pooling(true); });
     case OperationType::MAX_POOL_2D:
-      return pooling(false);
+      return withLayout(layoutInput(7, 10, true), [this] { return pooling(false); });
     case OperationType::SOFTMAX:
       return softmax();
     case OperationType::FULLY_CONNECTED:
       return fullyConnected();
     case OperationType::CONCATENATION:
       return concatenation();
+    case OperationType::ABS:
+      return unary(7);
+    case OperationType::EXP:
+      return unary(8);
+    case OperationType::LOG:
+      return unary(9);
+    case OperationType::NEG:
+      return unary(10);
+    case OperationType::RSQRT:
+      return unary(11);
+    case OperationType::SQRT:
+      return unary(12);
+    case OperationType::SIN:
+      return unary(13);
+    case OperationType::FLOOR:
+      return unary(14);
+    case OperationType::ELU:
+      return unary(15);
+    case OperationType::PAD:
+      return pad(false);
+    case OperationType::PAD_V2:
+      return pad(true);
+    case OperationType::TRANSPOSE:
+      return transpose();
+    case OperationType::MEAN:
+      return mean();
+    case OperationType::RESIZE_BILINEAR:
+      return withLayout(3, [this] { return resize(true); });
+    case OperationType::RESIZE_NEAREST_NEIGHBOR:
+      return withLayout(3, [this] { return resize(false); });
     default:
       return refuse("the operation is not supported by nnhal-vulkan");
   }

@@ -14,10 +14,12 @@
 // rank 1 to 4, NHWC, the model's inputs with every dimension given
 // (the other shapes, or their open dimensions, are found from the inputs'), in ADD,
 // MUL, SUB, DIV, MAXIMUM, MINIMUM (broadcasting), RELU, RELU1, RELU6, LOGISTIC, TANH,
-// HARD_SWISH, CONV_2D and DEPTHWISE_CONV_2D (explicit or implicit padding, strides,
-// dilation, a fused activation), AVERAGE_POOL_2D and MAX_POOL_2D, SOFTMAX (last axis),
-// FULLY_CONNECTED, RESHAPE and CONCATENATION. Float32 is computed in float32 (also when the
-// model allows float16). No control flow, no extension, at most 2^29 elements in all.
+// HARD_SWISH, ELU, ABS, EXP, LOG, NEG, RSQRT, SQRT, SIN, FLOOR, CONV_2D and DEPTHWISE_CONV_2D
+// (explicit or implicit padding, strides, dilation, a fused activation), AVERAGE_POOL_2D and
+// MAX_POOL_2D, SOFTMAX (last axis), FULLY_CONNECTED, RESHAPE, CONCATENATION, PAD, PAD_V2,
+// TRANSPOSE, MEAN, RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR (NHWC). Float32 is computed in
+// float32 (also when the model allows float16). No control flow, no extension, at most 2^29
+// elements in all.
 //
 // Thread safety: pure functions over their arguments.
 #pragma once
@@ -49,8 +51,11 @@ enum class Shader : uint8_t {
   kSoftmax,
   kFullyConnected,
   kConcat,
+  kGather,
+  kMean,
+  kResize,
 };
-inline constexpr size_t kShaderCount = 7;
+inline constexpr size_t kShaderCount = 10;
 
 /// Push-constant words at most (the 128 bytes every device allows).
 inline constexpr size_t kMaxPushWords = 32;

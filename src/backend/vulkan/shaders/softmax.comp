@@ -1,6 +1,7 @@
 #version 450
-// SOFTMAX along the innermost dimension, float32: one invocation per row of `axisSize`
-// elements. exp((x - max) * beta), normalized by its sum.
+// SOFTMAX along one axis, float32: one invocation per row of `axisSize` elements, `inner`
+// apart (the product of the dimensions after the axis). exp((x - max) * beta), normalized by
+// its sum.
 #include "common.glsl"
 
 layout(push_constant) uniform Params {
@@ -9,20 +10,22 @@ layout(push_constant) uniform Params {
   uint outOffset;
   uint inOffset;
   float beta;
+  uint inner;
 } p;
 
 void main() {
   const uint row = invocationIndex();
   if (row >= p.rows) return;
-  const uint in0 = p.inOffset + row * p.axisSize;
-  const uint out0 = p.outOffset + row * p.axisSize;
+  const uint base = (row / p.inner) * p.axisSize * p.inner + row % p.inner;
+  const uint in0 = p.inOffset + base;
+  const uint out0 = p.outOffset + base;
   float largest = data[in0];
-  for (uint k = 1; k < p.axisSize; ++k) largest = max(largest, data[in0 + k]);
+  for (uint k = 1; k < p.axisSize; ++k) largest = max(largest, data[in0 + k * p.inner]);
   float sum = 0.0;
   for (uint k = 0; k < p.axisSize; ++k) {
-    const float e = exp((data[in0 + k] - largest) * p.beta);
-    data[out0 + k] = e;
+    const float e = exp((data[in0 + k * p.inner] - largest) * p.beta);
+    data[out0 + k * p.inner] = e;
     sum += e;
   }
-  for (uint k = 0; k < p.axisSize; ++k) data[out0 + k] /= sum;
+  for (uint k = 0; k < p.axisSize; ++k) data[out0 + k * p.inner] /= sum;
 }

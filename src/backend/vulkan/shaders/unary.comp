@@ -1,12 +1,16 @@
 #version 450
-// The elementwise activations over float32 tensors, and the plain copy RESHAPE is.
+// The elementwise activations and math functions over float32 tensors, and the plain copy
+// RESHAPE is.
 #include "common.glsl"
 
 layout(push_constant) uniform Params {
   uint count;
-  uint op;  // 0 RELU, 1 RELU1, 2 RELU6, 3 LOGISTIC, 4 TANH, 5 HARD_SWISH, 6 copy
+  // 0 RELU, 1 RELU1, 2 RELU6, 3 LOGISTIC, 4 TANH, 5 HARD_SWISH, 6 copy, 7 ABS, 8 EXP, 9 LOG,
+  // 10 NEG, 11 RSQRT, 12 SQRT, 13 SIN, 14 FLOOR, 15 ELU (alpha)
+  uint op;
   uint outOffset;
   uint inOffset;
+  float alpha;
 } p;
 
 void main() {
@@ -21,6 +25,15 @@ void main() {
     case 3: r = 1.0 / (1.0 + exp(-x)); break;
     case 4: r = tanh(x); break;
     case 5: r = x * min(max(x + 3.0, 0.0), 6.0) / 6.0; break;
+    case 7: r = abs(x); break;
+    case 8: r = exp(x); break;
+    case 9: r = log(x); break;
+    case 10: r = -x; break;
+    case 11: r = inversesqrt(x); break;
+    case 12: r = sqrt(x); break;
+    case 13: r = sin(x); break;
+    case 14: r = floor(x); break;
+    case 15: r = x < 0.0 ? p.alpha * (exp(x) - 1.0) : x; break;
     default: r = x; break;
   }
   data[p.outOffset + i] = r;
