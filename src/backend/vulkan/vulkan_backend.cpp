@@ -251,6 +251,47 @@ class VulkanCompiledModel final : public CompiledModel {
   std::shared_ptr<Context> context_;
 };
 
+/// Element e of request bytes of `storage` as the buffer's float32.
+float widen(Storage storage, const uint8_t* bytes, size_t e) {
+  switch (storage) {
+    case Storage::kFloat16: {
+      _Float16 half{};
+      std::memcpy(&half, bytes + e * sizeof half, sizeof half);
+      return static_cast<float>(half);
+    }
+    case Storage::kUint8:
+      return static_cast<float>(bytes[e]);
+    case Storage::kInt8:
+      return static_cast<float>(static_cast<int8_t>(bytes[e]));
+    case Storage::kFloat32:
+      break;
+  }
+  float value = 0;
+  std::memcpy(&value, bytes + e * sizeof value, sizeof value);
+  return value;
+}
+
+/// Stores the buffer's `value` as element e of request bytes of `storage` (float16 rounded
+/// to nearest; 8-bit values are already whole and in range: QUANTIZE saturated them).
+void narrow(Storage storage, float value, uint8_t* bytes, size_t e) {
+  switch (storage) {
+    case Storage::kFloat16: {
+      const auto half = static_cast<_Float16>(value);
+      std::memcpy(bytes + e * sizeof half, &half, sizeof half);
+      return;
+    }
+    case Storage::kUint8:
+      bytes[e] = static_cast<uint8_t>(std::clamp(value, 0.0f, 255.0f));
+      return;
+    case Storage::kInt8:
+      bytes[e] = static_cast<uint8_t>(static_cast<int8_t>(std::clamp(value, -128.0f, 127.0f)));
+      return;
+    case Storage::kFloat32:
+      std::memcpy(bytes + e * sizeof value, &value, sizeof value);
+      return;
+  }
+}
+
 float* rangeIn(uint8_t* base, const TensorRange& r) {
   return reinterpret_cast<float*>(base) + r.offset;
 }
@@ -259,14 +300,13 @@ float* rangeIn(uint8_t* base, const TensorRange& r) {
 Result<void> readInput(const Memory& pool, const RequestArgument& a, const TensorRange& r,
                        uint8_t* base) {
   float* to = rangeIn(base, r);
-  if (!r.half) {
+  if (r.storage == Storage::kFloat32) {
     return hal::readPool(pool, a.location.offset,
                          {reinterpret_cast<uint8_t*>(to), r.requestBytes()});
   }
-  std::vector<_Float16> half(r.elements);
-  NNHAL_TRY(hal::readPool(pool, a.location.offset,
-                          {reinterpret_cast<uint8_t*>(half.data()), r.requestBytes()}));
-  for (size_t e = 0; e < half.size(); ++e) to[e] = static_cast<float>(half[e]);
+  std::vector<uint8_t> bytes(r.requestBytes());
+  NNHAL_TRY(hal::readPool(pool, a.location.offset, bytes));
+  for (size_t e = 0; e < r.elements; ++e) to[e] = widen(r.storage, bytes.data(), e);
   return {};
 }
 
@@ -275,14 +315,13 @@ Result<void> readInput(const Memory& pool, const RequestArgument& a, const Tenso
 Result<void> writeOutput(const Memory& pool, const RequestArgument& a, const TensorRange& r,
                          uint8_t* base) {
   const float* from = rangeIn(base, r);
-  if (!r.half) {
+  if (r.storage == Storage::kFloat32) {
     return hal::writePool(pool, a.location.offset,
                           {reinterpret_cast<const uint8_t*>(from), r.requestBytes()});
   }
-  std::vector<_Float16> half(r.elements);
-  for (size_t e = 0; e < half.size(); ++e) half[e] = static_cast<_Float16>(from[e]);
-  return hal::writePool(pool, a.location.offset,
-                        {reinterpret_cast<const uint8_t*>(half.data()), r.requestBytes()});
+  std::vector<uint8_t> bytes(r.requestBytes());
+  for (size_t e = 0; e < r.elements; ++e) narrow(r.storage, from[e], bytes.data(), e);
+  return hal::writePool(pool, a.location.offset, bytes);
 }
 
 Result<std::vector<OutputShape>> VulkanCompiledModel::execute(const Request& request,
@@ -363,6 +402,7 @@ Capabilities VulkanBackend::capabilities() const {
     const bool runs = type == OperandType::TENSOR_FLOAT32 || type == OperandType::FLOAT32 ||
                       type == OperandType::TENSOR_FLOAT16 || type == OperandType::FLOAT16 ||
                       type == OperandType::INT32 || type == OperandType::BOOL;
+    // 8-bit tensors only enter and leave through DEQUANTIZE and QUANTIZE: not reported.
     c.operandPerformance.push_back({type, runs ? unmeasured : PerformanceInfo{}});
   }
   std::sort(c.operandPerformance.begin(), c.operandPerformance.end(),

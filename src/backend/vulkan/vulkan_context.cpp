@@ -43,6 +43,9 @@ constexpr uint32_t kMeanSpirv[] = {
 constexpr uint32_t kResizeSpirv[] = {
 #include "resize.spv.inc"
 };
+constexpr uint32_t kQuantizeSpirv[] = {
+#include "quantize.spv.inc"
+};
 
 std::span<const uint32_t> spirvOf(Shader shader) {
   switch (shader) {
@@ -66,6 +69,8 @@ std::span<const uint32_t> spirvOf(Shader shader) {
       return kMeanSpirv;
     case Shader::kResize:
       return kResizeSpirv;
+    case Shader::kQuantize:
+      return kQuantizeSpirv;
   }
   return {};
 }

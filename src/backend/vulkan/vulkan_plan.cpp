@@ -60,7 +60,7 @@ class Planner {
 
   /// The element range of a float32 tensor operand (assigned on first use; the offset is
   /// relative to its region until finish()).
-  Planned<uint32_t> tensor(uint32_t operandIndex);
+  Planned<uint32_t> tensor(uint32_t operandIndex, bool quantized = false);
   Planned<uint32_t> inputTensor(size_t k) { return tensor(inputIndex(k)); }
   Planned<uint32_t> outputTensor(size_t k) { return tensor(outputIndex(k)); }
 
@@ -107,6 +107,7 @@ class Planner {
   Planned<void> transpose();
   Planned<void> mean();
   Planned<void> resize(bool bilinear);
+  Planned<void> quantization(bool quantize);
   /// A constant TENSOR_INT32 input's values.
   Planned<std::vector<int32_t>> constantInts(size_t k) const;
   /// Dispatches the gather shader: output element coordinates minus `before`, read through
@@ -158,9 +159,14 @@ const uint8_t* Planner::constantBytes(const Operand& o) const {
   }
 }
 
-Planned<uint32_t> Planner::tensor(uint32_t operandIndex) {
+Planned<uint32_t> Planner::tensor(uint32_t operandIndex, bool quantized) {
   const Operand& o = operand(operandIndex);
-  if (o.type != OperandType::TENSOR_FLOAT32 && o.type != OperandType::TENSOR_FLOAT16) {
+  const bool quant8 = o.type == OperandType::TENSOR_QUANT8_ASYMM ||
+                      o.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ||
+                      o.type == OperandType::TENSOR_QUANT8_SYMM;
+  if (quant8 && quantized) {
+    // DEQUANTIZE's input and QUANTIZE's output only.
+  } else if (o.type != OperandType::TENSOR_FLOAT32 && o.type != OperandType::TENSOR_FLOAT16) {
     return refuse("operand type " + std::string(toString(o.type)) +
                   " is not supported (TENSOR_FLOAT32 and TENSOR_FLOAT16 only)");
   }
@@ -279,6 +285,8 @@ std::vector<size_t> offsetWords(Shader shader) {
     case Shader::kMean:
       return {1, 2};
     case Shader::kResize:
+      return {2, 3};
+    case Shader::kQuantize:
       return {2, 3};
   }
   return {};
@@ -931,6 +939,23 @@ Planned<void> Planner::withLayout(size_t layoutAt, Run run) {
   return {};
 }
 
+Planned<void> Planner::quantization(bool quantize) {
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), !quantize));
+  const Operand& q = quantize ? output(0) : input(0);
+  if (quantize && q.type != OperandType::TENSOR_QUANT8_ASYMM &&
+      q.type != OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
+    return refuse("QUANTIZE to " + std::string(toString(q.type)) + " is not supported");
+  }
+  NNHAL_PLAN_CHECK(shapeOutput(input(0).dimensions));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantize));
+  const bool isSigned = q.type != OperandType::TENSOR_QUANT8_ASYMM;
+  dispatch(Shader::kQuantize, elementsOf(output(0)),
+           {elementsOf(output(0)), quantize ? 1u : 0u, offsetWord(out), offsetWord(in),
+            floatBits(q.scale), floatBits(static_cast<float>(q.zeroPoint)),
+            floatBits(isSigned ? -128.0f : 0.0f), floatBits(isSigned ? 127.0f : 255.0f)});
+  return {};
+}
+
 Planned<void> Planner::operation(uint32_t index) {
   current_ = index;
   switch (op().type) {
@@ -1000,6 +1025,10 @@ Planned<void> Planner::operation(uint32_t index) {
       return transpose();
     case OperationType::MEAN:
       return mean();
+    case OperationType::DEQUANTIZE:
+      return quantization(false);
+    case OperationType::QUANTIZE:
+      return quantization(true);
     case OperationType::RESIZE_BILINEAR:
       return withLayout(3, [this] { return resize(true); });
     case OperationType::RESIZE_NEAREST_NEIGHBOR:
@@ -1028,12 +1057,17 @@ Result<Plan> Planner::finish() {
     float* to = plan.constantImage.data() + ranges_[k].offset;
     const uint8_t* from = constantBytes(operand(k));
     const size_t n = elementsOf(operand(k));
-    if (operand(k).type == OperandType::TENSOR_FLOAT16) {
+    const OperandType type = operand(k).type;
+    if (type == OperandType::TENSOR_FLOAT16) {
       for (size_t e = 0; e < n; ++e) {
         _Float16 half{};
         std::memcpy(&half, from + e * sizeof half, sizeof half);
         to[e] = static_cast<float>(half);
       }
+    } else if (type == OperandType::TENSOR_QUANT8_ASYMM) {
+      for (size_t e = 0; e < n; ++e) to[e] = static_cast<float>(from[e]);
+    } else if (type != OperandType::TENSOR_FLOAT32) {  // the signed 8-bit types
+      for (size_t e = 0; e < n; ++e) to[e] = static_cast<float>(static_cast<int8_t>(from[e]));
     } else {
       std::memcpy(to, from, n * sizeof(float));
     }
@@ -1043,8 +1077,12 @@ Result<Plan> Planner::finish() {
   }
   plan.dispatches = std::move(dispatches_);
   const auto rangeOf = [&](uint32_t index) {
-    return TensorRange{offsetOf(index), elementsOf(operand(index)),
-                       operand(index).type == OperandType::TENSOR_FLOAT16};
+    const OperandType type = operand(index).type;
+    const Storage storage = type == OperandType::TENSOR_FLOAT16        ? Storage::kFloat16
+                            : type == OperandType::TENSOR_QUANT8_ASYMM ? Storage::kUint8
+                            : type == OperandType::TENSOR_FLOAT32      ? Storage::kFloat32
+                                                                       : Storage::kInt8;
+    return TensorRange{offsetOf(index), elementsOf(operand(index)), storage};
   };
   for (uint32_t index : model_.main.inputIndexes) {
     plan.inputs.push_back(ignored[index] ? TensorRange{} : rangeOf(index));

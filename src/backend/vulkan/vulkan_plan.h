@@ -17,7 +17,9 @@
 // HARD_SWISH, ELU, ABS, EXP, LOG, NEG, RSQRT, SQRT, SIN, FLOOR, CONV_2D and DEPTHWISE_CONV_2D
 // (explicit or implicit padding, strides, dilation, a fused activation), AVERAGE_POOL_2D and
 // MAX_POOL_2D, SOFTMAX (last axis), FULLY_CONNECTED, RESHAPE, CONCATENATION, PAD, PAD_V2,
-// TRANSPOSE, MEAN, RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR (NHWC). Float32 is computed in
+// TRANSPOSE, MEAN, RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR (NHWC or NCHW), DEQUANTIZE
+// (from 8-bit asymmetric or symmetric) and QUANTIZE (to 8-bit asymmetric), the only
+// operations that take 8-bit tensors. Float32 is computed in
 // float32 (also when the model allows float16). No control flow, no extension, at most 2^29
 // elements in all.
 //
@@ -54,8 +56,9 @@ enum class Shader : uint8_t {
   kGather,
   kMean,
   kResize,
+  kQuantize,
 };
-inline constexpr size_t kShaderCount = 10;
+inline constexpr size_t kShaderCount = 11;
 
 /// Push-constant words at most (the 128 bytes every device allows).
 inline constexpr size_t kMaxPushWords = 32;
@@ -68,14 +71,20 @@ struct Dispatch {
 };
 
 /// Where a tensor lives in the execution buffer, in float32 elements.
+/// How an operand's elements are stored in a request. The buffer holds every element as a
+/// float32: float16 widened, 8-bit quantized values as the integers they are; an execution
+/// converts as it copies inputs in and outputs out.
+enum class Storage : uint8_t { kFloat32, kFloat16, kUint8, kInt8 };
+
 struct TensorRange {
   uint32_t offset = 0;
   uint32_t elements = 0;
-  /// The operand is TENSOR_FLOAT16: its request bytes are float16, converted to and from the
-  /// buffer's float32 when an execution copies them.
-  bool half = false;
+  Storage storage = Storage::kFloat32;
   /// Bytes of the operand in a request.
-  size_t requestBytes() const { return size_t{elements} * (half ? 2 : 4); }
+  size_t requestBytes() const {
+    const size_t element = storage == Storage::kFloat32 ? 4 : storage == Storage::kFloat16 ? 2 : 1;
+    return size_t{elements} * element;
+  }
 };
 
 struct Plan {

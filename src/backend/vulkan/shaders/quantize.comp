@@ -1,0 +1,30 @@
+#version 450
+// DEQUANTIZE (op 0): scale * (q - zeroPoint), the 8-bit values held as floats; QUANTIZE
+// (op 1): zeroPoint + round(x / scale), half away from zero as the NNAPI reference rounds,
+// saturated to [lo, hi] (the 8-bit type's range), NaN to the zero point.
+#include "common.glsl"
+
+layout(push_constant) uniform Params {
+  uint count;
+  uint op;
+  uint outOffset;
+  uint inOffset;
+  float scale;
+  float zeroPoint;
+  float lo;
+  float hi;
+} p;
+
+void main() {
+  const uint i = invocationIndex();
+  if (i >= p.count) return;
+  const float x = data[p.inOffset + i];
+  if (p.op == 0) {
+    data[p.outOffset + i] = p.scale * (x - p.zeroPoint);
+    return;
+  }
+  const float q = x / p.scale;
+  const float rounded = p.zeroPoint + sign(q) * floor(abs(q) + 0.5);
+  data[p.outOffset + i] = isnan(rounded) ? clamp(p.zeroPoint, p.lo, p.hi)
+                                         : min(max(rounded, p.lo), p.hi);
+}
