@@ -11,8 +11,10 @@ namespace nnhal {
 
 namespace {
 
-backend::VulkanOptions backendOptions(const VulkanDeviceOptions& vulkan) {
+backend::VulkanOptions backendOptions(const VulkanDeviceOptions& vulkan,
+                                      const std::filesystem::path& stateDirectory = {}) {
   backend::VulkanOptions options;
+  options.stateDirectory = stateDirectory;
   options.physicalDevice = vulkan.physicalDevice;
   options.validation = vulkan.validation;
   return options;
@@ -32,8 +34,9 @@ VulkanDeviceOptions vulkanOptionsFromEnvironment() {
 
 Result<std::shared_ptr<Device>> createVulkanDevice(const DeviceOptions& options,
                                                    const VulkanDeviceOptions& vulkan) {
-  NNHAL_ASSIGN_OR_RETURN(backend::VulkanBackendMade made,
-                         backend::createVulkanBackend(backendOptions(vulkan)));
+  NNHAL_ASSIGN_OR_RETURN(
+      backend::VulkanBackendMade made,
+      backend::createVulkanBackend(backendOptions(vulkan, options.stateDirectory)));
   NNHAL_ASSIGN_OR_RETURN(hal::EmbeddedDriver driver,
                          actors::createDriver(options, std::move(made.backend)));
   return std::move(driver.device);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +24,9 @@ struct VulkanOptions {
   bool validation = false;
   /// getVersionString instead of the one naming the build, device and driver (tests).
   std::string versionOverride;
+  /// The device's state directory (DeviceOptions::stateDirectory), where `nnhal calibrate
+  /// --device nnhal-vulkan` keeps its measured capabilities.
+  std::filesystem::path stateDirectory;
 };
 
 /// One physical device of the installed Vulkan drivers.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -78,6 +79,26 @@ Result<void> computePerformance(Calibration* c) {
   c->quantized = *quantized;
   c->float32 = *float32;
   c->unmeasured = worst(worst(*quantized, *float32), PerformanceInfo{1.0f, 1.0f});
+  return {};
+}
+
+Result<void> computeGpuPerformance(Calibration* c) {
+  std::optional<PerformanceInfo> float32;
+  for (const WorkloadTiming& w : c->workloads) {
+    if (w.quantized) continue;
+    if (!positive(w.ms) || !positive(w.referenceMs) || !positive(w.referenceOneThreadMs)) {
+      return invalidArgument("calibration: workload '" + w.name +
+                             "' has a time that is not positive and finite");
+    }
+    const PerformanceInfo ratio{static_cast<float>(w.ms / w.referenceMs),
+                                static_cast<float>(w.ms / w.referenceOneThreadMs)};
+    float32 = float32 ? worst(*float32, ratio) : ratio;
+  }
+  if (!float32) return invalidArgument("calibration: needs a float workload");
+  c->float32 = *float32;
+  const float unsupported = std::numeric_limits<float>::max();
+  c->quantized = {unsupported, unsupported};
+  c->unmeasured = worst(*float32, PerformanceInfo{1.0f, 1.0f});
   return {};
 }
 

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <thread>
@@ -19,6 +20,7 @@
 #include "backend/vulkan/vulkan_backend.h"
 #include "backend/vulkan_factory.h"
 #include "cache/cache_test_util.h"
+#include "common/calibration.h"
 #include "common/hostile_models.h"
 #include "gpu/gpu_test_models.h"
 #include "nnhal/burst.h"
@@ -206,6 +208,38 @@ TEST_F(VulkanDeviceTest, ConcurrentExecutionsAndBurstsAgree) {
     ASSERT_TRUE(result) << result.error().message;
     EXPECT_EQ(test.output(), expected);
   }
+}
+
+// `nnhal calibrate --device nnhal-vulkan` stores what it measured in the device's state
+// directory; the device then reports it for the types it runs, and nothing for the others.
+TEST(VulkanCalibration, CapabilitiesComeFromTheCalibrationOfThisDevice) {
+  cachetest::TempDir dir;
+  backend::VulkanOptions options;
+  options.stateDirectory = dir.path();
+  auto first = backend::createVulkanBackend(options);
+  if (!first) GTEST_SKIP() << "no Vulkan device: " << first.error().message;
+  common::Calibration c;
+  c.driverVersion = first->backend->version();
+  c.isa = common::kVulkanCalibrationLevel;
+  c.measuredAt = "2026-12-07T00:00:00Z";
+  c.workloads = {{"mobilenet_v2_1.0_224_float", false, 30.0, 10.0, 30.0, 20.0}};
+  ASSERT_TRUE(common::computeGpuPerformance(&c));
+  ASSERT_TRUE(common::writeCalibration(dir.path() / common::kCalibrationFileName, c));
+  auto measured = backend::createVulkanBackend(options);
+  ASSERT_TRUE(measured);
+  for (const OperandPerformance& p : measured->backend->capabilities().operandPerformance) {
+    const bool runs = p.type == OperandType::TENSOR_FLOAT32 || p.type == OperandType::FLOAT32 ||
+                      p.type == OperandType::TENSOR_FLOAT16 || p.type == OperandType::FLOAT16 ||
+                      p.type == OperandType::INT32 || p.type == OperandType::BOOL;
+    EXPECT_FLOAT_EQ(p.info.execTime, runs ? 3.0f : std::numeric_limits<float>::max())
+        << toString(p.type);
+  }
+  // Another version string (another GPU or driver): the calibration does not apply.
+  c.driverVersion += " elsewhere";
+  ASSERT_TRUE(common::writeCalibration(dir.path() / common::kCalibrationFileName, c));
+  auto stale = backend::createVulkanBackend(options);
+  ASSERT_TRUE(stale);
+  EXPECT_FLOAT_EQ(stale->backend->capabilities().operandPerformance[0].info.execTime, 10.0f);
 }
 
 class VulkanCachingTest : public VulkanDeviceTest {

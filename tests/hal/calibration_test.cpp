@@ -1,7 +1,9 @@
 #include "common/calibration.h"
 
 #include <gtest/gtest.h>
+
 #include <unistd.h>
+#include <limits>
 
 #include <cmath>
 #include <filesystem>
@@ -68,6 +70,27 @@ TEST_F(CalibrationTest, WorkloadsWithoutAKindOrWithBadTimesAreRefused) {
   c = sample();
   c.workloads[2].ms = std::nan("");
   EXPECT_FALSE(computePerformance(&c));
+}
+
+// A GPU device runs the float workload only: float32 from it (powerUsage against the
+// one-thread reference), the quantized types unsupported, the rest never better than parity;
+// without a float workload, nothing to compute.
+TEST_F(CalibrationTest, AGpuCalibrationTakesTheFloatWorkloadOnly) {
+  Calibration c = sample();
+  c.isa = kVulkanCalibrationLevel;
+  c.workloads[2] = {"f", false, 20.0, 10.0, 20.0, 40.0};
+  ASSERT_TRUE(computeGpuPerformance(&c));
+  EXPECT_FLOAT_EQ(c.float32.execTime, 2.0f);
+  EXPECT_FLOAT_EQ(c.float32.powerUsage, 0.5f);
+  EXPECT_EQ(c.quantized.execTime, std::numeric_limits<float>::max());
+  EXPECT_FLOAT_EQ(c.unmeasured.execTime, 2.0f);
+  EXPECT_FLOAT_EQ(c.unmeasured.powerUsage, 1.0f);
+  // What is written reads back, and applies to level "vulkan" only.
+  ASSERT_TRUE(writeCalibration(file(), c));
+  EXPECT_TRUE(applicableCalibration(dir_, c.driverVersion, kVulkanCalibrationLevel));
+  EXPECT_FALSE(applicableCalibration(dir_, c.driverVersion, "avx2"));
+  c.workloads.pop_back();
+  EXPECT_EQ(computeGpuPerformance(&c).error().status, ErrorStatus::INVALID_ARGUMENT);
 }
 
 // What is written reads back bit for bit: a restarted driver reports the same numbers.

@@ -17,6 +17,7 @@
 #include "common/calibration.h"
 #include "hal/operand_utils.h"
 #include "nnhal/device.h"
+#include "nnhal/gpu_device.h"
 #include "nnhal/tflite_import.h"
 #include "tools/common/calibration_workloads.h"
 #include "tools/common/dequantize_model.h"
@@ -72,10 +73,12 @@ struct DriverRun {
   Request request;
 };
 
-Result<DriverRun> prepareDriver(const Model& model, unsigned threads) {
+Result<DriverRun> prepareDriver(const Model& model, unsigned threads, bool gpu) {
   DeviceOptions options;
   options.kernelThreads = threads;
-  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, createDevice(options));
+  NNHAL_ASSIGN_OR_RETURN(
+      std::shared_ptr<Device> device,
+      gpu ? createVulkanDevice(options, vulkanOptionsFromEnvironment()) : createDevice(options));
   DriverRun run;
   NNHAL_ASSIGN_OR_RETURN(run.prepared, device->prepareModel(model));
   auto addArgument = [&](uint32_t index, std::vector<RequestArgument>* arguments,
@@ -143,8 +146,8 @@ Result<void> timeBlock(unsigned runs, std::vector<double>* times, Run&& run) {
 }
 
 Result<PairTimes> measurePair(const Model& model, unsigned driverThreads, unsigned referenceThreads,
-                              unsigned runs) {
-  NNHAL_ASSIGN_OR_RETURN(DriverRun driver, prepareDriver(model, driverThreads));
+                              unsigned runs, bool gpu) {
+  NNHAL_ASSIGN_OR_RETURN(DriverRun driver, prepareDriver(model, driverThreads, gpu));
   NNHAL_ASSIGN_OR_RETURN(std::unique_ptr<cpu_reference::XnnpackBaseline> reference,
                          cpu_reference::XnnpackBaseline::create(model, referenceThreads));
   for (size_t i = 0; i < model.main.inputIndexes.size(); ++i) {
@@ -162,7 +165,7 @@ Result<PairTimes> measurePair(const Model& model, unsigned driverThreads, unsign
   return PairTimes{median(driverTimes), median(referenceTimes)};
 }
 #else
-Result<PairTimes> measurePair(const Model&, unsigned, unsigned, unsigned) {
+Result<PairTimes> measurePair(const Model&, unsigned, unsigned, unsigned, bool) {
   return fail(ErrorStatus::GENERAL_FAILURE,
               "this nnhal was built without the reference CPU path (XNNPACK): configure with "
               "-DNNHAL_XNNPACK_BASELINE=ON and libxnnpack-dev installed");
@@ -180,13 +183,21 @@ std::string utcNow() {
 
 Result<void> calibrate(const CalibrateArgs& args) {
   if (args.stateDir.empty()) return invalidArgument("calibrate needs --state-dir");
+  const bool gpu = args.device == "nnhal-vulkan";
+  if (!gpu && !args.device.empty() && args.device != "nnhal-cpu") {
+    return invalidArgument("--device: the embedded devices are 'nnhal-cpu' and 'nnhal-vulkan'");
+  }
   const std::filesystem::path stateDir(args.stateDir);
-  const KernelIsa isa = kernelIsa();
-  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<Device> probe, createDevice({}));
+  // The GPU device's calibration applies to its version string (device, driver, pipeline
+  // cache) and the level "vulkan"; the CPU device's to its version and kernel level.
+  const std::string level = gpu ? std::string(common::kVulkanCalibrationLevel) : kernelIsa().active;
+  NNHAL_ASSIGN_OR_RETURN(
+      std::shared_ptr<Device> probe,
+      gpu ? createVulkanDevice({}, vulkanOptionsFromEnvironment()) : createDevice({}));
   const std::string version = probe->getVersionString();
   probe.reset();
   if (args.ifStale) {
-    auto current = common::applicableCalibration(stateDir, version, isa.active);
+    auto current = common::applicableCalibration(stateDir, version, level);
     if (current) {
       std::fprintf(stderr, "nnhal calibrate: %s is current (measured at %s); nothing to do\n",
                    (stateDir / common::kCalibrationFileName).c_str(), current->measuredAt.c_str());
@@ -199,20 +210,23 @@ Result<void> calibrate(const CalibrateArgs& args) {
   NNHAL_ASSIGN_OR_RETURN(
       std::vector<CalibrationWorkload> workloads,
       args.models.empty() ? tools::builtInCalibrationWorkloads() : workloadsFrom(args.models));
+  if (gpu) {  // the GPU device runs no quantized network
+    std::erase_if(workloads, [](const CalibrationWorkload& w) { return w.quantized; });
+  }
   const unsigned cores = allowedCores();
   std::fprintf(stderr,
                "nnhal calibrate: %zu workloads (%s), median of %u runs each, kernels at %s, "
                "against the reference CPU path (%s) on %u cores and on 1\n",
                workloads.size(), args.models.empty() ? "built in" : args.models.c_str(), args.runs,
-               isa.active.c_str(), common::kReferencePath, cores);
+               level.c_str(), common::kReferencePath, cores);
 
   common::Calibration c;
   c.driverVersion = version;
-  c.isa = isa.active;
+  c.isa = level;
   c.measuredAt = utcNow();
   for (const CalibrationWorkload& w : workloads) {
-    NNHAL_ASSIGN_OR_RETURN(const PairTimes all, measurePair(w.model, 0, cores, args.runs));
-    NNHAL_ASSIGN_OR_RETURN(const PairTimes one, measurePair(w.model, 1, 1, args.runs));
+    NNHAL_ASSIGN_OR_RETURN(const PairTimes all, measurePair(w.model, 0, cores, args.runs, gpu));
+    NNHAL_ASSIGN_OR_RETURN(const PairTimes one, measurePair(w.model, 1, 1, args.runs, gpu));
     std::fprintf(stderr,
                  "  %-28s all cores: nnhal %8.2f ms, %s %8.2f ms | 1 thread: nnhal %8.2f ms, "
                  "%s %8.2f ms\n",
@@ -221,7 +235,11 @@ Result<void> calibrate(const CalibrateArgs& args) {
     c.workloads.push_back(
         {w.name, w.quantized, all.driverMs, all.referenceMs, one.driverMs, one.referenceMs});
   }
-  NNHAL_TRY(common::computePerformance(&c));
+  if (gpu) {
+    NNHAL_TRY(common::computeGpuPerformance(&c));
+  } else {
+    NNHAL_TRY(common::computePerformance(&c));
+  }
   std::error_code ec;
   std::filesystem::create_directories(stateDir, ec);
   const std::filesystem::path file = stateDir / common::kCalibrationFileName;

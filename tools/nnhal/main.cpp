@@ -6,7 +6,7 @@
 //             [--json] [--cache-dir DIR] [--connect SOCKET [--device NAME]] [--profile]
 //             [--trace FILE]
 //   nnhal info [--connect SOCKET | --state-dir DIR] [--device NAME] [--json]
-//   nnhal calibrate --state-dir DIR [--models DIR] [--runs N] [--if-stale]
+//   nnhal calibrate --state-dir DIR [--device NAME] [--models DIR] [--runs N] [--if-stale]
 //   nnhal cts PATH... [--mode all|sync|async|dynamic|burst|device-buffers|fenced] [--filter S]
 //             [--quiet] [--connect SOCKET [--device NAME]] [--json] [--junit FILE]
 //   nnhal dump-graph MODEL.tflite [--output FILE.dot] [--connect SOCKET]
@@ -163,6 +163,9 @@ CLI::App* addCalibrateCommand(CLI::App& app, cli::CalibrateArgs& calibrateArgs) 
   calibrate->add_option("--runs", calibrateArgs.runs, "Timed executions per measurement")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1000u));
+  calibrate->add_option("--device", calibrateArgs.device,
+                        "nnhal-cpu (default) or nnhal-vulkan, the GPU device (its float workload; "
+                        "NNHAL_VULKAN_DEVICE picks the GPU)");
   calibrate->add_flag("--if-stale", calibrateArgs.ifStale,
                       "Measure only when the state directory holds no calibration of this "
                       "driver build and kernel level (what nnhald.service runs at start)");

@@ -79,6 +79,10 @@ Result<std::optional<hal::EmbeddedDriver>> createGpuDevice(
       return std::nullopt;
     }
   }
+  DeviceOptions own = options;
+  if (!own.stateDirectory.empty())
+    own.stateDirectory = own.stateDirectory / "devices" / "nnhal-vulkan";
+  vulkan.stateDirectory = own.stateDirectory;
   auto made = backend::createVulkanBackend(vulkan);
   if (!made) {
     if (config.gpu == "on") return std::unexpected(made.error());
@@ -92,9 +96,6 @@ Result<std::optional<hal::EmbeddedDriver>> createGpuDevice(
         made->device.name);
     return std::nullopt;
   }
-  DeviceOptions own = options;
-  if (!own.stateDirectory.empty())
-    own.stateDirectory = own.stateDirectory / "devices" / "nnhal-vulkan";
   NNHAL_ASSIGN_OR_RETURN(hal::EmbeddedDriver driver,
                          actors::createDriver(own, std::move(made->backend), std::move(runtime)));
   spdlog::info("serving the GPU device nnhal-vulkan on {} ({})", made->device.name,

@@ -11,6 +11,7 @@
 
 #include "backend/vulkan_factory.h"
 #include "cache/cache_format.h"
+#include "common/calibration.h"
 #include "engine/prepared_state.h"
 #include "hal/pool_io.h"
 #include "hal/validation.h"
@@ -384,11 +385,12 @@ constexpr float kUnmeasured = 10.0f;
 
 }  // namespace
 
-VulkanBackend::VulkanBackend(std::shared_ptr<Context> context, std::string version)
-    : context_(std::move(context)), version_(std::move(version)) {}
+VulkanBackend::VulkanBackend(std::shared_ptr<Context> context, std::string version,
+                             std::optional<PerformanceInfo> measured)
+    : context_(std::move(context)), version_(std::move(version)), measured_(measured) {}
 
 Capabilities VulkanBackend::capabilities() const {
-  const PerformanceInfo unmeasured{kUnmeasured, kUnmeasured};
+  const PerformanceInfo unmeasured = measured_.value_or(PerformanceInfo{kUnmeasured, kUnmeasured});
   Capabilities c;
   c.relaxedFloat32toFloat16PerformanceScalar = unmeasured;
   c.relaxedFloat32toFloat16PerformanceTensor = unmeasured;
@@ -496,9 +498,20 @@ Result<VulkanBackendMade> createVulkanBackend(const VulkanOptions& options) {
                         buildId(), d.name, d.vendorId, d.deviceId, d.driverVersion, uuid)
           : options.versionOverride;
   spdlog::info("nnhal-vulkan: {} ({})", d.name, d.kind);
+  std::optional<PerformanceInfo> measured;
+  if (!options.stateDirectory.empty()) {
+    auto calibration = common::applicableCalibration(options.stateDirectory, version,
+                                                     common::kVulkanCalibrationLevel);
+    if (calibration) {
+      measured = calibration->float32;
+    } else {
+      spdlog::info("nnhal-vulkan capabilities: unmeasured ({})", calibration.error().message);
+    }
+  }
   VulkanDeviceInfo device{d.index, d.name, d.kind, d.usable, d.unusableReason};
-  return VulkanBackendMade{std::make_shared<vulkan::VulkanBackend>(std::move(context), version),
-                           std::move(device)};
+  return VulkanBackendMade{
+      std::make_shared<vulkan::VulkanBackend>(std::move(context), version, measured),
+      std::move(device)};
 }
 
 Result<std::vector<VulkanDeviceInfo>> listVulkanDevices() {

@@ -11,14 +11,16 @@
 // the Vulkan device, its driver version and pipeline-cache UUID, so a cache made on another
 // GPU or driver is never loaded.
 //
-// Capabilities: until `nnhal calibrate` measures the device, every supported type reports
-// execTime and powerUsage 10 (ten times the CPU reference path) and the others the HAL's
-// "not supported" maximum: nothing better than what was measured is claimed.
+// Capabilities: the float32 ratios `nnhal calibrate --device nnhal-vulkan` measured for this
+// device and driver (common/calibration.h), for every type it runs; until then 10 (ten times
+// the CPU reference path). The other types report the HAL's "not supported" maximum: nothing
+// better than what was measured is claimed.
 //
 // Thread safety: as Backend.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "backend/backend.h"
@@ -28,7 +30,9 @@ namespace nnhal::backend::vulkan {
 
 class VulkanBackend final : public Backend {
  public:
-  VulkanBackend(std::shared_ptr<Context> context, std::string version);
+  /// `measured`: the float32 PerformanceInfo of an applicable calibration, if any.
+  VulkanBackend(std::shared_ptr<Context> context, std::string version,
+                std::optional<PerformanceInfo> measured);
 
   std::string name() const override { return "nnhal-vulkan"; }
   std::string version() const override { return version_; }
@@ -50,6 +54,7 @@ class VulkanBackend final : public Backend {
 
   std::shared_ptr<Context> context_;
   std::string version_;
+  std::optional<PerformanceInfo> measured_;
 };
 
 }  // namespace nnhal::backend::vulkan
