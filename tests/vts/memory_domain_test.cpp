@@ -324,7 +324,8 @@ class MemoryDomain : public ::testing::TestWithParam<DomainCase> {
   void SetUp() override {
     device_ = deviceFor(GetParam().target);
     if (GetParam().target == Target::kGpu && device_ == nullptr) {
-      GTEST_SKIP() << "no Vulkan device: " << vulkanDeviceStatus().reason;
+      GTEST_SKIP() << "no GPU device here (sanitizer build, or: " << vulkanDeviceStatus().reason
+                   << ")";
     }
     ASSERT_NE(device_, nullptr);
   }

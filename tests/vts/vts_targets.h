@@ -25,9 +25,11 @@ inline const char* targetName(Target target) {
 }
 
 /// The embedded GPU device nnhal-vulkan (validation layer on), or null without a Vulkan
-/// device: the tests then skip.
+/// device, and in the sanitizer builds (the Vulkan driver's code and threads are not
+/// instrumented): the tests then skip.
 inline std::shared_ptr<Device> gpuDevice() {
-  static const std::shared_ptr<Device> gpu = [] {
+  static const std::shared_ptr<Device> gpu = []() -> std::shared_ptr<Device> {
+    if (ipc::testing::kUnderSanitizer) return nullptr;
     VulkanDeviceOptions options;
     options.validation = true;
     auto device = createVulkanDevice({}, options);
