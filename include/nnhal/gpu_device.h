@@ -7,8 +7,10 @@
 // refusal; docs/GPU.md lists them): TENSOR_FLOAT32 and TENSOR_FLOAT16 models (float16 held
 // and computed in float32) of rank <= 4 whose inputs have every dimension given (other
 // shapes may be left open: they are found at preparation), NHWC or NCHW, in the elementwise
-// arithmetic and activations, CONV_2D, DEPTHWISE_CONV_2D, pooling, resizing, SOFTMAX,
-// FULLY_CONNECTED, MEAN and the data movements RESHAPE, CONCATENATION, PAD and TRANSPOSE.
+// arithmetic and activations, the convolutions (plain, depthwise, grouped), pooling,
+// resizing, the operations along an axis (SOFTMAX, normalizations), the reductions,
+// FULLY_CONNECTED and the data movements (RESHAPE, SQUEEZE, EXPAND_DIMS, CONCATENATION, PAD,
+// TRANSPOSE), with DEQUANTIZE and QUANTIZE at 8-bit boundaries.
 // Preparing a model with any other operation fails with INVALID_ARGUMENT naming it.
 //
 // Which GPU: VulkanDeviceOptions::physicalDevice (an index from `nnhal info` or part of a

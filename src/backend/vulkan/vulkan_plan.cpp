@@ -98,14 +98,24 @@ class Planner {
   Planned<void> unary(uint32_t op);
   /// RESHAPE's output shape: its constant shape input with a -1 resolved.
   Planned<std::vector<uint32_t>> reshaped() const;
-  Planned<void> convolution(bool depthwise);
-  Planned<void> pooling(bool average);
-  Planned<void> softmax();
+  enum class ConvKind { kConv, kDepthwise, kGrouped };
+  Planned<void> convolution(ConvKind kind);
+  /// kind: 0 AVERAGE_POOL_2D, 1 MAX_POOL_2D, 2 L2_POOL_2D (the pool shader's op).
+  Planned<void> pooling(uint32_t kind);
+  /// The operations along one axis (the softmax shader's op): 0 SOFTMAX, 1 L2_NORMALIZATION,
+  /// 2 LOCAL_RESPONSE_NORMALIZATION, 3 LOG_SOFTMAX.
+  Planned<void> alongAxis(uint32_t kind);
+  /// SQUEEZE and EXPAND_DIMS: a copy into the output with `dims`.
+  Planned<void> copyAs(std::vector<uint32_t> dims);
+  Planned<void> squeeze();
+  Planned<void> expandDims();
   Planned<void> fullyConnected();
   Planned<void> concatenation();
   Planned<void> pad(bool withValue);
   Planned<void> transpose();
-  Planned<void> mean();
+  /// kind: 0 MEAN, 1 REDUCE_SUM, 2 REDUCE_MAX, 3 REDUCE_MIN, 4 REDUCE_PROD (the mean shader's
+  /// op).
+  Planned<void> mean(uint32_t kind = 0);
   Planned<void> resize(bool bilinear);
   Planned<void> quantization(bool quantize);
   /// A constant TENSOR_INT32 input's values.
@@ -444,20 +454,28 @@ struct Window {
   uint32_t multiplier = 0;
 };
 
-Planned<void> Planner::convolution(bool depthwise) {
+Planned<void> Planner::convolution(ConvKind kind) {
+  const bool depthwise = kind == ConvKind::kDepthwise;
   const size_t count = op().inputs.size();
-  // The implicit-padding form has one input fewer before the activation (types.hal).
-  const size_t layoutAt = depthwise ? 8 : 7;
+  // The implicit-padding form has one input fewer before the activation (types.hal);
+  // DEPTHWISE_CONV_2D's multiplier and GROUPED_CONV_2D's group count precede it.
+  const size_t layoutAt = kind == ConvKind::kConv ? 7 : 8;
   const bool implicit =
       count == layoutAt || (count > layoutAt && input(layoutAt).type == OperandType::BOOL);
   const size_t first = 3;                   // padding scheme, or the four paddings
   const size_t strides = implicit ? 4 : 7;  // strideW, strideH
   size_t next = strides + 2;
   Window w;
+  uint32_t groups = 1;
   if (depthwise) {
     NNHAL_PLAN_TRY(m, scalarInt(next));
-    if (m < 1) return refuse("the depth multiplier must be at least 1");
+    if (m < 1) return invalid("the depth multiplier must be at least 1");
     w.multiplier = static_cast<uint32_t>(m);
+    ++next;
+  } else if (kind == ConvKind::kGrouped) {
+    NNHAL_PLAN_TRY(g, scalarInt(next));
+    if (g < 1) return invalid("the group count must be at least 1");
+    groups = static_cast<uint32_t>(g);
     ++next;
   }
   NNHAL_PLAN_TRY(range, activation(next));
@@ -494,7 +512,7 @@ Planned<void> Planner::convolution(bool depthwise) {
   const uint32_t outC = depthwise ? f.dimensions[3] : f.dimensions[0];
   const bool channelsFit = depthwise
                                ? f.dimensions[0] == 1 && i.dimensions[3] * w.multiplier == outC
-                               : f.dimensions[3] == i.dimensions[3];
+                               : f.dimensions[3] * groups == i.dimensions[3] && outC % groups == 0;
   if (!channelsFit || input(2).dimensions != std::vector<uint32_t>{outC}) {
     return invalid("the input, filter and bias channels do not fit together");
   }
@@ -555,11 +573,12 @@ Planned<void> Planner::convolution(bool depthwise) {
             w.dilW,
             w.multiplier,
             floatBits(w.lo),
-            floatBits(w.hi)});
+            floatBits(w.hi),
+            groups});
   return {};
 }
 
-Planned<void> Planner::pooling(bool average) {
+Planned<void> Planner::pooling(uint32_t kind) {
   const size_t count = op().inputs.size();
   const bool implicit = count == 7 || (count == 8 && input(7).type == OperandType::BOOL);
   const size_t strides = implicit ? 2 : 5;  // strideW, strideH, filterW, filterH, activation
@@ -619,22 +638,40 @@ Planned<void> Planner::pooling(bool average) {
     padLeft = left;
   }
   dispatch(Shader::kPool, elementsOf(o),
-           {elementsOf(o), average ? 0u : 1u, offsetWord(out), offsetWord(in), i.dimensions[1],
-            i.dimensions[2], i.dimensions[3], o.dimensions[1], o.dimensions[2],
-            static_cast<uint32_t>(fh), static_cast<uint32_t>(fw), static_cast<uint32_t>(sh),
-            static_cast<uint32_t>(sw), static_cast<uint32_t>(padTop),
-            static_cast<uint32_t>(padLeft), floatBits(range.first), floatBits(range.second)});
+           {elementsOf(o), kind, offsetWord(out), offsetWord(in), i.dimensions[1], i.dimensions[2],
+            i.dimensions[3], o.dimensions[1], o.dimensions[2], static_cast<uint32_t>(fh),
+            static_cast<uint32_t>(fw), static_cast<uint32_t>(sh), static_cast<uint32_t>(sw),
+            static_cast<uint32_t>(padTop), static_cast<uint32_t>(padLeft), floatBits(range.first),
+            floatBits(range.second)});
   return {};
 }
 
-Planned<void> Planner::softmax() {
-  NNHAL_PLAN_TRY(beta, scalarFloat(1));
+Planned<void> Planner::alongAxis(uint32_t kind) {
+  // Inputs: SOFTMAX (x, beta, [axis]); L2_NORMALIZATION (x, [axis]); LOCAL_RESPONSE_
+  // NORMALIZATION (x, radius, bias, alpha, beta, [axis]); LOG_SOFTMAX (x, beta, axis).
+  const size_t axisAt = kind == 1 ? 1 : kind == 2 ? 5 : 2;
+  float beta = 1.0f, bias = 0.0f, alpha = 0.0f, lrnBeta = 0.0f;
+  int32_t radius = 0;
+  if (kind == 0 || kind == 3) {
+    NNHAL_PLAN_TRY(b, scalarFloat(1));
+    beta = b;
+  } else if (kind == 2) {
+    NNHAL_PLAN_TRY(r, scalarInt(1));
+    NNHAL_PLAN_TRY(b, scalarFloat(2));
+    NNHAL_PLAN_TRY(a, scalarFloat(3));
+    NNHAL_PLAN_TRY(e, scalarFloat(4));
+    if (r < 0) return invalid("a negative radius");
+    radius = r;
+    bias = b;
+    alpha = a;
+    lrnBeta = e;
+  }
   NNHAL_PLAN_TRY(in, inputTensor(0));
   const auto& dims = input(0).dimensions;
   const auto rank = static_cast<int32_t>(dims.size());
   int32_t axis = rank - 1;
-  if (op().inputs.size() > 2) {
-    NNHAL_PLAN_TRY(given, scalarInt(2));
+  if (op().inputs.size() > axisAt) {
+    NNHAL_PLAN_TRY(given, scalarInt(axisAt));
     if (given < -rank || given >= rank) return invalid("the axis is outside the input's rank");
     axis = given < 0 ? given + rank : given;
   }
@@ -643,10 +680,58 @@ Planned<void> Planner::softmax() {
   uint32_t inner = 1;
   for (int32_t d = axis + 1; d < rank; ++d) inner *= dims[d];
   const uint32_t axisSize = dims[axis];
+  if (axisSize == 0) return invalid("an empty axis");
   const uint32_t rows = elementsOf(input(0)) / axisSize;
   dispatch(Shader::kSoftmax, rows,
-           {rows, axisSize, offsetWord(out), offsetWord(in), floatBits(beta), inner});
+           {rows, axisSize, offsetWord(out), offsetWord(in), floatBits(beta), inner, kind,
+            static_cast<uint32_t>(radius), floatBits(bias), floatBits(alpha), floatBits(lrnBeta)});
   return {};
+}
+
+Planned<void> Planner::copyAs(std::vector<uint32_t> dims) {
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_CHECK(shapeOutput(std::move(dims)));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  if (elementsOf(output(0)) != elementsOf(input(0))) return invalid("the sizes differ");
+  dispatch(Shader::kUnary, elementsOf(output(0)),
+           {elementsOf(output(0)), 6u, offsetWord(out), offsetWord(in), floatBits(0.0f)});
+  return {};
+}
+
+Planned<void> Planner::squeeze() {
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  (void)in;
+  const auto& dims = input(0).dimensions;
+  std::vector<bool> drop(dims.size(), false);
+  if (op().inputs.size() > 1 && input(1).lifetime != OperandLifeTime::NO_VALUE) {
+    NNHAL_PLAN_TRY(axes, constantInts(1));
+    const auto rank = static_cast<int32_t>(dims.size());
+    for (int32_t a : axes) {
+      if (a < -rank || a >= rank) return invalid("an axis is outside the input's rank");
+      const auto d = static_cast<size_t>(a < 0 ? a + rank : a);
+      if (dims[d] != 1) return invalid("a squeezed dimension is not 1");
+      drop[d] = true;
+    }
+  } else {
+    for (size_t d = 0; d < dims.size(); ++d) drop[d] = dims[d] == 1;
+  }
+  std::vector<uint32_t> kept;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (!drop[d]) kept.push_back(dims[d]);
+  }
+  if (kept.empty()) return refuse("a squeeze to a scalar is not supported");
+  return copyAs(std::move(kept));
+}
+
+Planned<void> Planner::expandDims() {
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  (void)in;
+  NNHAL_PLAN_TRY(axis, scalarInt(1));
+  std::vector<uint32_t> dims = input(0).dimensions;
+  const auto rank = static_cast<int32_t>(dims.size());
+  if (axis < -(rank + 1) || axis > rank) return invalid("the axis is outside [-(rank+1), rank]");
+  dims.insert(dims.begin() + (axis < 0 ? axis + rank + 1 : axis), 1);
+  return copyAs(std::move(dims));
 }
 
 Planned<void> Planner::fullyConnected() {
@@ -806,10 +891,18 @@ Planned<void> Planner::transpose() {
   return {};
 }
 
-Planned<void> Planner::mean() {
+Planned<void> Planner::mean(uint32_t kind) {
   NNHAL_PLAN_TRY(in, inputTensor(0));
   NNHAL_PLAN_TRY(axes, constantInts(1));
-  NNHAL_PLAN_TRY(keep, scalarInt(2));
+  // MEAN's keep_dims is an INT32 (> 0: keep); the REDUCE_* operations' a BOOL.
+  int32_t keep = 0;
+  if (kind == 0) {
+    NNHAL_PLAN_TRY(k, scalarInt(2));
+    keep = k;
+  } else {
+    NNHAL_PLAN_TRY(k, scalarBool(2));
+    keep = k ? 1 : 0;
+  }
   const auto& dims = input(0).dimensions;
   const auto rank = static_cast<int32_t>(dims.size());
   std::array<uint32_t, 4> reduced{};
@@ -833,7 +926,7 @@ Planned<void> Planner::mean() {
   const auto d4 = rank4(dims);
   dispatch(Shader::kMean, elementsOf(output(0)),
            {elementsOf(output(0)), offsetWord(out), offsetWord(in), reducedCount, d4[0], d4[1],
-            d4[2], d4[3], reduced[0], reduced[1], reduced[2], reduced[3]});
+            d4[2], d4[3], reduced[0], reduced[1], reduced[2], reduced[3], kind});
   return {};
 }
 
@@ -986,15 +1079,39 @@ Planned<void> Planner::operation(uint32_t index) {
     case OperationType::RESHAPE:
       return unary(6);
     case OperationType::CONV_2D:
-      return withLayout(layoutInput(7, 10, false), [this] { return convolution(false); });
+      return withLayout(layoutInput(7, 10, false), [this] { return convolution(ConvKind::kConv); });
     case OperationType::DEPTHWISE_CONV_2D:
-      return withLayout(layoutInput(8, 11, false), [this] { return convolution(true); });
+      return withLayout(layoutInput(8, 11, false),
+                        [this] { return convolution(ConvKind::kDepthwise); });
+    case OperationType::GROUPED_CONV_2D:
+      return withLayout(layoutInput(8, 11, false),
+                        [this] { return convolution(ConvKind::kGrouped); });
     case OperationType::AVERAGE_POOL_2D:
-      return withLayout(layoutInput(7, 10, true), [this] { return pooling(true); });
+      return withLayout(layoutInput(7, 10, true), [this] { return pooling(0); });
     case OperationType::MAX_POOL_2D:
-      return withLayout(layoutInput(7, 10, true), [this] { return pooling(false); });
+      return withLayout(layoutInput(7, 10, true), [this] { return pooling(1); });
+    case OperationType::L2_POOL_2D:
+      return withLayout(layoutInput(7, 10, true), [this] { return pooling(2); });
+    case OperationType::L2_NORMALIZATION:
+      return alongAxis(1);
+    case OperationType::LOCAL_RESPONSE_NORMALIZATION:
+      return alongAxis(2);
+    case OperationType::LOG_SOFTMAX:
+      return alongAxis(3);
+    case OperationType::SQUEEZE:
+      return squeeze();
+    case OperationType::EXPAND_DIMS:
+      return expandDims();
+    case OperationType::REDUCE_SUM:
+      return mean(1);
+    case OperationType::REDUCE_MAX:
+      return mean(2);
+    case OperationType::REDUCE_MIN:
+      return mean(3);
+    case OperationType::REDUCE_PROD:
+      return mean(4);
     case OperationType::SOFTMAX:
-      return softmax();
+      return alongAxis(0);
     case OperationType::FULLY_CONNECTED:
       return fullyConnected();
     case OperationType::CONCATENATION:

@@ -14,10 +14,12 @@
 // rank 1 to 4, NHWC, the model's inputs with every dimension given
 // (the other shapes, or their open dimensions, are found from the inputs'), in ADD,
 // MUL, SUB, DIV, MAXIMUM, MINIMUM (broadcasting), RELU, RELU1, RELU6, LOGISTIC, TANH,
-// HARD_SWISH, ELU, ABS, EXP, LOG, NEG, RSQRT, SQRT, SIN, FLOOR, CONV_2D and DEPTHWISE_CONV_2D
-// (explicit or implicit padding, strides, dilation, a fused activation), AVERAGE_POOL_2D and
-// MAX_POOL_2D, SOFTMAX (last axis), FULLY_CONNECTED, RESHAPE, CONCATENATION, PAD, PAD_V2,
-// TRANSPOSE, MEAN, RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR (NHWC or NCHW), DEQUANTIZE
+// HARD_SWISH, ELU, ABS, EXP, LOG, NEG, RSQRT, SQRT, SIN, FLOOR, CONV_2D, DEPTHWISE_CONV_2D and
+// GROUPED_CONV_2D (explicit or implicit padding, strides, dilation, a fused activation),
+// AVERAGE_POOL_2D, MAX_POOL_2D and L2_POOL_2D, SOFTMAX, LOG_SOFTMAX, L2_NORMALIZATION and
+// LOCAL_RESPONSE_NORMALIZATION (any axis), FULLY_CONNECTED, RESHAPE, SQUEEZE, EXPAND_DIMS,
+// CONCATENATION, PAD, PAD_V2, TRANSPOSE, MEAN and REDUCE_SUM/MAX/MIN/PROD, RESIZE_BILINEAR
+// and RESIZE_NEAREST_NEIGHBOR (NHWC or NCHW where the operation has a layout), DEQUANTIZE
 // (from 8-bit asymmetric or symmetric) and QUANTIZE (to 8-bit asymmetric), the only
 // operations that take 8-bit tensors. Float32 is computed in
 // float32 (also when the model allows float16). No control flow, no extension, at most 2^29

@@ -1,6 +1,7 @@
 #version 450
-// CONV_2D (multiplier 0) and DEPTHWISE_CONV_2D (multiplier >= 1), NHWC float32: one
-// invocation per output element (b, y, x, c). CONV_2D's filter is [outC, fH, fW, inC];
+// CONV_2D and GROUPED_CONV_2D (multiplier 0) and DEPTHWISE_CONV_2D (multiplier >= 1), NHWC
+// float32: one invocation per output element (b, y, x, c). CONV_2D's filter is
+// [outC, fH, fW, inC / groups], output channel c reading the input channels of its group;
 // DEPTHWISE_CONV_2D's is [1, fH, fW, outC] and output channel c reads input channel
 // c / multiplier. Taps on the padding are skipped; the bias starts the sum.
 #include "common.glsl"
@@ -28,6 +29,7 @@ layout(push_constant) uniform Params {
   uint multiplier;
   float lo;
   float hi;
+  uint groups;
 } p;
 
 void main() {
@@ -48,8 +50,10 @@ void main() {
       if (ix < 0 || ix >= int(p.inW)) continue;
       const uint pixel = p.inOffset + ((b * p.inH + uint(iy)) * p.inW + uint(ix)) * p.inC;
       if (p.multiplier == 0) {
-        const uint w = p.filterOffset + ((c * p.fH + fy) * p.fW + fx) * p.inC;
-        for (uint k = 0; k < p.inC; ++k) sum += data[pixel + k] * data[w + k];
+        const uint groupC = p.inC / p.groups;
+        const uint first = (c / (p.outC / p.groups)) * groupC;
+        const uint w = p.filterOffset + ((c * p.fH + fy) * p.fW + fx) * groupC;
+        for (uint k = 0; k < groupC; ++k) sum += data[pixel + first + k] * data[w + k];
       } else {
         sum += data[pixel + c / p.multiplier] * data[p.filterOffset + (fy * p.fW + fx) * p.outC + c];
       }

@@ -1,6 +1,6 @@
 #version 450
-// AVERAGE_POOL_2D (op 0: the mean of the taps inside the input, padding not counted) and
-// MAX_POOL_2D (op 1), NHWC float32, one invocation per output element; then the fused
+// AVERAGE_POOL_2D (op 0: the mean of the taps inside the input, padding not counted),
+// MAX_POOL_2D (op 1) and L2_POOL_2D (op 2: the square root of the mean of the squares), NHWC float32, one invocation per output element; then the fused
 // activation's clamp.
 #include "common.glsl"
 
@@ -43,11 +43,12 @@ void main() {
       const int ix = int(x * p.strideW) - p.padLeft + int(fx);
       if (ix < 0 || ix >= int(p.inW)) continue;
       const float v = data[p.inOffset + ((b * p.inH + uint(iy)) * p.inW + uint(ix)) * p.channels + c];
-      sum += v;
+      sum += p.op == 2 ? v * v : v;
       largest = max(largest, v);
       ++taps;
     }
   }
-  const float r = p.op == 0 ? (taps > 0 ? sum / float(taps) : 0.0) : largest;
+  const float mean = taps > 0 ? sum / float(taps) : 0.0;
+  const float r = p.op == 0 ? mean : p.op == 2 ? sqrt(mean) : largest;
   data[p.outOffset + i] = min(max(r, p.lo), p.hi);
 }
