@@ -8,6 +8,7 @@
 #include "engine/arena_planner.h"
 #include "engine/float16_adapter.h"
 #include "engine/operation_registry.h"
+#include "hal/model_constants.h"
 #include "hal/operand_utils.h"
 
 namespace nnhal::engine {
@@ -29,18 +30,6 @@ bool isControlFlow(OperationType type) {
   return type == OperationType::IF || type == OperationType::WHILE;
 }
 
-/// Pointer to the bytes of a constant operand, or null.
-const uint8_t* constantBytes(const Model& model, const Operand& operand) {
-  switch (operand.lifetime) {
-    case OperandLifeTime::CONSTANT_COPY:
-      return model.operandValues.data() + operand.location.offset;
-    case OperandLifeTime::CONSTANT_REFERENCE:
-      return model.pools[operand.location.poolIndex].data() + operand.location.offset;
-    default:
-      return nullptr;
-  }
-}
-
 OperandInfo describe(const Model& model, const Operand& operand,
                      const std::vector<uint32_t>& dimensions) {
   OperandInfo info;
@@ -52,7 +41,7 @@ OperandInfo describe(const Model& model, const Operand& operand,
   if (const auto* channel = std::get_if<SymmPerChannelQuantParams>(&operand.extraParams)) {
     info.channelQuant = channel;
   }
-  info.constantData = constantBytes(model, operand);
+  info.constantData = hal::constantBytes(model, operand);
   info.constantLength = info.constantData != nullptr ? operand.location.length : 0;
   info.hasNoValue = operand.lifetime == OperandLifeTime::NO_VALUE;
   return info;
@@ -264,7 +253,7 @@ Result<SubgraphPlan> compileSubgraph(ExecutionPlan& plan, size_t index, Prepared
       case OperandLifeTime::CONSTANT_REFERENCE: {
         planned.storage = Storage::kConstant;
         planned.shapeKnown = true;
-        const uint8_t* bytes = constantBytes(m, operand);
+        const uint8_t* bytes = hal::constantBytes(m, operand);
         const size_t length = operand.location.length;
         if (operand.lifetime == OperandLifeTime::CONSTANT_COPY ||
             reinterpret_cast<uintptr_t>(bytes) % 16 != 0) {

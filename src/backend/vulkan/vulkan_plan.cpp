@@ -7,6 +7,8 @@
 #include <limits>
 #include <optional>
 
+#include "hal/model_constants.h"
+
 namespace nnhal::backend::vulkan {
 namespace {
 
@@ -159,14 +161,7 @@ std::array<uint32_t, 4> rank4(const std::vector<uint32_t>& dims) {
 }
 
 const uint8_t* Planner::constantBytes(const Operand& o) const {
-  switch (o.lifetime) {
-    case OperandLifeTime::CONSTANT_COPY:
-      return model_.operandValues.data() + o.location.offset;
-    case OperandLifeTime::CONSTANT_REFERENCE:
-      return model_.pools[o.location.poolIndex].data() + o.location.offset;
-    default:
-      return nullptr;
-  }
+  return hal::constantBytes(model_, o);
 }
 
 Planned<uint32_t> Planner::tensor(uint32_t operandIndex, bool quantized) {
