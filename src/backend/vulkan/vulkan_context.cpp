@@ -46,6 +46,9 @@ constexpr uint32_t kResizeSpirv[] = {
 constexpr uint32_t kQuantizeSpirv[] = {
 #include "quantize.spv.inc"
 };
+constexpr uint32_t kTransposeConvSpirv[] = {
+#include "transpose_conv.spv.inc"
+};
 
 std::span<const uint32_t> spirvOf(Shader shader) {
   switch (shader) {
@@ -71,6 +74,8 @@ std::span<const uint32_t> spirvOf(Shader shader) {
       return kResizeSpirv;
     case Shader::kQuantize:
       return kQuantizeSpirv;
+    case Shader::kTransposeConv:
+      return kTransposeConvSpirv;
   }
   return {};
 }

@@ -120,6 +120,7 @@ class Planner {
   Planned<void> mean(uint32_t kind = 0);
   Planned<void> resize(bool bilinear);
   Planned<void> quantization(bool quantize);
+  Planned<void> transposeConv();
   /// A constant TENSOR_INT32 input's values.
   Planned<std::vector<int32_t>> constantInts(size_t k) const;
   /// Dispatches the gather shader: output element coordinates minus `before`, read through
@@ -293,6 +294,8 @@ std::vector<size_t> offsetWords(Shader shader) {
       return {2, 3};
     case Shader::kQuantize:
       return {2, 3};
+    case Shader::kTransposeConv:
+      return {1, 2, 3, 4};
   }
   return {};
 }
@@ -1044,6 +1047,71 @@ Planned<void> Planner::quantization(bool quantize) {
   return {};
 }
 
+Planned<void> Planner::transposeConv() {
+  // Inputs: 0 input, 1 filter [outC, fH, fW, inC], 2 bias; implicit (9): 3 output shape,
+  // 4 padding scheme, 5 strideW, 6 strideH, 7 activation, 8 layout; explicit (11): 3-6
+  // paddings left, right, top, bottom, 7 strideW, 8 strideH, 9 activation, 10 layout.
+  const size_t count = op().inputs.size();
+  if (count != 9 && count != 11) return invalid("TRANSPOSE_CONV_2D takes 9 or 11 inputs");
+  const bool implicit = count == 9;
+  const size_t strides = implicit ? 5 : 7;
+  NNHAL_PLAN_TRY(sw, scalarInt(strides));
+  NNHAL_PLAN_TRY(sh, scalarInt(strides + 1));
+  NNHAL_PLAN_TRY(range, activation(strides + 2));
+  NNHAL_PLAN_TRY(nchw, scalarBool(strides + 3));
+  if (nchw && !input0_) return refuse("the NCHW layout is not supported here");
+  if (sw < 1 || sh < 1) return invalid("strides must be at least 1");
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(filter, inputTensor(1));
+  NNHAL_PLAN_TRY(bias, inputTensor(2));
+  const auto& i = input(0).dimensions;
+  const auto& f = input(1).dimensions;
+  if (i.size() != 4 || f.size() != 4 || f[3] != i[3] ||
+      input(2).dimensions != std::vector<uint32_t>{f[0]}) {
+    return invalid("the input, filter and bias shapes do not fit together");
+  }
+  int64_t pads[4] = {0, 0, 0, 0};  // left, right, top, bottom
+  if (implicit) {
+    NNHAL_PLAN_TRY(shape, constantInts(3));
+    NNHAL_PLAN_TRY(scheme, scalarInt(4));
+    if (shape.size() != 4) return invalid("the output shape must have 4 entries");
+    if (scheme != 1 && scheme != 2) return invalid("padding scheme " + std::to_string(scheme));
+    // Inside an NCHW operation the output shape tensor lists NCHW dimensions.
+    const int64_t height = shape[input0_ ? 2 : 1];
+    const int64_t width = shape[input0_ ? 3 : 2];
+    const auto implicitPads = [&](int64_t out, int64_t stride, int64_t size, int64_t* head,
+                                  int64_t* tail) {
+      if (scheme != 1) return;
+      const int64_t needed = ((out + stride - 1) / stride - 1) * stride + size;
+      *head = std::max<int64_t>(needed - out, 0) / 2;
+      *tail = needed - out - *head;
+    };
+    implicitPads(width, sw, f[2], &pads[0], &pads[1]);
+    implicitPads(height, sh, f[1], &pads[2], &pads[3]);
+  } else {
+    for (size_t k = 0; k < 4; ++k) {
+      NNHAL_PLAN_TRY(v, scalarInt(3 + k));
+      pads[k] = v;
+    }
+    if (pads[0] < 0 || pads[2] < 0) return invalid("a negative left or top padding");
+  }
+  const int64_t outH = (int64_t{i[1]} - 1) * sh + f[1] - pads[2] - pads[3];
+  const int64_t outW = (int64_t{i[2]} - 1) * sw + f[2] - pads[0] - pads[1];
+  if (outH < 1 || outW < 1 || outH > 65536 || outW > 65536) {
+    return invalid("an output size outside [1, 65536]");
+  }
+  NNHAL_PLAN_CHECK(
+      shapeOutput({i[0], static_cast<uint32_t>(outH), static_cast<uint32_t>(outW), f[0]}));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  dispatch(
+      Shader::kTransposeConv, elementsOf(output(0)),
+      {elementsOf(output(0)), offsetWord(out), offsetWord(in), offsetWord(filter), offsetWord(bias),
+       i[1], i[2], i[3], static_cast<uint32_t>(outH), static_cast<uint32_t>(outW), f[0], f[1], f[2],
+       static_cast<uint32_t>(sh), static_cast<uint32_t>(sw), static_cast<uint32_t>(pads[2]),
+       static_cast<uint32_t>(pads[0]), floatBits(range.first), floatBits(range.second)});
+  return {};
+}
+
 Planned<void> Planner::operation(uint32_t index) {
   current_ = index;
   switch (op().type) {
@@ -1085,6 +1153,8 @@ Planned<void> Planner::operation(uint32_t index) {
       return withLayout(layoutInput(7, 10, true), [this] { return pooling(0); });
     case OperationType::MAX_POOL_2D:
       return withLayout(layoutInput(7, 10, true), [this] { return pooling(1); });
+    case OperationType::TRANSPOSE_CONV_2D:
+      return withLayout(op().inputs.size() == 9 ? 8 : 10, [this] { return transposeConv(); });
     case OperationType::L2_POOL_2D:
       return withLayout(layoutInput(7, 10, true), [this] { return pooling(2); });
     case OperationType::L2_NORMALIZATION:

@@ -16,6 +16,7 @@
 // MUL, SUB, DIV, MAXIMUM, MINIMUM (broadcasting), RELU, RELU1, RELU6, LOGISTIC, TANH,
 // HARD_SWISH, ELU, ABS, EXP, LOG, NEG, RSQRT, SQRT, SIN, FLOOR, CONV_2D, DEPTHWISE_CONV_2D and
 // GROUPED_CONV_2D (explicit or implicit padding, strides, dilation, a fused activation),
+// TRANSPOSE_CONV_2D,
 // AVERAGE_POOL_2D, MAX_POOL_2D and L2_POOL_2D, SOFTMAX, LOG_SOFTMAX, L2_NORMALIZATION and
 // LOCAL_RESPONSE_NORMALIZATION (any axis), FULLY_CONNECTED, RESHAPE, SQUEEZE, EXPAND_DIMS,
 // CONCATENATION, PAD, PAD_V2, TRANSPOSE, MEAN and REDUCE_SUM/MAX/MIN/PROD, RESIZE_BILINEAR
@@ -59,8 +60,9 @@ enum class Shader : uint8_t {
   kMean,
   kResize,
   kQuantize,
+  kTransposeConv,
 };
-inline constexpr size_t kShaderCount = 11;
+inline constexpr size_t kShaderCount = 12;
 
 /// Push-constant words at most (the 128 bytes every device allows).
 inline constexpr size_t kMaxPushWords = 32;
