@@ -10,7 +10,8 @@
 // arithmetic and activations, the convolutions (plain, depthwise, grouped), pooling,
 // resizing, the operations along an axis (SOFTMAX, normalizations), the reductions,
 // FULLY_CONNECTED and the data movements (RESHAPE, SQUEEZE, EXPAND_DIMS, CONCATENATION, PAD,
-// TRANSPOSE), with DEQUANTIZE and QUANTIZE at 8-bit boundaries.
+// TRANSPOSE, SLICE, STRIDED_SLICE, CHANNEL_SHUFFLE), with DEQUANTIZE and QUANTIZE at 8-bit
+// boundaries.
 // Preparing a model with any other operation fails with INVALID_ARGUMENT naming it.
 //
 // Which GPU: VulkanDeviceOptions::physicalDevice (an index from `nnhal info` or part of a

@@ -123,10 +123,20 @@ class Planner {
   Planned<void> transposeConv();
   /// A constant TENSOR_INT32 input's values.
   Planned<std::vector<int32_t>> constantInts(size_t k) const;
-  /// Dispatches the gather shader: output element coordinates minus `before`, read through
-  /// `inStrides` where inside `inDims`, else `padValue`.
-  void gather(uint32_t out, uint32_t in, float padValue, const std::array<int32_t, 4>& before,
-              const std::array<uint32_t, 4>& inDims, const std::array<uint32_t, 4>& inStrides);
+  /// What the gather shader reads for each output element (shaders/gather.comp).
+  struct GatherView {
+    std::array<uint32_t, 4> viewDims{};  ///< output coordinates (the output's, rank 4)
+    std::array<int32_t, 4> before{};
+    std::array<uint32_t, 4> inDims{};  ///< bounds of the coordinates minus `before`
+    std::array<int32_t, 4> inStrides{};
+    int32_t inBase = 0;
+    float padValue = 0.0f;
+  };
+  /// A view over output(0)'s rank-4 shape with `before` 0 and bounds that always hold.
+  GatherView plainView(const std::array<int32_t, 4>& inStrides) const;
+  void gather(uint32_t out, uint32_t in, const GatherView& view);
+  Planned<void> slice(bool strided);
+  Planned<void> channelShuffle();
 
   const Model& model_;
   std::vector<Operand> operands_;
@@ -815,17 +825,143 @@ std::array<uint32_t, 4> stridesOf(const std::array<uint32_t, 4>& dims) {
   return strides;
 }
 
-void Planner::gather(uint32_t out, uint32_t in, float padValue,
-                     const std::array<int32_t, 4>& before, const std::array<uint32_t, 4>& inDims,
-                     const std::array<uint32_t, 4>& inStrides) {
-  const auto outDims = rank4(output(0).dimensions);
+Planner::GatherView Planner::plainView(const std::array<int32_t, 4>& inStrides) const {
+  GatherView view;
+  view.viewDims = rank4(output(0).dimensions);
+  view.inDims = view.viewDims;
+  view.inStrides = inStrides;
+  return view;
+}
+
+void Planner::gather(uint32_t out, uint32_t in, const GatherView& v) {
   std::vector<uint32_t> push{elementsOf(output(0)), offsetWord(out), offsetWord(in),
-                             floatBits(padValue)};
-  for (uint32_t d : outDims) push.push_back(d);
-  for (int32_t b : before) push.push_back(static_cast<uint32_t>(b));
-  for (uint32_t d : inDims) push.push_back(d);
-  for (uint32_t s : inStrides) push.push_back(s);
+                             floatBits(v.padValue)};
+  for (uint32_t d : v.viewDims) push.push_back(d);
+  for (int32_t b : v.before) push.push_back(static_cast<uint32_t>(b));
+  for (uint32_t d : v.inDims) push.push_back(d);
+  for (int32_t s : v.inStrides) push.push_back(static_cast<uint32_t>(s));
+  push.push_back(static_cast<uint32_t>(v.inBase));
   dispatch(Shader::kGather, elementsOf(output(0)), std::move(push));
+}
+
+/// stridesOf as the gather shader's signed strides.
+std::array<int32_t, 4> signedStrides(const std::array<uint32_t, 4>& dims) {
+  std::array<int32_t, 4> strides{};
+  int32_t step = 1;
+  for (int d = 3; d >= 0; --d) {
+    strides[d] = step;
+    step *= static_cast<int32_t>(dims[d]);
+  }
+  return strides;
+}
+
+/// NNAPI's (TFLite legacy) clamping of a STRIDED_SLICE begin or end of a dimension of size
+/// `dim` > 0: negative indices count from the end; positive strides clamp into [0, dim],
+/// negative ones into [-1, dim - 1] (as the CPU engine, engine/ops/slice_ops.cpp).
+int64_t clampedIndex(int64_t index, int64_t dim, bool positiveStride) {
+  const auto wrap = [dim](int64_t v) { return ((v % dim) + dim) % dim; };
+  if (positiveStride) return index >= dim ? dim : wrap(std::min(std::max(index, -dim), dim));
+  return index < -dim ? -1 : wrap(std::min(std::max(index, -dim), dim - 1));
+}
+
+Planned<void> Planner::slice(bool strided) {
+  // SLICE (input, begin, size); STRIDED_SLICE (input, begin, end, strides, begin_mask,
+  // end_mask, shrink_axis_mask).
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  const auto& dims = input(0).dimensions;
+  const size_t rank = dims.size();
+  NNHAL_PLAN_TRY(begins, constantInts(1));
+  NNHAL_PLAN_TRY(second, constantInts(2));
+  std::vector<int32_t> steps(rank, 1);
+  int32_t beginMask = 0, endMask = 0, shrinkMask = 0;
+  if (strided) {
+    NNHAL_PLAN_TRY(given, constantInts(3));
+    NNHAL_PLAN_TRY(b, scalarInt(4));
+    NNHAL_PLAN_TRY(e, scalarInt(5));
+    NNHAL_PLAN_TRY(k, scalarInt(6));
+    steps = given;
+    beginMask = b;
+    endMask = e;
+    shrinkMask = k;
+  }
+  if (begins.size() != rank || second.size() != rank || steps.size() != rank) {
+    return invalid("begin, end/size and strides need one entry per dimension");
+  }
+  const auto inStrides = signedStrides(rank4(dims));
+  GatherView view;
+  view.viewDims = {1, 1, 1, 1};
+  std::vector<uint32_t> outDims;
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t dim = dims[d];
+    const int64_t step = steps[d];
+    int64_t first = 0;
+    int64_t count = 0;
+    if (!strided) {
+      first = begins[d];
+      count = second[d] == -1 ? dim - first : second[d];
+      if (first < 0 || first > dim || count < 0 || first + count > dim) {
+        return invalid("the slice does not fit the input");
+      }
+    } else {
+      if (step == 0) return invalid("a stride of 0");
+      const bool positive = step > 0;
+      const auto bit = uint32_t{1} << d;
+      first = (static_cast<uint32_t>(beginMask) & bit) ? (positive ? 0 : dim - 1)
+                                                       : clampedIndex(begins[d], dim, positive);
+      const int64_t last = (static_cast<uint32_t>(endMask) & bit)
+                               ? (positive ? dim : -1)
+                               : clampedIndex(second[d], dim, positive);
+      count = positive ? (last > first ? (last - first + step - 1) / step : 0)
+                       : (first > last ? (first - last - step - 1) / -step : 0);
+      if ((static_cast<uint32_t>(shrinkMask) & bit) && (!positive || count != 1)) {
+        return invalid("a shrunk dimension must have one element and a positive stride");
+      }
+    }
+    if (count == 0) return refuse("an empty slice is not supported");
+    if (!(static_cast<uint32_t>(shrinkMask) & (uint32_t{1} << d))) {
+      outDims.push_back(static_cast<uint32_t>(count));
+    }
+    const size_t at = 4 - rank + d;
+    view.viewDims[at] = static_cast<uint32_t>(count);
+    view.inStrides[at] = inStrides[at] * static_cast<int32_t>(step);
+    view.inBase += static_cast<int32_t>(first) * inStrides[at];
+  }
+  if (outDims.empty()) outDims.push_back(1);
+  NNHAL_PLAN_CHECK(shapeOutput(outDims));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  view.inDims = view.viewDims;
+  gather(out, in, view);
+  return {};
+}
+
+Planned<void> Planner::channelShuffle() {
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(groups, scalarInt(1));
+  NNHAL_PLAN_TRY(rawAxis, scalarInt(2));
+  const auto& dims = input(0).dimensions;
+  const auto rank = static_cast<int32_t>(dims.size());
+  if (rawAxis < -rank || rawAxis >= rank) return invalid("the axis is outside the input's rank");
+  const auto axis = static_cast<size_t>(rawAxis < 0 ? rawAxis + rank : rawAxis);
+  const uint32_t channels = dims[axis];
+  if (groups < 1 || channels % static_cast<uint32_t>(groups) != 0) {
+    return invalid("the channels are not a multiple of the groups");
+  }
+  uint32_t outer = 1, inner = 1;
+  for (size_t d = 0; d < axis; ++d) outer *= dims[d];
+  for (size_t d = axis + 1; d < dims.size(); ++d) inner *= dims[d];
+  NNHAL_PLAN_CHECK(shapeOutput(dims));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  // Output channel k * G + g is input channel g * (C / G) + k: the view [outer, C / G, G,
+  // inner] of the output reads the input as [outer, G, C / G, inner] transposed.
+  const auto g = static_cast<uint32_t>(groups);
+  const uint32_t perGroup = channels / g;
+  GatherView view;
+  view.viewDims = {outer, perGroup, g, inner};
+  view.inDims = view.viewDims;
+  view.inStrides = {static_cast<int32_t>(channels * inner), static_cast<int32_t>(inner),
+                    static_cast<int32_t>(perGroup * inner), 1};
+  gather(out, in, view);
+  return {};
 }
 
 Planned<void> Planner::pad(bool withValue) {
@@ -853,7 +989,11 @@ Planned<void> Planner::pad(bool withValue) {
   NNHAL_PLAN_CHECK(shapeOutput(padded));
   NNHAL_PLAN_TRY(out, outputTensor(0));
   const auto inDims = rank4(dims);
-  gather(out, in, value, before, inDims, stridesOf(inDims));
+  GatherView view = plainView(signedStrides(inDims));
+  view.before = before;
+  view.inDims = inDims;
+  view.padValue = value;
+  gather(out, in, view);
   return {};
 }
 
@@ -885,7 +1025,10 @@ Planned<void> Planner::transpose() {
     strides[4 - rank + d] = inStrides[4 - rank + perm[d]];
     bounds[4 - rank + d] = permuted[d];
   }
-  gather(out, in, 0.0f, {0, 0, 0, 0}, bounds, strides);
+  std::array<int32_t, 4> signedPermuted{};
+  for (size_t d = 0; d < 4; ++d) signedPermuted[d] = static_cast<int32_t>(strides[d]);
+  (void)bounds;
+  gather(out, in, plainView(signedPermuted));
   return {};
 }
 
@@ -1013,8 +1156,9 @@ Planned<void> Planner::withLayout(size_t layoutAt, Run run) {
   input0_ = nhwcIn;
   output0_ = nhwcIn;  // the gather below writes the stand-in input
   NNHAL_PLAN_TRY(inTemp, tensor(nhwcIn));
-  gather(inTemp, in, 0.0f, {0, 0, 0, 0}, {d[0], d[2], d[3], d[1]},
-         {d[1] * d[2] * d[3], d[3], 1, d[2] * d[3]});
+  gather(inTemp, in,
+         plainView({static_cast<int32_t>(d[1] * d[2] * d[3]), static_cast<int32_t>(d[3]), 1,
+                    static_cast<int32_t>(d[2] * d[3])}));
   output0_ = nhwcOut;
   auto ran = run();
   input0_.reset();
@@ -1025,8 +1169,9 @@ Planned<void> Planner::withLayout(size_t layoutAt, Run run) {
   NNHAL_PLAN_CHECK(shapeOutput({o[0], o[3], o[1], o[2]}));
   NNHAL_PLAN_TRY(outTemp, tensor(nhwcOut));
   NNHAL_PLAN_TRY(out, tensor(nchwOut));
-  gather(out, outTemp, 0.0f, {0, 0, 0, 0}, {o[0], o[3], o[1], o[2]},
-         {o[1] * o[2] * o[3], 1, o[2] * o[3], o[3]});
+  gather(out, outTemp,
+         plainView({static_cast<int32_t>(o[1] * o[2] * o[3]), 1, static_cast<int32_t>(o[2] * o[3]),
+                    static_cast<int32_t>(o[3])}));
   return {};
 }
 
@@ -1163,6 +1308,12 @@ Planned<void> Planner::operation(uint32_t index) {
       return alongAxis(2);
     case OperationType::LOG_SOFTMAX:
       return alongAxis(3);
+    case OperationType::SLICE:
+      return slice(false);
+    case OperationType::STRIDED_SLICE:
+      return slice(true);
+    case OperationType::CHANNEL_SHUFFLE:
+      return channelShuffle();
     case OperationType::SQUEEZE:
       return squeeze();
     case OperationType::EXPAND_DIMS:

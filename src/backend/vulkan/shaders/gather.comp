@@ -1,7 +1,8 @@
 #version 450
-// PAD, PAD_V2 and TRANSPOSE: output element i (rank 4, leading 1s) reads the input at its
-// coordinates minus `before`, through the input's strides (permuted for TRANSPOSE); a
-// coordinate outside [0, inDims) reads padValue instead.
+// PAD, PAD_V2, TRANSPOSE, SLICE, STRIDED_SLICE and CHANNEL_SHUFFLE: output element i, at
+// coordinates c over viewDims (rank 4, leading 1s), reads the input at inBase + sum of
+// (c[d] - before[d]) * inStrides[d] (strides may be negative: a reversed slice); a
+// coordinate c[d] - before[d] outside [0, inDims[d]) reads padValue instead.
 #include "common.glsl"
 
 layout(push_constant) uniform Params {
@@ -12,20 +13,21 @@ layout(push_constant) uniform Params {
   uint outDims[4];
   int before[4];
   uint inDims[4];
-  uint inStrides[4];
+  int inStrides[4];
+  int inBase;
 } p;
 
 void main() {
   const uint i = invocationIndex();
   if (i >= p.count) return;
   uint rest = i;
-  uint from = 0;
+  int from = p.inBase;
   bool inside = true;
   for (int d = 3; d >= 0; --d) {
     const int c = int(rest % p.outDims[d]) - p.before[d];
     rest /= p.outDims[d];
     if (c < 0 || c >= int(p.inDims[d])) inside = false;
-    from += uint(max(c, 0)) * p.inStrides[d];
+    from += max(c, 0) * p.inStrides[d];
   }
-  data[p.outOffset + i] = inside ? data[p.inOffset + from] : p.padValue;
+  data[p.outOffset + i] = inside ? data[int(p.inOffset) + from] : p.padValue;
 }
