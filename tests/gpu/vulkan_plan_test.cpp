@@ -79,9 +79,10 @@ TEST(VulkanPlanTest, RunsNchwBetweenTwoTransposesAndRefusesUnknownInputs) {
   EXPECT_EQ(plan->outputDimensions[0], (std::vector<uint32_t>{1, 3, 4, 4}));
   // The first gather reads input (n, c, h, w) for its output (n, h, w, c).
   const std::vector<uint32_t>& p = plan->dispatches[0].push;
-  EXPECT_EQ(std::vector<uint32_t>(p.begin() + 4, p.begin() + 8),
+  // Push words: 4 of the header, then rank-6 view dims, befores, bounds, strides, base.
+  EXPECT_EQ(std::vector<uint32_t>(p.begin() + 6, p.begin() + 10),
             (std::vector<uint32_t>{1, 4, 4, 2}));
-  EXPECT_EQ(std::vector<uint32_t>(p.begin() + 16, p.begin() + 20),
+  EXPECT_EQ(std::vector<uint32_t>(p.begin() + 24, p.begin() + 28),
             (std::vector<uint32_t>{32, 4, 1, 16}));
 
   // An input whose size only the request gives.

@@ -124,16 +124,23 @@ class Planner {
   /// A constant TENSOR_INT32 input's values.
   Planned<std::vector<int32_t>> constantInts(size_t k) const;
   /// What the gather shader reads for each output element (shaders/gather.comp).
+  /// Rank 6 (leading 1s): the block moves need two more dimensions than a tensor has.
   struct GatherView {
-    std::array<uint32_t, 4> viewDims{};  ///< output coordinates (the output's, rank 4)
-    std::array<int32_t, 4> before{};
-    std::array<uint32_t, 4> inDims{};  ///< bounds of the coordinates minus `before`
-    std::array<int32_t, 4> inStrides{};
+    std::array<uint32_t, 6> viewDims{1, 1, 1, 1, 1, 1};  ///< output coordinates
+    std::array<int32_t, 6> before{};
+    std::array<uint32_t, 6> inDims{1, 1, 1, 1, 1, 1};  ///< bounds of coordinates - before
+    std::array<int32_t, 6> inStrides{};
     int32_t inBase = 0;
     float padValue = 0.0f;
   };
-  /// A view over output(0)'s rank-4 shape with `before` 0 and bounds that always hold.
+  /// A view over output(0)'s shape with `before` 0, bounds that always hold and the strides
+  /// of its last four dimensions.
   GatherView plainView(const std::array<int32_t, 4>& inStrides) const;
+  /// A view of `dims` (at most 6) over output(0), reading with `strides` (same length).
+  GatherView blockView(const std::vector<uint32_t>& dims,
+                       const std::vector<int32_t>& strides) const;
+  Planned<void> depthToSpace(bool toSpace);
+  Planned<void> batchToSpace(bool toSpace);
   void gather(uint32_t out, uint32_t in, const GatherView& view);
   Planned<void> slice(bool strided);
   Planned<void> channelShuffle();
@@ -826,10 +833,19 @@ std::array<uint32_t, 4> stridesOf(const std::array<uint32_t, 4>& dims) {
 }
 
 Planner::GatherView Planner::plainView(const std::array<int32_t, 4>& inStrides) const {
+  const auto dims = rank4(output(0).dimensions);
+  return blockView({dims.begin(), dims.end()}, {inStrides.begin(), inStrides.end()});
+}
+
+Planner::GatherView Planner::blockView(const std::vector<uint32_t>& dims,
+                                       const std::vector<int32_t>& strides) const {
   GatherView view;
-  view.viewDims = rank4(output(0).dimensions);
-  view.inDims = view.viewDims;
-  view.inStrides = inStrides;
+  const size_t first = 6 - dims.size();
+  for (size_t d = 0; d < dims.size(); ++d) {
+    view.viewDims[first + d] = dims[d];
+    view.inDims[first + d] = dims[d];
+    view.inStrides[first + d] = strides[d];
+  }
   return view;
 }
 
@@ -889,7 +905,6 @@ Planned<void> Planner::slice(bool strided) {
   }
   const auto inStrides = signedStrides(rank4(dims));
   GatherView view;
-  view.viewDims = {1, 1, 1, 1};
   std::vector<uint32_t> outDims;
   for (size_t d = 0; d < rank; ++d) {
     const int64_t dim = dims[d];
@@ -922,8 +937,8 @@ Planned<void> Planner::slice(bool strided) {
       outDims.push_back(static_cast<uint32_t>(count));
     }
     const size_t at = 4 - rank + d;
-    view.viewDims[at] = static_cast<uint32_t>(count);
-    view.inStrides[at] = inStrides[at] * static_cast<int32_t>(step);
+    view.viewDims[2 + at] = static_cast<uint32_t>(count);
+    view.inStrides[2 + at] = inStrides[at] * static_cast<int32_t>(step);
     view.inBase += static_cast<int32_t>(first) * inStrides[at];
   }
   if (outDims.empty()) outDims.push_back(1);
@@ -955,12 +970,10 @@ Planned<void> Planner::channelShuffle() {
   // inner] of the output reads the input as [outer, G, C / G, inner] transposed.
   const auto g = static_cast<uint32_t>(groups);
   const uint32_t perGroup = channels / g;
-  GatherView view;
-  view.viewDims = {outer, perGroup, g, inner};
-  view.inDims = view.viewDims;
-  view.inStrides = {static_cast<int32_t>(channels * inner), static_cast<int32_t>(inner),
-                    static_cast<int32_t>(perGroup * inner), 1};
-  gather(out, in, view);
+  gather(out, in,
+         blockView({outer, perGroup, g, inner},
+                   {static_cast<int32_t>(channels * inner), static_cast<int32_t>(inner),
+                    static_cast<int32_t>(perGroup * inner), 1}));
   return {};
 }
 
@@ -990,8 +1003,10 @@ Planned<void> Planner::pad(bool withValue) {
   NNHAL_PLAN_TRY(out, outputTensor(0));
   const auto inDims = rank4(dims);
   GatherView view = plainView(signedStrides(inDims));
-  view.before = before;
-  view.inDims = inDims;
+  for (size_t d = 0; d < 4; ++d) {
+    view.before[2 + d] = before[d];
+    view.inDims[2 + d] = inDims[d];
+  }
   view.padValue = value;
   gather(out, in, view);
   return {};
@@ -1257,6 +1272,78 @@ Planned<void> Planner::transposeConv() {
   return {};
 }
 
+Planned<void> Planner::depthToSpace(bool toSpace) {
+  // DEPTH_TO_SPACE (toSpace) and SPACE_TO_DEPTH: (input, block size, [layout]), NHWC here.
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(size, scalarInt(1));
+  const auto& d = input(0).dimensions;
+  if (d.size() != 4) return invalid("the input must have rank 4");
+  if (size < 1) return invalid("the block size must be at least 1");
+  const auto bs = static_cast<uint32_t>(size);
+  const uint32_t n = d[0], h = d[1], w = d[2], c = d[3];
+  const auto s = [](uint64_t v) { return static_cast<int32_t>(v); };
+  if (toSpace) {
+    if (c % (bs * bs) != 0) return invalid("the depth is not a multiple of the block size squared");
+    const uint32_t depth = c / (bs * bs);
+    NNHAL_PLAN_CHECK(shapeOutput({n, h * bs, w * bs, depth}));
+    NNHAL_PLAN_TRY(out, outputTensor(0));
+    // Output [n, h, dy, w, dx, c'] reads input [n, h, w, (dy * bs + dx) * c' + c'].
+    gather(out, in,
+           blockView({n, h, bs, w, bs, depth}, {s(uint64_t{h} * w * c), s(uint64_t{w} * c),
+                                                s(uint64_t{bs} * depth), s(c), s(depth), 1}));
+    return {};
+  }
+  if (h % bs != 0 || w % bs != 0) return invalid("the height or width is not a multiple of it");
+  NNHAL_PLAN_CHECK(shapeOutput({n, h / bs, w / bs, c * bs * bs}));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  // Output [n, h', w', dy, dx, c] reads input [n, h' * bs + dy, w' * bs + dx, c].
+  gather(out, in,
+         blockView({n, h / bs, w / bs, bs, bs, c},
+                   {s(uint64_t{h} * w * c), s(uint64_t{bs} * w * c), s(uint64_t{bs} * c),
+                    s(uint64_t{w} * c), s(c), 1}));
+  return {};
+}
+
+Planned<void> Planner::batchToSpace(bool toSpace) {
+  // BATCH_TO_SPACE_ND (toSpace): (input, block shape [2], [layout]); SPACE_TO_BATCH_ND:
+  // (input, block shape [2], paddings [2, 2], [layout]), here without padding only.
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(block, constantInts(1));
+  const auto& d = input(0).dimensions;
+  if (d.size() != 4 || block.size() != 2) return invalid("a rank-4 input and a block of 2");
+  if (block[0] < 1 || block[1] < 1) return invalid("block sizes must be at least 1");
+  const auto bh = static_cast<uint32_t>(block[0]);
+  const auto bw = static_cast<uint32_t>(block[1]);
+  const uint32_t n = d[0], h = d[1], w = d[2], c = d[3];
+  const auto s = [](uint64_t v) { return static_cast<int32_t>(v); };
+  if (toSpace) {
+    if (n % (bh * bw) != 0) return invalid("the batch is not a multiple of the block");
+    const uint32_t batches = n / (bh * bw);
+    NNHAL_PLAN_CHECK(shapeOutput({batches, h * bh, w * bw, c}));
+    NNHAL_PLAN_TRY(out, outputTensor(0));
+    // Output [b, h, dy, w, dx, c] reads input [(dy * bw + dx) * batches + b, h, w, c].
+    const uint64_t image = uint64_t{h} * w * c;
+    gather(out, in,
+           blockView({batches, h, bh, w, bw, c},
+                     {s(image), s(uint64_t{w} * c), s(bw * batches * image), s(c),
+                      s(batches * image), 1}));
+    return {};
+  }
+  NNHAL_PLAN_TRY(paddings, constantInts(2));
+  if (std::any_of(paddings.begin(), paddings.end(), [](int32_t p) { return p != 0; })) {
+    return refuse("SPACE_TO_BATCH_ND with padding is not supported");
+  }
+  if (h % bh != 0 || w % bw != 0) return invalid("the height or width is not a multiple of it");
+  NNHAL_PLAN_CHECK(shapeOutput({n * bh * bw, h / bh, w / bw, c}));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  // Output [dy, dx, b, h', w', c] reads input [b, h' * bh + dy, w' * bw + dx, c].
+  gather(
+      out, in,
+      blockView({bh, bw, n, h / bh, w / bw, c}, {s(uint64_t{w} * c), s(c), s(uint64_t{h} * w * c),
+                                                 s(uint64_t{bh} * w * c), s(uint64_t{bw} * c), 1}));
+  return {};
+}
+
 Planned<void> Planner::operation(uint32_t index) {
   current_ = index;
   switch (op().type) {
@@ -1314,6 +1401,14 @@ Planned<void> Planner::operation(uint32_t index) {
       return slice(true);
     case OperationType::CHANNEL_SHUFFLE:
       return channelShuffle();
+    case OperationType::DEPTH_TO_SPACE:
+      return withLayout(2, [this] { return depthToSpace(true); });
+    case OperationType::SPACE_TO_DEPTH:
+      return withLayout(2, [this] { return depthToSpace(false); });
+    case OperationType::BATCH_TO_SPACE_ND:
+      return withLayout(2, [this] { return batchToSpace(true); });
+    case OperationType::SPACE_TO_BATCH_ND:
+      return withLayout(3, [this] { return batchToSpace(false); });
     case OperationType::SQUEEZE:
       return squeeze();
     case OperationType::EXPAND_DIMS:
