@@ -1,0 +1,430 @@
+// The arithmetic, the convolutions, pooling and FULLY_CONNECTED (vulkan_planner.h).
+#include "backend/vulkan/vulkan_planner.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace nnhal::backend::vulkan::planning {
+
+Planned<void> Planner::binary(uint32_t code, bool fusedActivation) {
+  NNHAL_PLAN_TRY(a, inputTensor(0));
+  NNHAL_PLAN_TRY(b, inputTensor(1));
+  std::pair<float, float> range{-kInfinity, kInfinity};
+  if (fusedActivation) {
+    NNHAL_PLAN_TRY(r, activation(2));
+    range = r;
+  }
+  const size_t rank = std::max(input(0).dimensions.size(), input(1).dimensions.size());
+  const auto da = rank4(input(0).dimensions);
+  const auto db = rank4(input(1).dimensions);
+  std::vector<uint32_t> broadcast;
+  for (size_t d = 4 - rank; d < 4; ++d) {
+    const uint32_t size = std::max(da[d], db[d]);
+    if ((da[d] != size && da[d] != 1) || (db[d] != size && db[d] != 1)) {
+      return invalid("the input shapes do not broadcast");
+    }
+    broadcast.push_back(size);
+  }
+  NNHAL_PLAN_CHECK(shapeOutput(std::move(broadcast)));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  const auto dims = rank4(output(0).dimensions);
+  const auto strides = [&](const Operand& o) {
+    const auto d = rank4(o.dimensions);
+    std::array<uint32_t, 4> s{};
+    uint32_t step = 1;
+    for (int i = 3; i >= 0; --i) {
+      s[i] = d[i] == 1 && dims[i] != 1 ? 0 : step;
+      step *= d[i];
+    }
+    return s;
+  };
+  const auto sa = strides(input(0));
+  const auto sb = strides(input(1));
+  const bool clamped = range.first != -kInfinity || range.second != kInfinity;
+  dispatch(Shader::kBinary, elementsOf(output(0)),
+           {elementsOf(output(0)),
+            code,
+            offsetWord(out),
+            offsetWord(a),
+            offsetWord(b),
+            clamped ? 1u : 0u,
+            floatBits(range.first),
+            floatBits(range.second),
+            dims[0],
+            dims[1],
+            dims[2],
+            dims[3],
+            sa[0],
+            sa[1],
+            sa[2],
+            sa[3],
+            sb[0],
+            sb[1],
+            sb[2],
+            sb[3]});
+  return {};
+}
+
+Planned<std::vector<uint32_t>> Planner::reshaped() const {
+  const Operand& shape = input(1);
+  const uint8_t* bytes = constantBytes(shape);
+  if (shape.type != OperandType::TENSOR_INT32 || bytes == nullptr || shape.dimensions.size() != 1) {
+    return refuse("the shape must be a constant TENSOR_INT32 vector");
+  }
+  std::vector<int32_t> values(shape.dimensions[0]);
+  std::memcpy(values.data(), bytes, values.size() * sizeof(int32_t));
+  std::vector<uint32_t> dims;
+  uint64_t known = 1;
+  std::optional<size_t> free;
+  for (size_t k = 0; k < values.size(); ++k) {
+    if (values[k] == -1 && !free) {
+      free = k;
+      dims.push_back(1);
+    } else if (values[k] > 0) {
+      dims.push_back(static_cast<uint32_t>(values[k]));
+      known *= static_cast<uint32_t>(values[k]);
+    } else {
+      return invalid("the shape holds " + std::to_string(values[k]));
+    }
+  }
+  const uint64_t elements = elementsOf(input(0));
+  if (free) {
+    if (known == 0 || elements % known != 0) return invalid("the shape does not fit the input");
+    dims[*free] = static_cast<uint32_t>(elements / known);
+  } else if (known != elements) {
+    return invalid("the shape's size is not the input's");
+  }
+  return dims;
+}
+
+Planned<void> Planner::unary(uint32_t code) {
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  if (code == 6) {
+    NNHAL_PLAN_TRY(shape, reshaped());
+    NNHAL_PLAN_CHECK(shapeOutput(shape));
+  } else {
+    NNHAL_PLAN_CHECK(shapeOutput(input(0).dimensions));
+  }
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  float alpha = 0.0f;
+  if (code == 15) {  // ELU
+    NNHAL_PLAN_TRY(a, scalarFloat(1));
+    alpha = a;
+  }
+  dispatch(Shader::kUnary, elementsOf(output(0)),
+           {elementsOf(output(0)), code, offsetWord(out), offsetWord(in), floatBits(alpha)});
+  return {};
+}
+
+/// The leading padding of one dimension for NNAPI's implicit padding scheme (1 SAME, 2 VALID).
+static Planned<int32_t> implicitPadding(int32_t scheme, uint32_t in, uint32_t out, uint32_t stride,
+                                        uint32_t filter, uint32_t dilation) {
+  if (scheme == 2) return 0;
+  if (scheme != 1) return refuse("padding scheme " + std::to_string(scheme) + " is unknown");
+  const int64_t effective = (int64_t{filter} - 1) * dilation + 1;
+  const int64_t total = std::max<int64_t>((int64_t{out} - 1) * stride + effective - int64_t{in}, 0);
+  return static_cast<int32_t>(total / 2);
+}
+
+/// The output size along one dimension: explicit paddings, or the implicit scheme's rule.
+static int64_t windowOutput(bool implicit, int32_t scheme, int64_t in, int64_t padHead,
+                            int64_t padTail, uint32_t stride, uint32_t filter, uint32_t dilation) {
+  const int64_t effective = (int64_t{filter} - 1) * dilation + 1;
+  if (implicit) {
+    return scheme == 1 ? (in + stride - 1) / stride
+                       : std::max<int64_t>((in - effective + stride) / stride, 0);
+  }
+  const int64_t span = in + padHead + padTail - effective;
+  return span < 0 ? 0 : span / stride + 1;
+}
+
+namespace {
+
+struct Window {
+  int32_t padTop = 0, padLeft = 0;
+  uint32_t strideH = 1, strideW = 1, dilH = 1, dilW = 1;
+  float lo = -kInfinity, hi = kInfinity;
+  uint32_t multiplier = 0;
+};
+
+}  // namespace
+
+Planned<void> Planner::convolution(ConvKind kind) {
+  const bool depthwise = kind == ConvKind::kDepthwise;
+  const size_t count = op().inputs.size();
+  // The implicit-padding form has one input fewer before the activation (types.hal);
+  // DEPTHWISE_CONV_2D's multiplier and GROUPED_CONV_2D's group count precede it.
+  const size_t layoutAt = kind == ConvKind::kConv ? 7 : 8;
+  const bool implicit =
+      count == layoutAt || (count > layoutAt && input(layoutAt).type == OperandType::BOOL);
+  const size_t first = 3;                   // padding scheme, or the four paddings
+  const size_t strides = implicit ? 4 : 7;  // strideW, strideH
+  size_t next = strides + 2;
+  Window w;
+  uint32_t groups = 1;
+  if (depthwise) {
+    NNHAL_PLAN_TRY(m, scalarInt(next));
+    if (m < 1) return invalid("the depth multiplier must be at least 1");
+    w.multiplier = static_cast<uint32_t>(m);
+    ++next;
+  } else if (kind == ConvKind::kGrouped) {
+    NNHAL_PLAN_TRY(g, scalarInt(next));
+    if (g < 1) return invalid("the group count must be at least 1");
+    groups = static_cast<uint32_t>(g);
+    ++next;
+  }
+  NNHAL_PLAN_TRY(range, activation(next));
+  ++next;
+  w.lo = range.first;
+  w.hi = range.second;
+  if (count > next) {
+    NNHAL_PLAN_TRY(nchw, scalarBool(next));
+    if (nchw && !input0_) return refuse("the NCHW layout is not supported here");
+    ++next;
+  }
+  if (count > next + 1) {
+    NNHAL_PLAN_TRY(dw, scalarInt(next));
+    NNHAL_PLAN_TRY(dh, scalarInt(next + 1));
+    if (dw < 1 || dh < 1) return refuse("dilation factors must be at least 1");
+    w.dilW = static_cast<uint32_t>(dw);
+    w.dilH = static_cast<uint32_t>(dh);
+  }
+  NNHAL_PLAN_TRY(sw, scalarInt(strides));
+  NNHAL_PLAN_TRY(sh, scalarInt(strides + 1));
+  if (sw < 1 || sh < 1) return refuse("strides must be at least 1");
+  w.strideW = static_cast<uint32_t>(sw);
+  w.strideH = static_cast<uint32_t>(sh);
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(filter, inputTensor(1));
+  NNHAL_PLAN_TRY(bias, inputTensor(2));
+  const Operand& i = input(0);
+  const Operand& f = input(1);
+  if (i.dimensions.size() != 4 || f.dimensions.size() != 4) {
+    return invalid("the input and filter must have rank 4");
+  }
+  const uint32_t fH = f.dimensions[1];
+  const uint32_t fW = f.dimensions[2];
+  const uint32_t outC = depthwise ? f.dimensions[3] : f.dimensions[0];
+  const bool channelsFit = depthwise
+                               ? f.dimensions[0] == 1 && i.dimensions[3] * w.multiplier == outC
+                               : f.dimensions[3] * groups == i.dimensions[3] && outC % groups == 0;
+  if (!channelsFit || input(2).dimensions != std::vector<uint32_t>{outC}) {
+    return invalid("the input, filter and bias channels do not fit together");
+  }
+  int32_t scheme = 0;
+  int32_t padBottom = 0;
+  int32_t padRight = 0;
+  if (implicit) {
+    NNHAL_PLAN_TRY(code, scalarInt(first));
+    if (code != 1 && code != 2) return invalid("padding scheme " + std::to_string(code));
+    scheme = code;
+  } else {
+    NNHAL_PLAN_TRY(left, scalarInt(first));
+    NNHAL_PLAN_TRY(right, scalarInt(first + 1));
+    NNHAL_PLAN_TRY(top, scalarInt(first + 2));
+    NNHAL_PLAN_TRY(bottom, scalarInt(first + 3));
+    if (left < 0 || right < 0 || top < 0 || bottom < 0) return invalid("negative padding");
+    w.padLeft = left;
+    w.padTop = top;
+    padRight = right;
+    padBottom = bottom;
+  }
+  const int64_t outH =
+      windowOutput(implicit, scheme, i.dimensions[1], w.padTop, padBottom, w.strideH, fH, w.dilH);
+  const int64_t outW =
+      windowOutput(implicit, scheme, i.dimensions[2], w.padLeft, padRight, w.strideW, fW, w.dilW);
+  if (outH < 1 || outW < 1) return invalid("the window is larger than the padded input");
+  NNHAL_PLAN_CHECK(shapeOutput(
+      {i.dimensions[0], static_cast<uint32_t>(outH), static_cast<uint32_t>(outW), outC}));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  const Operand& o = output(0);
+  if (implicit) {
+    NNHAL_PLAN_TRY(
+        top, implicitPadding(scheme, i.dimensions[1], o.dimensions[1], w.strideH, fH, w.dilH));
+    NNHAL_PLAN_TRY(
+        left, implicitPadding(scheme, i.dimensions[2], o.dimensions[2], w.strideW, fW, w.dilW));
+    w.padTop = top;
+    w.padLeft = left;
+  }
+  dispatch(Shader::kConv2d, elementsOf(o),
+           {elementsOf(o),
+            offsetWord(out),
+            offsetWord(in),
+            offsetWord(filter),
+            offsetWord(bias),
+            i.dimensions[1],
+            i.dimensions[2],
+            i.dimensions[3],
+            o.dimensions[1],
+            o.dimensions[2],
+            o.dimensions[3],
+            fH,
+            fW,
+            w.strideH,
+            w.strideW,
+            static_cast<uint32_t>(w.padTop),
+            static_cast<uint32_t>(w.padLeft),
+            w.dilH,
+            w.dilW,
+            w.multiplier,
+            floatBits(w.lo),
+            floatBits(w.hi),
+            groups});
+  return {};
+}
+
+Planned<void> Planner::pooling(uint32_t kind) {
+  const size_t count = op().inputs.size();
+  const bool implicit = count == 7 || (count == 8 && input(7).type == OperandType::BOOL);
+  const size_t strides = implicit ? 2 : 5;  // strideW, strideH, filterW, filterH, activation
+  const size_t layoutAt = strides + 5;
+  if (count > layoutAt) {
+    NNHAL_PLAN_TRY(nchw, scalarBool(layoutAt));
+    if (nchw && !input0_) return refuse("the NCHW layout is not supported here");
+  }
+  NNHAL_PLAN_TRY(sw, scalarInt(strides));
+  NNHAL_PLAN_TRY(sh, scalarInt(strides + 1));
+  NNHAL_PLAN_TRY(fw, scalarInt(strides + 2));
+  NNHAL_PLAN_TRY(fh, scalarInt(strides + 3));
+  NNHAL_PLAN_TRY(range, activation(strides + 4));
+  if (sw < 1 || sh < 1 || fw < 1 || fh < 1) return refuse("strides and filter sizes must be >= 1");
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  const Operand& i = input(0);
+  if (i.dimensions.size() != 4) return invalid("the input must have rank 4");
+  int32_t padTop = 0;
+  int32_t padLeft = 0;
+  int32_t padBottom = 0;
+  int32_t padRight = 0;
+  int32_t scheme = 0;
+  if (implicit) {
+    NNHAL_PLAN_TRY(code, scalarInt(1));
+    if (code != 1 && code != 2) return invalid("padding scheme " + std::to_string(code));
+    scheme = code;
+  } else {
+    NNHAL_PLAN_TRY(left, scalarInt(1));
+    NNHAL_PLAN_TRY(right, scalarInt(2));
+    NNHAL_PLAN_TRY(top, scalarInt(3));
+    NNHAL_PLAN_TRY(bottom, scalarInt(4));
+    if (left < 0 || right < 0 || top < 0 || bottom < 0) return invalid("negative padding");
+    padLeft = left;
+    padTop = top;
+    padRight = right;
+    padBottom = bottom;
+  }
+  const auto strideH = static_cast<uint32_t>(sh);
+  const auto strideW = static_cast<uint32_t>(sw);
+  const auto filterH = static_cast<uint32_t>(fh);
+  const auto filterW = static_cast<uint32_t>(fw);
+  const int64_t outH =
+      windowOutput(implicit, scheme, i.dimensions[1], padTop, padBottom, strideH, filterH, 1);
+  const int64_t outW =
+      windowOutput(implicit, scheme, i.dimensions[2], padLeft, padRight, strideW, filterW, 1);
+  if (outH < 1 || outW < 1) return invalid("the window is larger than the padded input");
+  NNHAL_PLAN_CHECK(shapeOutput({i.dimensions[0], static_cast<uint32_t>(outH),
+                                static_cast<uint32_t>(outW), i.dimensions[3]}));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  const Operand& o = output(0);
+  if (implicit) {
+    NNHAL_PLAN_TRY(top,
+                   implicitPadding(scheme, i.dimensions[1], o.dimensions[1], strideH, filterH, 1));
+    NNHAL_PLAN_TRY(left,
+                   implicitPadding(scheme, i.dimensions[2], o.dimensions[2], strideW, filterW, 1));
+    padTop = top;
+    padLeft = left;
+  }
+  dispatch(Shader::kPool, elementsOf(o),
+           {elementsOf(o), kind, offsetWord(out), offsetWord(in), i.dimensions[1], i.dimensions[2],
+            i.dimensions[3], o.dimensions[1], o.dimensions[2], static_cast<uint32_t>(fh),
+            static_cast<uint32_t>(fw), static_cast<uint32_t>(sh), static_cast<uint32_t>(sw),
+            static_cast<uint32_t>(padTop), static_cast<uint32_t>(padLeft), floatBits(range.first),
+            floatBits(range.second)});
+  return {};
+}
+
+Planned<void> Planner::fullyConnected() {
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(weights, inputTensor(1));
+  NNHAL_PLAN_TRY(bias, inputTensor(2));
+  NNHAL_PLAN_TRY(range, activation(3));
+  const Operand& w = input(1);
+  if (w.dimensions.size() != 2) return invalid("the weights must have rank 2");
+  const uint32_t units = w.dimensions[0];
+  const uint32_t inSize = w.dimensions[1];
+  if (inSize == 0 || elementsOf(input(0)) % inSize != 0 ||
+      input(2).dimensions != std::vector<uint32_t>{units}) {
+    return invalid("the input, weights and bias sizes do not fit together");
+  }
+  NNHAL_PLAN_CHECK(shapeOutput({elementsOf(input(0)) / inSize, units}));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  dispatch(Shader::kFullyConnected, elementsOf(output(0)),
+           {elementsOf(output(0)), offsetWord(out), offsetWord(in), offsetWord(weights),
+            offsetWord(bias), inSize, units, floatBits(range.first), floatBits(range.second)});
+  return {};
+}
+
+Planned<void> Planner::transposeConv() {
+  // Inputs: 0 input, 1 filter [outC, fH, fW, inC], 2 bias; implicit (9): 3 output shape,
+  // 4 padding scheme, 5 strideW, 6 strideH, 7 activation, 8 layout; explicit (11): 3-6
+  // paddings left, right, top, bottom, 7 strideW, 8 strideH, 9 activation, 10 layout.
+  const size_t count = op().inputs.size();
+  if (count != 9 && count != 11) return invalid("TRANSPOSE_CONV_2D takes 9 or 11 inputs");
+  const bool implicit = count == 9;
+  const size_t strides = implicit ? 5 : 7;
+  NNHAL_PLAN_TRY(sw, scalarInt(strides));
+  NNHAL_PLAN_TRY(sh, scalarInt(strides + 1));
+  NNHAL_PLAN_TRY(range, activation(strides + 2));
+  NNHAL_PLAN_TRY(nchw, scalarBool(strides + 3));
+  if (nchw && !input0_) return refuse("the NCHW layout is not supported here");
+  if (sw < 1 || sh < 1) return invalid("strides must be at least 1");
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(filter, inputTensor(1));
+  NNHAL_PLAN_TRY(bias, inputTensor(2));
+  const auto& i = input(0).dimensions;
+  const auto& f = input(1).dimensions;
+  if (i.size() != 4 || f.size() != 4 || f[3] != i[3] ||
+      input(2).dimensions != std::vector<uint32_t>{f[0]}) {
+    return invalid("the input, filter and bias shapes do not fit together");
+  }
+  int64_t pads[4] = {0, 0, 0, 0};  // left, right, top, bottom
+  if (implicit) {
+    NNHAL_PLAN_TRY(shape, constantInts(3));
+    NNHAL_PLAN_TRY(scheme, scalarInt(4));
+    if (shape.size() != 4) return invalid("the output shape must have 4 entries");
+    if (scheme != 1 && scheme != 2) return invalid("padding scheme " + std::to_string(scheme));
+    // Inside an NCHW operation the output shape tensor lists NCHW dimensions.
+    const int64_t height = shape[input0_ ? 2 : 1];
+    const int64_t width = shape[input0_ ? 3 : 2];
+    const auto implicitPads = [&](int64_t out, int64_t stride, int64_t size, int64_t* head,
+                                  int64_t* tail) {
+      if (scheme != 1) return;
+      const int64_t needed = ((out + stride - 1) / stride - 1) * stride + size;
+      *head = std::max<int64_t>(needed - out, 0) / 2;
+      *tail = needed - out - *head;
+    };
+    implicitPads(width, sw, f[2], &pads[0], &pads[1]);
+    implicitPads(height, sh, f[1], &pads[2], &pads[3]);
+  } else {
+    for (size_t k = 0; k < 4; ++k) {
+      NNHAL_PLAN_TRY(v, scalarInt(3 + k));
+      pads[k] = v;
+    }
+    if (pads[0] < 0 || pads[2] < 0) return invalid("a negative left or top padding");
+  }
+  const int64_t outH = (int64_t{i[1]} - 1) * sh + f[1] - pads[2] - pads[3];
+  const int64_t outW = (int64_t{i[2]} - 1) * sw + f[2] - pads[0] - pads[1];
+  if (outH < 1 || outW < 1 || outH > 65536 || outW > 65536) {
+    return invalid("an output size outside [1, 65536]");
+  }
+  NNHAL_PLAN_CHECK(
+      shapeOutput({i[0], static_cast<uint32_t>(outH), static_cast<uint32_t>(outW), f[0]}));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  dispatch(
+      Shader::kTransposeConv, elementsOf(output(0)),
+      {elementsOf(output(0)), offsetWord(out), offsetWord(in), offsetWord(filter), offsetWord(bias),
+       i[1], i[2], i[3], static_cast<uint32_t>(outH), static_cast<uint32_t>(outW), f[0], f[1], f[2],
+       static_cast<uint32_t>(sh), static_cast<uint32_t>(sw), static_cast<uint32_t>(pads[2]),
+       static_cast<uint32_t>(pads[0]), floatBits(range.first), floatBits(range.second)});
+  return {};
+}
+
+}  // namespace nnhal::backend::vulkan::planning

@@ -1,0 +1,404 @@
+// The data movements, all through the gather shader or copies (vulkan_planner.h).
+#include "backend/vulkan/vulkan_planner.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace nnhal::backend::vulkan::planning {
+
+Planned<void> Planner::copyAs(std::vector<uint32_t> dims) {
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_CHECK(shapeOutput(std::move(dims)));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  if (elementsOf(output(0)) != elementsOf(input(0))) return invalid("the sizes differ");
+  dispatch(Shader::kUnary, elementsOf(output(0)),
+           {elementsOf(output(0)), 6u, offsetWord(out), offsetWord(in), floatBits(0.0f)});
+  return {};
+}
+
+Planned<void> Planner::squeeze() {
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  (void)in;
+  const auto& dims = input(0).dimensions;
+  std::vector<bool> drop(dims.size(), false);
+  if (op().inputs.size() > 1 && input(1).lifetime != OperandLifeTime::NO_VALUE) {
+    NNHAL_PLAN_TRY(axes, constantInts(1));
+    const auto rank = static_cast<int32_t>(dims.size());
+    for (int32_t a : axes) {
+      if (a < -rank || a >= rank) return invalid("an axis is outside the input's rank");
+      const auto d = static_cast<size_t>(a < 0 ? a + rank : a);
+      if (dims[d] != 1) return invalid("a squeezed dimension is not 1");
+      drop[d] = true;
+    }
+  } else {
+    for (size_t d = 0; d < dims.size(); ++d) drop[d] = dims[d] == 1;
+  }
+  std::vector<uint32_t> kept;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (!drop[d]) kept.push_back(dims[d]);
+  }
+  if (kept.empty()) return refuse("a squeeze to a scalar is not supported");
+  return copyAs(std::move(kept));
+}
+
+Planned<void> Planner::expandDims() {
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  (void)in;
+  NNHAL_PLAN_TRY(axis, scalarInt(1));
+  std::vector<uint32_t> dims = input(0).dimensions;
+  const auto rank = static_cast<int32_t>(dims.size());
+  if (axis < -(rank + 1) || axis > rank) return invalid("the axis is outside [-(rank+1), rank]");
+  dims.insert(dims.begin() + (axis < 0 ? axis + rank + 1 : axis), 1);
+  return copyAs(std::move(dims));
+}
+
+Planned<void> Planner::concatenation() {
+  const size_t tensors = op().inputs.size() - 1;
+  NNHAL_PLAN_TRY(rawAxis, scalarInt(tensors));
+  std::vector<std::pair<uint32_t, uint32_t>> parts;  // (operand, its size along the axis)
+  std::vector<uint32_t> joined;
+  int32_t axis = 0;
+  for (size_t k = 0; k < tensors; ++k) {
+    NNHAL_PLAN_TRY(in, inputTensor(k));
+    const auto& d = input(k).dimensions;
+    const auto rank = static_cast<int32_t>(d.size());
+    if (k == 0) {
+      axis = rawAxis < 0 ? rawAxis + rank : rawAxis;
+      if (axis < 0 || axis >= rank) return invalid("the axis is outside the inputs' rank");
+      joined = d;
+      joined[axis] = 0;
+    }
+    if (d.size() != joined.size()) return invalid("the inputs' ranks differ");
+    for (int32_t j = 0; j < rank; ++j) {
+      if (j != axis && d[j] != joined[j]) return invalid("the inputs' shapes differ off the axis");
+    }
+    joined[axis] += d[axis];
+    parts.emplace_back(in, d[axis]);
+  }
+  NNHAL_PLAN_CHECK(shapeOutput(joined));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  uint32_t after = 1;
+  for (size_t d = axis + 1; d < joined.size(); ++d) after *= joined[d];
+  uint32_t at = 0;
+  for (const auto& [in, size] : parts) {
+    const uint32_t elements = elementsOf(operand(in));
+    if (elements > 0) {
+      dispatch(Shader::kConcat, elements,
+               {elements, size * after, joined[axis] * after, at * after, offsetWord(out),
+                offsetWord(in)});
+    }
+    at += size;
+  }
+  return {};
+}
+
+Planned<std::vector<int32_t>> Planner::constantInts(size_t k) const {
+  const Operand& o = input(k);
+  const uint8_t* bytes = constantBytes(o);
+  if (o.type != OperandType::TENSOR_INT32 || bytes == nullptr) {
+    return refuse("input " + std::to_string(k) + " must be a constant TENSOR_INT32");
+  }
+  std::vector<int32_t> values(elementsOf(o));
+  std::memcpy(values.data(), bytes, values.size() * sizeof(int32_t));
+  return values;
+}
+
+/// Row-major element strides of `dims` padded to rank 4.
+static std::array<uint32_t, 4> stridesOf(const std::array<uint32_t, 4>& dims) {
+  std::array<uint32_t, 4> strides{};
+  uint32_t step = 1;
+  for (int d = 3; d >= 0; --d) {
+    strides[d] = step;
+    step *= dims[d];
+  }
+  return strides;
+}
+
+Planner::GatherView Planner::plainView(const std::array<int32_t, 4>& inStrides) const {
+  const auto dims = rank4(output(0).dimensions);
+  return blockView({dims.begin(), dims.end()}, {inStrides.begin(), inStrides.end()});
+}
+
+Planner::GatherView Planner::blockView(const std::vector<uint32_t>& dims,
+                                       const std::vector<int32_t>& strides) const {
+  GatherView view;
+  const size_t first = 6 - dims.size();
+  for (size_t d = 0; d < dims.size(); ++d) {
+    view.viewDims[first + d] = dims[d];
+    view.inDims[first + d] = dims[d];
+    view.inStrides[first + d] = strides[d];
+  }
+  return view;
+}
+
+void Planner::gather(uint32_t out, uint32_t in, const GatherView& v) {
+  std::vector<uint32_t> push{elementsOf(output(0)), offsetWord(out), offsetWord(in),
+                             floatBits(v.padValue)};
+  for (uint32_t d : v.viewDims) push.push_back(d);
+  for (int32_t b : v.before) push.push_back(static_cast<uint32_t>(b));
+  for (uint32_t d : v.inDims) push.push_back(d);
+  for (int32_t s : v.inStrides) push.push_back(static_cast<uint32_t>(s));
+  push.push_back(static_cast<uint32_t>(v.inBase));
+  dispatch(Shader::kGather, elementsOf(output(0)), std::move(push));
+}
+
+/// stridesOf as the gather shader's signed strides.
+static std::array<int32_t, 4> signedStrides(const std::array<uint32_t, 4>& dims) {
+  std::array<int32_t, 4> strides{};
+  int32_t step = 1;
+  for (int d = 3; d >= 0; --d) {
+    strides[d] = step;
+    step *= static_cast<int32_t>(dims[d]);
+  }
+  return strides;
+}
+
+/// NNAPI's (TFLite legacy) clamping of a STRIDED_SLICE begin or end of a dimension of size
+/// `dim` > 0: negative indices count from the end; positive strides clamp into [0, dim],
+/// negative ones into [-1, dim - 1] (as the CPU engine, engine/ops/slice_ops.cpp).
+static int64_t clampedIndex(int64_t index, int64_t dim, bool positiveStride) {
+  const auto wrap = [dim](int64_t v) { return ((v % dim) + dim) % dim; };
+  if (positiveStride) return index >= dim ? dim : wrap(std::min(std::max(index, -dim), dim));
+  return index < -dim ? -1 : wrap(std::min(std::max(index, -dim), dim - 1));
+}
+
+Planned<void> Planner::slice(bool strided) {
+  // SLICE (input, begin, size); STRIDED_SLICE (input, begin, end, strides, begin_mask,
+  // end_mask, shrink_axis_mask).
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  const auto& dims = input(0).dimensions;
+  const size_t rank = dims.size();
+  NNHAL_PLAN_TRY(begins, constantInts(1));
+  NNHAL_PLAN_TRY(second, constantInts(2));
+  std::vector<int32_t> steps(rank, 1);
+  int32_t beginMask = 0, endMask = 0, shrinkMask = 0;
+  if (strided) {
+    NNHAL_PLAN_TRY(given, constantInts(3));
+    NNHAL_PLAN_TRY(b, scalarInt(4));
+    NNHAL_PLAN_TRY(e, scalarInt(5));
+    NNHAL_PLAN_TRY(k, scalarInt(6));
+    steps = given;
+    beginMask = b;
+    endMask = e;
+    shrinkMask = k;
+  }
+  if (begins.size() != rank || second.size() != rank || steps.size() != rank) {
+    return invalid("begin, end/size and strides need one entry per dimension");
+  }
+  const auto inStrides = signedStrides(rank4(dims));
+  GatherView view;
+  std::vector<uint32_t> outDims;
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t dim = dims[d];
+    const int64_t step = steps[d];
+    int64_t first = 0;
+    int64_t count = 0;
+    if (!strided) {
+      first = begins[d];
+      count = second[d] == -1 ? dim - first : second[d];
+      if (first < 0 || first > dim || count < 0 || first + count > dim) {
+        return invalid("the slice does not fit the input");
+      }
+    } else {
+      if (step == 0) return invalid("a stride of 0");
+      const bool positive = step > 0;
+      const auto bit = uint32_t{1} << d;
+      first = (static_cast<uint32_t>(beginMask) & bit) ? (positive ? 0 : dim - 1)
+                                                       : clampedIndex(begins[d], dim, positive);
+      const int64_t last = (static_cast<uint32_t>(endMask) & bit)
+                               ? (positive ? dim : -1)
+                               : clampedIndex(second[d], dim, positive);
+      count = positive ? (last > first ? (last - first + step - 1) / step : 0)
+                       : (first > last ? (first - last - step - 1) / -step : 0);
+      if ((static_cast<uint32_t>(shrinkMask) & bit) && (!positive || count != 1)) {
+        return invalid("a shrunk dimension must have one element and a positive stride");
+      }
+    }
+    if (count == 0) return refuse("an empty slice is not supported");
+    if (!(static_cast<uint32_t>(shrinkMask) & (uint32_t{1} << d))) {
+      outDims.push_back(static_cast<uint32_t>(count));
+    }
+    const size_t at = 4 - rank + d;
+    view.viewDims[2 + at] = static_cast<uint32_t>(count);
+    view.inStrides[2 + at] = inStrides[at] * static_cast<int32_t>(step);
+    view.inBase += static_cast<int32_t>(first) * inStrides[at];
+  }
+  if (outDims.empty()) outDims.push_back(1);
+  NNHAL_PLAN_CHECK(shapeOutput(outDims));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  view.inDims = view.viewDims;
+  gather(out, in, view);
+  return {};
+}
+
+Planned<void> Planner::channelShuffle() {
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(groups, scalarInt(1));
+  NNHAL_PLAN_TRY(rawAxis, scalarInt(2));
+  const auto& dims = input(0).dimensions;
+  const auto rank = static_cast<int32_t>(dims.size());
+  if (rawAxis < -rank || rawAxis >= rank) return invalid("the axis is outside the input's rank");
+  const auto axis = static_cast<size_t>(rawAxis < 0 ? rawAxis + rank : rawAxis);
+  const uint32_t channels = dims[axis];
+  if (groups < 1 || channels % static_cast<uint32_t>(groups) != 0) {
+    return invalid("the channels are not a multiple of the groups");
+  }
+  uint32_t outer = 1, inner = 1;
+  for (size_t d = 0; d < axis; ++d) outer *= dims[d];
+  for (size_t d = axis + 1; d < dims.size(); ++d) inner *= dims[d];
+  NNHAL_PLAN_CHECK(shapeOutput(dims));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  // Output channel k * G + g is input channel g * (C / G) + k: the view [outer, C / G, G,
+  // inner] of the output reads the input as [outer, G, C / G, inner] transposed.
+  const auto g = static_cast<uint32_t>(groups);
+  const uint32_t perGroup = channels / g;
+  gather(out, in,
+         blockView({outer, perGroup, g, inner},
+                   {static_cast<int32_t>(channels * inner), static_cast<int32_t>(inner),
+                    static_cast<int32_t>(perGroup * inner), 1}));
+  return {};
+}
+
+Planned<void> Planner::pad(bool withValue) {
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(paddings, constantInts(1));
+  const auto& dims = input(0).dimensions;
+  const size_t rank = dims.size();
+  if (input(1).dimensions != std::vector<uint32_t>{static_cast<uint32_t>(rank), 2}) {
+    return invalid("the paddings must have shape [rank, 2]");
+  }
+  float value = 0.0f;
+  if (withValue) {
+    NNHAL_PLAN_TRY(v, scalarFloat(2));
+    value = v;
+  }
+  std::vector<uint32_t> padded;
+  std::array<int32_t, 4> before{};
+  for (size_t d = 0; d < rank; ++d) {
+    const int32_t head = paddings[2 * d];
+    const int32_t tail = paddings[2 * d + 1];
+    if (head < 0 || tail < 0) return invalid("negative padding");
+    padded.push_back(dims[d] + static_cast<uint32_t>(head) + static_cast<uint32_t>(tail));
+    before[4 - rank + d] = head;
+  }
+  NNHAL_PLAN_CHECK(shapeOutput(padded));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  const auto inDims = rank4(dims);
+  GatherView view = plainView(signedStrides(inDims));
+  for (size_t d = 0; d < 4; ++d) {
+    view.before[2 + d] = before[d];
+    view.inDims[2 + d] = inDims[d];
+  }
+  view.padValue = value;
+  gather(out, in, view);
+  return {};
+}
+
+Planned<void> Planner::transpose() {
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  const auto& dims = input(0).dimensions;
+  const size_t rank = dims.size();
+  std::vector<int32_t> perm(rank);
+  if (op().inputs.size() < 2 || input(1).lifetime == OperandLifeTime::NO_VALUE) {
+    for (size_t d = 0; d < rank; ++d) perm[d] = static_cast<int32_t>(rank - 1 - d);
+  } else {
+    NNHAL_PLAN_TRY(given, constantInts(1));
+    perm = given;
+  }
+  if (perm.size() != rank) return invalid("the permutation's size is not the input's rank");
+  std::vector<bool> seen(rank, false);
+  std::vector<uint32_t> permuted;
+  for (int32_t p : perm) {
+    if (p < 0 || p >= static_cast<int32_t>(rank) || seen[p]) return invalid("not a permutation");
+    seen[p] = true;
+    permuted.push_back(dims[p]);
+  }
+  NNHAL_PLAN_CHECK(shapeOutput(permuted));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  const auto inStrides = stridesOf(rank4(dims));
+  std::array<uint32_t, 4> strides{0, 0, 0, 0};
+  std::array<uint32_t, 4> bounds{1, 1, 1, 1};
+  for (size_t d = 0; d < rank; ++d) {
+    strides[4 - rank + d] = inStrides[4 - rank + perm[d]];
+    bounds[4 - rank + d] = permuted[d];
+  }
+  std::array<int32_t, 4> signedPermuted{};
+  for (size_t d = 0; d < 4; ++d) signedPermuted[d] = static_cast<int32_t>(strides[d]);
+  (void)bounds;
+  gather(out, in, plainView(signedPermuted));
+  return {};
+}
+
+Planned<void> Planner::depthToSpace(bool toSpace) {
+  // DEPTH_TO_SPACE (toSpace) and SPACE_TO_DEPTH: (input, block size, [layout]), NHWC here.
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(size, scalarInt(1));
+  const auto& d = input(0).dimensions;
+  if (d.size() != 4) return invalid("the input must have rank 4");
+  if (size < 1) return invalid("the block size must be at least 1");
+  const auto bs = static_cast<uint32_t>(size);
+  const uint32_t n = d[0], h = d[1], w = d[2], c = d[3];
+  const auto s = [](uint64_t v) { return static_cast<int32_t>(v); };
+  if (toSpace) {
+    if (c % (bs * bs) != 0) return invalid("the depth is not a multiple of the block size squared");
+    const uint32_t depth = c / (bs * bs);
+    NNHAL_PLAN_CHECK(shapeOutput({n, h * bs, w * bs, depth}));
+    NNHAL_PLAN_TRY(out, outputTensor(0));
+    // Output [n, h, dy, w, dx, c'] reads input [n, h, w, (dy * bs + dx) * c' + c'].
+    gather(out, in,
+           blockView({n, h, bs, w, bs, depth}, {s(uint64_t{h} * w * c), s(uint64_t{w} * c),
+                                                s(uint64_t{bs} * depth), s(c), s(depth), 1}));
+    return {};
+  }
+  if (h % bs != 0 || w % bs != 0) return invalid("the height or width is not a multiple of it");
+  NNHAL_PLAN_CHECK(shapeOutput({n, h / bs, w / bs, c * bs * bs}));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  // Output [n, h', w', dy, dx, c] reads input [n, h' * bs + dy, w' * bs + dx, c].
+  gather(out, in,
+         blockView({n, h / bs, w / bs, bs, bs, c},
+                   {s(uint64_t{h} * w * c), s(uint64_t{bs} * w * c), s(uint64_t{bs} * c),
+                    s(uint64_t{w} * c), s(c), 1}));
+  return {};
+}
+
+Planned<void> Planner::batchToSpace(bool toSpace) {
+  // BATCH_TO_SPACE_ND (toSpace): (input, block shape [2], [layout]); SPACE_TO_BATCH_ND:
+  // (input, block shape [2], paddings [2, 2], [layout]), here without padding only.
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(block, constantInts(1));
+  const auto& d = input(0).dimensions;
+  if (d.size() != 4 || block.size() != 2) return invalid("a rank-4 input and a block of 2");
+  if (block[0] < 1 || block[1] < 1) return invalid("block sizes must be at least 1");
+  const auto bh = static_cast<uint32_t>(block[0]);
+  const auto bw = static_cast<uint32_t>(block[1]);
+  const uint32_t n = d[0], h = d[1], w = d[2], c = d[3];
+  const auto s = [](uint64_t v) { return static_cast<int32_t>(v); };
+  if (toSpace) {
+    if (n % (bh * bw) != 0) return invalid("the batch is not a multiple of the block");
+    const uint32_t batches = n / (bh * bw);
+    NNHAL_PLAN_CHECK(shapeOutput({batches, h * bh, w * bw, c}));
+    NNHAL_PLAN_TRY(out, outputTensor(0));
+    // Output [b, h, dy, w, dx, c] reads input [(dy * bw + dx) * batches + b, h, w, c].
+    const uint64_t image = uint64_t{h} * w * c;
+    gather(out, in,
+           blockView({batches, h, bh, w, bw, c},
+                     {s(image), s(uint64_t{w} * c), s(bw * batches * image), s(c),
+                      s(batches * image), 1}));
+    return {};
+  }
+  NNHAL_PLAN_TRY(paddings, constantInts(2));
+  if (std::any_of(paddings.begin(), paddings.end(), [](int32_t p) { return p != 0; })) {
+    return refuse("SPACE_TO_BATCH_ND with padding is not supported");
+  }
+  if (h % bh != 0 || w % bw != 0) return invalid("the height or width is not a multiple of it");
+  NNHAL_PLAN_CHECK(shapeOutput({n * bh * bw, h / bh, w / bw, c}));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  // Output [dy, dx, b, h', w', c] reads input [b, h' * bh + dy, w' * bw + dx, c].
+  gather(
+      out, in,
+      blockView({bh, bw, n, h / bh, w / bw, c}, {s(uint64_t{w} * c), s(c), s(uint64_t{h} * w * c),
+                                                 s(uint64_t{bh} * w * c), s(uint64_t{bw} * c), 1}));
+  return {};
+}
+
+}  // namespace nnhal::backend::vulkan::planning

@@ -1,0 +1,154 @@
+// The operations along an axis, the reductions, resizing and quantization (vulkan_planner.h).
+#include "backend/vulkan/vulkan_planner.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace nnhal::backend::vulkan::planning {
+
+Planned<void> Planner::alongAxis(uint32_t kind) {
+  // Inputs: SOFTMAX (x, beta, [axis]); L2_NORMALIZATION (x, [axis]); LOCAL_RESPONSE_
+  // NORMALIZATION (x, radius, bias, alpha, beta, [axis]); LOG_SOFTMAX (x, beta, axis).
+  const size_t axisAt = kind == 1 ? 1 : kind == 2 ? 5 : 2;
+  float beta = 1.0f, bias = 0.0f, alpha = 0.0f, lrnBeta = 0.0f;
+  int32_t radius = 0;
+  if (kind == 0 || kind == 3) {
+    NNHAL_PLAN_TRY(b, scalarFloat(1));
+    beta = b;
+  } else if (kind == 2) {
+    NNHAL_PLAN_TRY(r, scalarInt(1));
+    NNHAL_PLAN_TRY(b, scalarFloat(2));
+    NNHAL_PLAN_TRY(a, scalarFloat(3));
+    NNHAL_PLAN_TRY(e, scalarFloat(4));
+    if (r < 0) return invalid("a negative radius");
+    radius = r;
+    bias = b;
+    alpha = a;
+    lrnBeta = e;
+  }
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  const auto& dims = input(0).dimensions;
+  const auto rank = static_cast<int32_t>(dims.size());
+  int32_t axis = rank - 1;
+  if (op().inputs.size() > axisAt) {
+    NNHAL_PLAN_TRY(given, scalarInt(axisAt));
+    if (given < -rank || given >= rank) return invalid("the axis is outside the input's rank");
+    axis = given < 0 ? given + rank : given;
+  }
+  NNHAL_PLAN_CHECK(shapeOutput(dims));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  uint32_t inner = 1;
+  for (int32_t d = axis + 1; d < rank; ++d) inner *= dims[d];
+  const uint32_t axisSize = dims[axis];
+  if (axisSize == 0) return invalid("an empty axis");
+  const uint32_t rows = elementsOf(input(0)) / axisSize;
+  dispatch(Shader::kSoftmax, rows,
+           {rows, axisSize, offsetWord(out), offsetWord(in), floatBits(beta), inner, kind,
+            static_cast<uint32_t>(radius), floatBits(bias), floatBits(alpha), floatBits(lrnBeta)});
+  return {};
+}
+
+Planned<void> Planner::mean(uint32_t kind) {
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(axes, constantInts(1));
+  // MEAN's keep_dims is an INT32 (> 0: keep); the REDUCE_* operations' a BOOL.
+  int32_t keep = 0;
+  if (kind == 0) {
+    NNHAL_PLAN_TRY(k, scalarInt(2));
+    keep = k;
+  } else {
+    NNHAL_PLAN_TRY(k, scalarBool(2));
+    keep = k ? 1 : 0;
+  }
+  const auto& dims = input(0).dimensions;
+  const auto rank = static_cast<int32_t>(dims.size());
+  std::array<uint32_t, 4> reduced{};
+  for (int32_t a : axes) {
+    if (a < -rank || a >= rank) return invalid("an axis is outside the input's rank");
+    reduced[4 - rank + (a < 0 ? a + rank : a)] = 1;
+  }
+  std::vector<uint32_t> kept;
+  uint32_t reducedCount = 1;
+  for (int32_t d = 0; d < rank; ++d) {
+    if (reduced[4 - rank + d] == 0) {
+      kept.push_back(dims[d]);
+    } else {
+      reducedCount *= dims[d];
+      if (keep > 0) kept.push_back(1);
+    }
+  }
+  if (kept.empty()) kept.push_back(1);
+  NNHAL_PLAN_CHECK(shapeOutput(kept));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  const auto d4 = rank4(dims);
+  dispatch(Shader::kMean, elementsOf(output(0)),
+           {elementsOf(output(0)), offsetWord(out), offsetWord(in), reducedCount, d4[0], d4[1],
+            d4[2], d4[3], reduced[0], reduced[1], reduced[2], reduced[3], kind});
+  return {};
+}
+
+Planned<void> Planner::resize(bool bilinear) {
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  const auto& dims = input(0).dimensions;
+  if (dims.size() != 4) return invalid("the input must have rank 4");
+  const size_t count = op().inputs.size();
+  bool nchw = false, alignCorners = false, halfPixel = false;
+  if (count > 3) {
+    NNHAL_PLAN_TRY(layout, scalarBool(3));
+    nchw = layout;
+  }
+  if (count > 4) {
+    NNHAL_PLAN_TRY(align, scalarBool(4));
+    alignCorners = align;
+  }
+  if (count > 5) {
+    NNHAL_PLAN_TRY(half, scalarBool(5));
+    halfPixel = half;
+  }
+  if (nchw && !input0_) return refuse("the NCHW layout is not supported here");
+  if (alignCorners && halfPixel) return invalid("align_corners with half_pixel_centers");
+  // Output width and height: INT32 sizes, or FLOAT32 scales (size = floor(in * scale)).
+  const auto size = [&](size_t k, uint32_t inSize) -> Planned<uint32_t> {
+    if (input(k).type == OperandType::INT32) {
+      NNHAL_PLAN_TRY(n, scalarInt(k));
+      if (n < 1) return invalid("an output size below 1");
+      return static_cast<uint32_t>(n);
+    }
+    NNHAL_PLAN_TRY(scale, scalarFloat(k));
+    const double n = std::floor(static_cast<double>(inSize) * scale);
+    if (!(n >= 1.0 && n <= 65536.0)) return invalid("an output size outside [1, 65536]");
+    return static_cast<uint32_t>(n);
+  };
+  NNHAL_PLAN_TRY(outW, size(1, dims[2]));
+  NNHAL_PLAN_TRY(outH, size(2, dims[1]));
+  NNHAL_PLAN_CHECK(shapeOutput({dims[0], outH, outW, dims[3]}));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  const auto scale = [&](uint32_t from, uint32_t to) {
+    if (alignCorners && to > 1) return static_cast<float>(from - 1) / static_cast<float>(to - 1);
+    return static_cast<float>(from) / static_cast<float>(to);
+  };
+  dispatch(Shader::kResize, elementsOf(output(0)),
+           {elementsOf(output(0)), bilinear ? 0u : 1u, offsetWord(out), offsetWord(in), dims[1],
+            dims[2], dims[3], outH, outW, floatBits(scale(dims[1], outH)),
+            floatBits(scale(dims[2], outW)), alignCorners ? 1u : 0u, halfPixel ? 1u : 0u});
+  return {};
+}
+
+Planned<void> Planner::quantization(bool quantize) {
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), !quantize));
+  const Operand& q = quantize ? output(0) : input(0);
+  if (quantize && q.type != OperandType::TENSOR_QUANT8_ASYMM &&
+      q.type != OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
+    return refuse("QUANTIZE to " + std::string(toString(q.type)) + " is not supported");
+  }
+  NNHAL_PLAN_CHECK(shapeOutput(input(0).dimensions));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantize));
+  const bool isSigned = q.type != OperandType::TENSOR_QUANT8_ASYMM;
+  dispatch(Shader::kQuantize, elementsOf(output(0)),
+           {elementsOf(output(0)), quantize ? 1u : 0u, offsetWord(out), offsetWord(in),
+            floatBits(q.scale), floatBits(static_cast<float>(q.zeroPoint)),
+            floatBits(isSigned ? -128.0f : 0.0f), floatBits(isSigned ? 127.0f : 255.0f)});
+  return {};
+}
+
+}  // namespace nnhal::backend::vulkan::planning

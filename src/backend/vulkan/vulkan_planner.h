@@ -1,0 +1,210 @@
+// backend/vulkan/vulkan_planner.h — the Planner behind vulkan_plan.h, shared by the files
+// that plan each family of operations (vulkan_plan_compute.cpp: arithmetic, convolutions,
+// pooling; vulkan_plan_movement.cpp: the data movements through the gather shader;
+// vulkan_plan_reduce.cpp: the operations along an axis, reductions, resizing, quantization)
+// and vulkan_plan.cpp (tensor layout, shapes, the NCHW wrapper, the operation switch).
+// Internal to the GPU backend.
+//
+// Thread safety: one Planner per plan, used by one thread.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <expected>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backend/vulkan/vulkan_plan.h"
+
+namespace nnhal::backend::vulkan::planning {
+
+inline constexpr uint32_t kAlignElements = 16;
+inline constexpr float kInfinity = std::numeric_limits<float>::infinity();
+
+/// Why an operation is refused: the text explainSupport reports. `invalid`: the operation
+/// breaks its own definition (shapes that do not fit together), which makes the model
+/// invalid rather than unsupported.
+struct Refusal {
+  std::string reason;
+  bool invalid = false;
+};
+template <typename T>
+using Planned = std::expected<T, Refusal>;
+inline std::unexpected<Refusal> refuse(std::string reason) {
+  return std::unexpected(Refusal{std::move(reason)});
+}
+
+inline std::unexpected<Refusal> invalid(std::string reason) {
+  return std::unexpected(Refusal{std::move(reason), true});
+}
+
+inline uint32_t floatBits(float value) { return std::bit_cast<uint32_t>(value); }
+
+/// Builds the plan's buffer layout and dispatches; operands get their range when first used.
+class Planner {
+ public:
+  explicit Planner(const Model& model)
+      : model_(model), operands_(model.main.operands), ranges_(model.main.operands.size()) {}
+
+  /// Adds the dispatches of operation `index`, or says why it cannot.
+  Planned<void> operation(uint32_t index);
+
+  /// Lays the constants out first, then every other tensor range (called after every
+  /// operation was planned, so that the constant region is one block).
+  Result<Plan> finish();
+
+  /// The operand as planned: the model's, with the dimensions of outputs it leaves unknown
+  /// filled in from the operations' inputs (shapeOutput).
+  const Operand& operand(uint32_t index) const { return operands_[index]; }
+
+ private:
+  const Operation& op() const { return model_.main.operations[current_]; }
+  /// Operand indexes of the current operation's inputs and outputs; input 0 and output 0
+  /// are the NHWC stand-ins while an NCHW operation runs (nchwAsNhwc).
+  uint32_t inputIndex(size_t k) const { return k == 0 && input0_ ? *input0_ : op().inputs[k]; }
+  uint32_t outputIndex(size_t k) const { return k == 0 && output0_ ? *output0_ : op().outputs[k]; }
+  const Operand& input(size_t k) const { return operand(inputIndex(k)); }
+  const Operand& output(size_t k) const { return operand(outputIndex(k)); }
+
+  /// The element range of a float32 tensor operand (assigned on first use; the offset is
+  /// relative to its region until finish()).
+  Planned<uint32_t> tensor(uint32_t operandIndex, bool quantized = false);
+  Planned<uint32_t> inputTensor(size_t k) { return tensor(inputIndex(k)); }
+  Planned<uint32_t> outputTensor(size_t k) { return tensor(outputIndex(k)); }
+
+  /// A temporary tensor of the plan's own (not the model's), of `type` and `dims` (empty:
+  /// found later by shapeOutput).
+  uint32_t temporary(OperandType type, std::vector<uint32_t> dims);
+  /// Input `layoutAt` of the current operation, when present, is the NCHW layout flag: the
+  /// layout it gives (false when absent).
+  Planned<bool> nchwLayout(size_t layoutAt) const;
+  /// Runs an operation that takes an NCHW layout flag at input `layoutAt`: as is for NHWC;
+  /// for NCHW between two transposes (input 0 to NHWC, output 0 back), as the CPU engine does.
+  template <typename Run>
+  Planned<void> withLayout(size_t layoutAt, Run run);
+  /// The position of the layout input of CONV_2D, DEPTHWISE_CONV_2D and the pooling
+  /// operations: after the activation, whose position depends on the padding form.
+  size_t layoutInput(size_t implicitAt, size_t explicitAt, bool exactlyOneMore) const;
+
+  /// Output 0 has `expected` dimensions: fills in what the model leaves unknown (the whole
+  /// shape, or 0 entries), or says the operation is invalid where the model's differ.
+  Planned<void> shapeOutput(std::vector<uint32_t> expected);
+
+  Planned<int32_t> scalarInt(size_t k) const;
+  Planned<float> scalarFloat(size_t k) const;
+  Planned<bool> scalarBool(size_t k) const;
+  const uint8_t* constantBytes(const Operand& o) const;
+
+  /// [lo, hi] of the fused activation code in input k.
+  Planned<std::pair<float, float>> activation(size_t k) const;
+
+  void dispatch(Shader shader, uint32_t invocations, std::vector<uint32_t> push) {
+    dispatches_.push_back({shader, invocations, std::move(push), current_});
+  }
+
+  Planned<void> binary(uint32_t op, bool fusedActivation);
+  Planned<void> unary(uint32_t op);
+  /// RESHAPE's output shape: its constant shape input with a -1 resolved.
+  Planned<std::vector<uint32_t>> reshaped() const;
+  enum class ConvKind { kConv, kDepthwise, kGrouped };
+  Planned<void> convolution(ConvKind kind);
+  /// kind: 0 AVERAGE_POOL_2D, 1 MAX_POOL_2D, 2 L2_POOL_2D (the pool shader's op).
+  Planned<void> pooling(uint32_t kind);
+  /// The operations along one axis (the softmax shader's op): 0 SOFTMAX, 1 L2_NORMALIZATION,
+  /// 2 LOCAL_RESPONSE_NORMALIZATION, 3 LOG_SOFTMAX.
+  Planned<void> alongAxis(uint32_t kind);
+  /// SQUEEZE and EXPAND_DIMS: a copy into the output with `dims`.
+  Planned<void> copyAs(std::vector<uint32_t> dims);
+  Planned<void> squeeze();
+  Planned<void> expandDims();
+  Planned<void> fullyConnected();
+  Planned<void> concatenation();
+  Planned<void> pad(bool withValue);
+  Planned<void> transpose();
+  /// kind: 0 MEAN, 1 REDUCE_SUM, 2 REDUCE_MAX, 3 REDUCE_MIN, 4 REDUCE_PROD (the mean shader's
+  /// op).
+  Planned<void> mean(uint32_t kind = 0);
+  Planned<void> resize(bool bilinear);
+  Planned<void> quantization(bool quantize);
+  Planned<void> transposeConv();
+  /// A constant TENSOR_INT32 input's values.
+  Planned<std::vector<int32_t>> constantInts(size_t k) const;
+  /// What the gather shader reads for each output element (shaders/gather.comp).
+  /// Rank 6 (leading 1s): the block moves need two more dimensions than a tensor has.
+  struct GatherView {
+    std::array<uint32_t, 6> viewDims{1, 1, 1, 1, 1, 1};  ///< output coordinates
+    std::array<int32_t, 6> before{};
+    std::array<uint32_t, 6> inDims{1, 1, 1, 1, 1, 1};  ///< bounds of coordinates - before
+    std::array<int32_t, 6> inStrides{};
+    int32_t inBase = 0;
+    float padValue = 0.0f;
+  };
+  /// A view over output(0)'s shape with `before` 0, bounds that always hold and the strides
+  /// of its last four dimensions.
+  GatherView plainView(const std::array<int32_t, 4>& inStrides) const;
+  /// A view of `dims` (at most 6) over output(0), reading with `strides` (same length).
+  GatherView blockView(const std::vector<uint32_t>& dims,
+                       const std::vector<int32_t>& strides) const;
+  Planned<void> depthToSpace(bool toSpace);
+  Planned<void> batchToSpace(bool toSpace);
+  void gather(uint32_t out, uint32_t in, const GatherView& view);
+  Planned<void> slice(bool strided);
+  Planned<void> channelShuffle();
+
+  const Model& model_;
+  std::vector<Operand> operands_;
+  uint32_t current_ = 0;
+  std::optional<uint32_t> input0_;
+  std::optional<uint32_t> output0_;
+  struct Assigned {
+    bool known = false;
+    bool constant = false;
+    uint64_t offset = 0;  ///< within its region (constants or the rest)
+  };
+  std::vector<Assigned> ranges_;
+  uint64_t constantElements_ = 0;
+  uint64_t otherElements_ = 0;
+  std::vector<Dispatch> dispatches_;
+};
+
+inline uint64_t alignUp(uint64_t value) {
+  return (value + kAlignElements - 1) / kAlignElements * kAlignElements;
+}
+
+inline uint32_t elementsOf(const Operand& o) {
+  uint32_t n = 1;
+  for (uint32_t d : o.dimensions) n *= d;
+  return n;
+}
+
+/// Dimensions padded with leading 1s to rank 4.
+inline std::array<uint32_t, 4> rank4(const std::vector<uint32_t>& dims) {
+  std::array<uint32_t, 4> out{1, 1, 1, 1};
+  std::copy(dims.begin(), dims.end(), out.begin() + (4 - dims.size()));
+  return out;
+}
+
+// Offsets are stored in the push words as operand indexes tagged with this bit until
+// finish() knows the constant region's size; every offset word goes through here.
+inline constexpr uint32_t kOperandTag = 0x80000000u;
+inline uint32_t offsetWord(uint32_t operandIndex) { return kOperandTag | operandIndex; }
+
+// NNHAL_ASSIGN_OR_RETURN for Planned values (the planning files only).
+#define NNHAL_PLAN_TRY(lhs, expr)                                  \
+  auto lhs##_result = (expr);                                      \
+  if (!lhs##_result) return std::unexpected(lhs##_result.error()); \
+  const auto lhs = *lhs##_result
+// The same for Planned<void>.
+#define NNHAL_PLAN_CHECK(expr)                 \
+  do {                                         \
+    if (auto checked = (expr); !checked) {     \
+      return std::unexpected(checked.error()); \
+    }                                          \
+  } while (false)
+
+}  // namespace nnhal::backend::vulkan::planning
