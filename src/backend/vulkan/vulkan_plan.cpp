@@ -219,6 +219,10 @@ Planned<void> Planner::operation(uint32_t index) {
       return binary(4, false);
     case OperationType::MINIMUM:
       return binary(5, false);
+    case OperationType::PRELU:
+      return binary(6, false);
+    case OperationType::SPLIT:
+      return split();
     case OperationType::RELU:
       return unary(0);
     case OperationType::RELU1:

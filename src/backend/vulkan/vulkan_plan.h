@@ -13,13 +13,13 @@
 // TENSOR_FLOAT32 and TENSOR_FLOAT16 tensors (float16 is held and computed as float32) of
 // rank 1 to 4, NHWC, the model's inputs with every dimension given
 // (the other shapes, or their open dimensions, are found from the inputs'), in ADD,
-// MUL, SUB, DIV, MAXIMUM, MINIMUM (broadcasting), RELU, RELU1, RELU6, LOGISTIC, TANH,
+// MUL, SUB, DIV, MAXIMUM, MINIMUM, PRELU (broadcasting), RELU, RELU1, RELU6, LOGISTIC, TANH,
 // HARD_SWISH, ELU, ABS, EXP, LOG, NEG, RSQRT, SQRT, SIN, FLOOR, CONV_2D, DEPTHWISE_CONV_2D and
 // GROUPED_CONV_2D (explicit or implicit padding, strides, dilation, a fused activation),
 // TRANSPOSE_CONV_2D,
 // AVERAGE_POOL_2D, MAX_POOL_2D and L2_POOL_2D, SOFTMAX, LOG_SOFTMAX, L2_NORMALIZATION and
 // LOCAL_RESPONSE_NORMALIZATION (any axis), FULLY_CONNECTED, RESHAPE, SQUEEZE, EXPAND_DIMS,
-// CONCATENATION, PAD, PAD_V2, TRANSPOSE, SLICE, STRIDED_SLICE, CHANNEL_SHUFFLE,
+// CONCATENATION, SPLIT, PAD, PAD_V2, TRANSPOSE, SLICE, STRIDED_SLICE, CHANNEL_SHUFFLE,
 // DEPTH_TO_SPACE, SPACE_TO_DEPTH, BATCH_TO_SPACE_ND, SPACE_TO_BATCH_ND (no padding), MEAN and
 // REDUCE_SUM/MAX/MIN/PROD, RESIZE_BILINEAR
 // and RESIZE_NEAREST_NEIGHBOR (NHWC or NCHW where the operation has a layout), DEQUANTIZE

@@ -231,6 +231,39 @@ Planned<void> Planner::slice(bool strided) {
   return {};
 }
 
+Planned<void> Planner::split() {
+  // (input, axis INT32, number of splits INT32) -> that many outputs of equal size.
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(rawAxis, scalarInt(1));
+  NNHAL_PLAN_TRY(parts, scalarInt(2));
+  const std::vector<uint32_t> dims = input(0).dimensions;
+  const auto rank = static_cast<int32_t>(dims.size());
+  if (rawAxis < -rank || rawAxis >= rank) return invalid("the axis is outside the input's rank");
+  const auto axis = static_cast<size_t>(rawAxis < 0 ? rawAxis + rank : rawAxis);
+  if (parts < 1 || static_cast<size_t>(parts) != op().outputs.size() ||
+      dims[axis] % static_cast<uint32_t>(parts) != 0) {
+    return invalid("the axis does not split into the outputs evenly");
+  }
+  const auto strides = signedStrides(rank4(dims));
+  std::vector<uint32_t> piece = dims;
+  piece[axis] /= static_cast<uint32_t>(parts);
+  const size_t at = 4 - dims.size() + axis;
+  for (size_t k = 0; k < op().outputs.size(); ++k) {
+    output0_ = op().outputs[k];  // output k stands in for output 0
+    auto shaped = shapeOutput(piece);
+    auto out = shaped ? outputTensor(0) : std::unexpected(shaped.error());
+    if (!out) {
+      output0_.reset();
+      return std::unexpected(out.error());
+    }
+    GatherView view = plainView(strides);
+    view.inBase = static_cast<int32_t>(k * piece[axis]) * strides[at];
+    gather(*out, in, view);
+  }
+  output0_.reset();
+  return {};
+}
+
 Planned<void> Planner::channelShuffle() {
   NNHAL_PLAN_TRY(in, inputTensor(0));
   NNHAL_PLAN_TRY(groups, scalarInt(1));

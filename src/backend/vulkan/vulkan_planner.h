@@ -154,6 +154,8 @@ class Planner {
   Planned<void> batchToSpace(bool toSpace);
   void gather(uint32_t out, uint32_t in, const GatherView& view);
   Planned<void> slice(bool strided);
+  /// SPLIT: one gather per output, each a slice of input 0 along the axis.
+  Planned<void> split();
   Planned<void> channelShuffle();
 
   const Model& model_;

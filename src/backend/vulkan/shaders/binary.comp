@@ -1,12 +1,12 @@
 #version 450
-// ADD, MUL, SUB, DIV, MAXIMUM, MINIMUM over float32 tensors with NumPy broadcasting: output
+// ADD, MUL, SUB, DIV, MAXIMUM, MINIMUM and PRELU over float32 tensors with NumPy broadcasting: output
 // element i (rank 4, leading 1s) reads a and b through their strides, 0 along broadcast
 // dimensions; then the fused activation's clamp.
 #include "common.glsl"
 
 layout(push_constant) uniform Params {
   uint count;
-  uint op;  // 0 add, 1 mul, 2 sub, 3 div, 4 maximum, 5 minimum
+  uint op;  // 0 add, 1 mul, 2 sub, 3 div, 4 maximum, 5 minimum, 6 prelu
   uint outOffset;
   uint aOffset;
   uint bOffset;
@@ -39,7 +39,8 @@ void main() {
     case 2: r = a - b; break;
     case 3: r = a / b; break;
     case 4: r = max(a, b); break;
-    default: r = min(a, b); break;
+    case 5: r = min(a, b); break;
+    default: r = a < 0.0 ? a * b : a; break;  // PRELU: b is alpha
   }
   if (p.clamped != 0) r = min(max(r, p.lo), p.hi);
   data[p.outOffset + i] = r;
