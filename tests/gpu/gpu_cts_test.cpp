@@ -8,9 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "actors/device_factory.h"
-#include "backend/vulkan/vulkan_backend.h"
-#include "backend/vulkan_factory.h"
+#include "gpu/gpu_test_models.h"
 #include "tools/common/cts_model.h"
 #include "tools/common/cts_runner.h"
 
@@ -22,13 +20,8 @@ namespace fs = std::filesystem;
 class GpuCts : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GpuCts, PassesOrIsUnsupported) {
-  backend::VulkanOptions options;
-  options.validation = true;
-  auto made = backend::createVulkanBackend(options);
-  if (!made) GTEST_SKIP() << "no Vulkan device: " << made.error().message;
-  const auto* vulkan = static_cast<const backend::vulkan::VulkanBackend*>(made->backend.get());
-  auto driver = actors::createDriver({}, made->backend);
-  ASSERT_TRUE(driver) << driver.error().message;
+  gputest::ValidatedGpu gpu = gputest::validatedGpu();
+  if (gpu.device == nullptr) GTEST_SKIP() << gpu.whyNot;
   size_t passed = 0;
   size_t skipped = 0;
   for (const fs::path& file : ctsFiles(fs::path(NNHAL_SHARED_DIR) / "cts" / GetParam())) {
@@ -37,7 +30,7 @@ TEST_P(GpuCts, PassesOrIsUnsupported) {
     for (const CtsModel& cts : *models) {
       for (CtsMode mode : {CtsMode::kSynchronous, CtsMode::kAsync, CtsMode::kDynamicOutputShape,
                            CtsMode::kBurst, CtsMode::kDeviceBuffers, CtsMode::kFenced}) {
-        const CtsOutcome outcome = runCtsModel(*driver->device, cts, mode);
+        const CtsOutcome outcome = runCtsModel(*gpu.device, cts, mode);
         EXPECT_TRUE(outcome.passed || outcome.skipped)
             << cts.version << "/" << cts.spec << " [" << toString(mode) << "]: " << outcome.message;
         passed += outcome.passed ? 1 : 0;
@@ -46,7 +39,7 @@ TEST_P(GpuCts, PassesOrIsUnsupported) {
       CtsRunOptions shortOutput;
       shortOutput.outputOneElementShort = true;
       const CtsOutcome insufficient =
-          runCtsModel(*driver->device, cts, CtsMode::kDynamicOutputShape, shortOutput);
+          runCtsModel(*gpu.device, cts, CtsMode::kDynamicOutputShape, shortOutput);
       EXPECT_TRUE(insufficient.passed || insufficient.skipped)
           << cts.version << "/" << cts.spec
           << " [output 0 one element short]: " << insufficient.message;
@@ -54,9 +47,9 @@ TEST_P(GpuCts, PassesOrIsUnsupported) {
   }
   EXPECT_GT(passed, 0u);
   std::printf("%s on %s: %zu runs passed, %zu skipped (unsupported)\n", GetParam().c_str(),
-              made->device.name.c_str(), passed, skipped);
-  driver->device.reset();
-  EXPECT_EQ(vulkan->context().validationErrors(), 0u);
+              gpu.name.c_str(), passed, skipped);
+  gpu.device.reset();
+  EXPECT_EQ(gpu.vulkan->context().validationErrors(), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Folders, GpuCts, ::testing::Values("V1_0", "V1_1", "V1_2", "V1_3"));

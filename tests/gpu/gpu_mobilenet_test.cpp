@@ -12,9 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/device_factory.h"
-#include "backend/vulkan/vulkan_backend.h"
-#include "backend/vulkan_factory.h"
+#include "gpu/gpu_test_models.h"
 #include "nnhal/device.h"
 #include "nnhal/tflite_import.h"
 #include "tools/common/dequantize_model.h"
@@ -52,13 +50,8 @@ std::vector<float> runOnce(Device& device, const Model& model, const std::vector
 class GpuMobilenet : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GpuMobilenet, MatchesTheCpuDevice) {
-  backend::VulkanOptions options;
-  options.validation = true;
-  auto made = backend::createVulkanBackend(options);
-  if (!made) GTEST_SKIP() << "no Vulkan device: " << made.error().message;
-  const auto* vulkan = static_cast<const backend::vulkan::VulkanBackend*>(made->backend.get());
-  auto gpu = actors::createDriver({}, made->backend);
-  ASSERT_TRUE(gpu) << gpu.error().message;
+  gputest::ValidatedGpu gpu = gputest::validatedGpu();
+  if (gpu.device == nullptr) GTEST_SKIP() << gpu.whyNot;
   auto cpu = createDevice({});
   ASSERT_TRUE(cpu);
 
@@ -66,7 +59,7 @@ TEST_P(GpuMobilenet, MatchesTheCpuDevice) {
   ASSERT_TRUE(imported) << imported.error().message;
   auto model = tools::dequantizeModel(imported->model);
   ASSERT_TRUE(model) << model.error().message;
-  auto supported = gpu->device->explainSupportedOperations(*model);
+  auto supported = gpu.device->explainSupportedOperations(*model);
   ASSERT_TRUE(supported) << supported.error().message;
   for (const std::string& reason : *supported) EXPECT_EQ(reason, "");
 
@@ -81,7 +74,7 @@ TEST_P(GpuMobilenet, MatchesTheCpuDevice) {
   for (float& v : input) v = pixel(rng);
 
   double gpuMs = 0;
-  const std::vector<float> onGpu = runOnce(*gpu->device, *model, input, outElements, &gpuMs);
+  const std::vector<float> onGpu = runOnce(*gpu.device, *model, input, outElements, &gpuMs);
   const std::vector<float> onCpu = runOnce(**cpu, *model, input, outElements);
   ASSERT_EQ(onGpu.size(), onCpu.size());
   float largest = 0;
@@ -94,9 +87,9 @@ TEST_P(GpuMobilenet, MatchesTheCpuDevice) {
   };
   EXPECT_EQ(top(onGpu), top(onCpu));
   std::printf("%s on %s: largest difference %.3g, one execution %.1f ms\n", GetParam().c_str(),
-              made->device.name.c_str(), largest, gpuMs);
-  gpu->device.reset();
-  EXPECT_EQ(vulkan->context().validationErrors(), 0u);
+              gpu.name.c_str(), largest, gpuMs);
+  gpu.device.reset();
+  EXPECT_EQ(gpu.vulkan->context().validationErrors(), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, GpuMobilenet,

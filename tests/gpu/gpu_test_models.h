@@ -1,13 +1,47 @@
-// Small float models for the GPU device's tests.
+// What the GPU device's tests share: the device with the validation layer on, and small
+// float models.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <string>
 #include <vector>
 
+#include "actors/device_factory.h"
+#include "backend/vulkan/vulkan_backend.h"
+#include "backend/vulkan_factory.h"
 #include "cache/cache_test_util.h"
 
 namespace nnhal::gputest {
+
+/// The GPU device through the HAL plumbing, the Khronos validation layer on; `device` null
+/// and `whyNot` set where the machine has no Vulkan device (the test then skips).
+struct ValidatedGpu {
+  std::shared_ptr<const backend::Backend> backend;
+  const backend::vulkan::VulkanBackend* vulkan = nullptr;  ///< for validationErrors()
+  std::shared_ptr<Device> device;
+  std::string name;  ///< the physical device's
+  std::string whyNot;
+};
+
+inline ValidatedGpu validatedGpu(const DeviceOptions& options = {}) {
+  backend::VulkanOptions vulkan;
+  vulkan.validation = true;
+  auto made = backend::createVulkanBackend(vulkan);
+  if (!made) return {nullptr, nullptr, nullptr, "", "no Vulkan device: " + made.error().message};
+  ValidatedGpu gpu;
+  gpu.backend = made->backend;
+  gpu.vulkan = static_cast<const backend::vulkan::VulkanBackend*>(gpu.backend.get());
+  gpu.name = made->device.name;
+  auto driver = actors::createDriver(options, gpu.backend);
+  if (!driver) {
+    gpu.whyNot = "the driver did not start: " + driver.error().message;
+    return gpu;
+  }
+  gpu.device = driver->device;
+  return gpu;
+}
 
 /// CONV_2D in the NCHW layout: input [1, 2, 4, 4], filter [3, 3, 3, 2], SAME padding,
 /// stride 1, no activation, output [1, 3, 4, 4]; weights and bias fixed, not random.

@@ -47,16 +47,12 @@ void expectClose(const std::vector<uint8_t>& actual, const std::vector<uint8_t>&
 class VulkanDeviceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    backend::VulkanOptions options;
-    options.validation = true;
-    auto made = backend::createVulkanBackend(options);
-    if (!made) GTEST_SKIP() << "no Vulkan device: " << made.error().message;
-    backend_ = made->backend;
-    vulkan_ = static_cast<const backend::vulkan::VulkanBackend*>(backend_.get());
-    DeviceOptions deviceOptions = options_;
-    auto driver = actors::createDriver(deviceOptions, backend_);
-    ASSERT_TRUE(driver) << driver.error().message;
-    device_ = driver->device;
+    gputest::ValidatedGpu gpu = gputest::validatedGpu(options_);
+    if (gpu.backend == nullptr) GTEST_SKIP() << gpu.whyNot;
+    ASSERT_NE(gpu.device, nullptr) << gpu.whyNot;
+    backend_ = gpu.backend;
+    vulkan_ = gpu.vulkan;
+    device_ = gpu.device;
   }
   void TearDown() override {
     device_.reset();
