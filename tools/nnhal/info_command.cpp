@@ -1,6 +1,7 @@
 #include "tools/nnhal/info_command.h"
 
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -78,6 +79,15 @@ nlohmann::json toJson(const DeviceFacts& facts) {
   return out;
 }
 
+/// A PerformanceInfo value for people: three decimals, or "unsupported" for the HAL's maximum
+/// (FLT_MAX: what a device reports for types it does not run).
+std::string ratio(float value) {
+  if (value >= std::numeric_limits<float>::max()) return "unsupported";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", value);
+  return text;
+}
+
 void printText(const DeviceFacts& facts) {
   const Capabilities& caps = facts.capabilities;
   std::printf("name: %s\nversion: %s\ntype: %s\n", facts.name.c_str(), facts.versionString.c_str(),
@@ -99,11 +109,12 @@ void printText(const DeviceFacts& facts) {
   }
   if (!extensionNames.empty()) extensionNames += ")";
   std::printf("extensions: %zu%s\n", facts.extensions.size(), extensionNames.c_str());
-  std::printf("relaxed float32->float16 performance: scalar %.3f, tensor %.3f\n",
-              caps.relaxedFloat32toFloat16PerformanceScalar.execTime,
-              caps.relaxedFloat32toFloat16PerformanceTensor.execTime);
-  std::printf("IF performance: %.3f, WHILE performance: %.3f\n", caps.ifPerformance.execTime,
-              caps.whilePerformance.execTime);
+  std::printf("relaxed float32->float16 performance: scalar %s, tensor %s\n",
+              ratio(caps.relaxedFloat32toFloat16PerformanceScalar.execTime).c_str(),
+              ratio(caps.relaxedFloat32toFloat16PerformanceTensor.execTime).c_str());
+  std::printf("IF performance: %s, WHILE performance: %s\n",
+              ratio(caps.ifPerformance.execTime).c_str(),
+              ratio(caps.whilePerformance.execTime).c_str());
   if (facts.embedded) {
     const CapabilitiesSource& source = facts.capabilitiesSource;
     std::printf("capabilities: %s (%s)\n", source.measured ? "measured" : "documented defaults",
@@ -111,8 +122,8 @@ void printText(const DeviceFacts& facts) {
   }
   std::printf("operand performance (execTime, powerUsage; 1.0 = CPU reference):\n");
   for (const OperandPerformance& p : caps.operandPerformance) {
-    std::printf("  %-32s %.3f %.3f\n", std::string(toString(p.type)).c_str(), p.info.execTime,
-                p.info.powerUsage);
+    std::printf("  %-32s %s %s\n", std::string(toString(p.type)).c_str(),
+                ratio(p.info.execTime).c_str(), ratio(p.info.powerUsage).c_str());
   }
 }
 
