@@ -50,35 +50,12 @@ constexpr uint32_t kTransposeConvSpirv[] = {
 #include "transpose_conv.spv.inc"
 };
 
-std::span<const uint32_t> spirvOf(Shader shader) {
-  switch (shader) {
-    case Shader::kBinary:
-      return kBinarySpirv;
-    case Shader::kUnary:
-      return kUnarySpirv;
-    case Shader::kConv2d:
-      return kConv2dSpirv;
-    case Shader::kPool:
-      return kPoolSpirv;
-    case Shader::kSoftmax:
-      return kSoftmaxSpirv;
-    case Shader::kFullyConnected:
-      return kFullyConnectedSpirv;
-    case Shader::kConcat:
-      return kConcatSpirv;
-    case Shader::kGather:
-      return kGatherSpirv;
-    case Shader::kMean:
-      return kMeanSpirv;
-    case Shader::kResize:
-      return kResizeSpirv;
-    case Shader::kQuantize:
-      return kQuantizeSpirv;
-    case Shader::kTransposeConv:
-      return kTransposeConvSpirv;
-  }
-  return {};
-}
+/// Indexed by Shader (vulkan_plan.h), in its order.
+constexpr std::array<std::span<const uint32_t>, kShaderCount> kSpirv{
+    kBinarySpirv, kUnarySpirv,  kConv2dSpirv, kPoolSpirv,   kSoftmaxSpirv,  kFullyConnectedSpirv,
+    kConcatSpirv, kGatherSpirv, kMeanSpirv,   kResizeSpirv, kQuantizeSpirv, kTransposeConvSpirv};
+
+std::span<const uint32_t> spirvOf(Shader shader) { return kSpirv[static_cast<size_t>(shader)]; }
 
 constexpr common::EnumNames<VkResult, 12> kResultNames{{
     {VK_SUCCESS, "VK_SUCCESS"},

@@ -237,6 +237,9 @@ Planned<void> Planner::operation(uint32_t index) {
       return unary(5);
     case OperationType::RESHAPE:
       return unary(6);
+    case OperationType::CAST:
+      // Between the float types only (both held as float32): a copy.
+      return copyAs(input(0).dimensions);
     case OperationType::CONV_2D:
       return withLayout(layoutInput(7, 10, false), [this] { return convolution(ConvKind::kConv); });
     case OperationType::DEPTHWISE_CONV_2D:
