@@ -155,6 +155,18 @@ TEST(VulkanPlanTest, BroadcastStridesAreZeroAlongBroadcastDimensions) {
   EXPECT_EQ(p[19], 1u);
 }
 
+// A hostile broadcast ([65536, 1] + [1, 65536] into an output of open shape) would make 2^32
+// elements: refused, not wrapped to a small buffer.
+TEST(VulkanPlanTest, ShapesBeyondTheBufferAreRefused) {
+  auto reasons = explainSupport(broadcastAddModel());
+  ASSERT_TRUE(reasons) << reasons.error().message;
+  EXPECT_NE((*reasons)[0].find("exceeds the execution buffer"), std::string::npos) << (*reasons)[0];
+  auto checked = checkPlan(broadcastAddModel());
+  ASSERT_FALSE(checked);
+  EXPECT_EQ(checked.error().status, ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_TRUE(checkPlan(buildModel(OperandType::TENSOR_FLOAT32, 1)));
+}
+
 TEST(VulkanPlanTest, WideDispatchesFoldIntoTwoDimensions) {
   EXPECT_EQ(workgroupCounts(0), (std::pair<uint32_t, uint32_t>{1, 1}));
   EXPECT_EQ(workgroupCounts(64), (std::pair<uint32_t, uint32_t>{1, 1}));

@@ -416,9 +416,7 @@ Result<void> VulkanBackend::checkModel(const Model& model) const {
   if (!model.referenced.empty()) {
     return invalidArgument("nnhal-vulkan runs no control flow (the model references subgraphs)");
   }
-  NNHAL_ASSIGN_OR_RETURN(const Plan plan, buildPlan(model));
-  (void)plan;
-  return {};
+  return checkPlan(model);
 }
 
 Result<std::vector<std::string>> VulkanBackend::explainSupport(const Model& model) const {

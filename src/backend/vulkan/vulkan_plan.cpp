@@ -31,6 +31,15 @@ Planned<uint32_t> Planner::tensor(uint32_t operandIndex, bool quantized) {
     return refuse("tensors whose dimensions the model leaves unknown are not supported");
   }
   if (o.lifetime == OperandLifeTime::NO_VALUE) return refuse("omitted tensors are not supported");
+  // Counted in 64 bits and bounded dimension by dimension: a hostile shape (or one found from
+  // hostile inputs, [65536, 1] + [1, 65536]) must not wrap elementsOf's 32 bits.
+  uint64_t elements = 1;
+  for (uint32_t d : o.dimensions) {
+    elements *= d;
+    if (elements > kMaxBufferElements) {
+      return refuse("a tensor of more than 2^29 elements exceeds the execution buffer");
+    }
+  }
   Assigned& a = ranges_[operandIndex];
   if (!a.known) {
     a.known = true;
@@ -416,8 +425,10 @@ Result<std::vector<std::string>> explainSupport(const Model& model) {
   return reasons;
 }
 
-Result<Plan> buildPlan(const Model& model) {
-  Planner planner(model);
+namespace {
+
+/// Plans every operation of `model` in order; the first refusal as INVALID_ARGUMENT.
+Result<void> planOperations(Planner& planner, const Model& model) {
   for (uint32_t k = 0; k < model.main.operations.size(); ++k) {
     auto planned = planner.operation(k);
     if (!planned) {
@@ -428,6 +439,19 @@ Result<Plan> buildPlan(const Model& model) {
           planned.error().reason);
     }
   }
+  return {};
+}
+
+}  // namespace
+
+Result<void> checkPlan(const Model& model) {
+  Planner planner(model);
+  return planOperations(planner, model);
+}
+
+Result<Plan> buildPlan(const Model& model) {
+  Planner planner(model);
+  NNHAL_TRY(planOperations(planner, model));
   return planner.finish();
 }
 

@@ -118,4 +118,8 @@ Result<std::vector<std::string>> explainSupport(const Model& model);
 /// nnhal-vulkan: ..."), or a model whose tensors exceed kMaxBufferElements.
 Result<Plan> buildPlan(const Model& model);
 
+/// buildPlan's errors without building the plan (no copy of the constants): what
+/// Backend::checkModel asks at preparation.
+Result<void> checkPlan(const Model& model);
+
 }  // namespace nnhal::backend::vulkan
