@@ -3,16 +3,27 @@
 #include <algorithm>
 #include <string>
 
-#include "engine/executor.h"
-
 namespace nnhal::engine {
 
-void ArenaBudget::enroll(ArenaPool* pool) {
+BudgetedPool::BudgetedPool(ArenaBudget* budget, hal::ApplicationId application)
+    : budget_(budget), application_(application) {
+  if (budget_ != nullptr) budget_->enroll(this);
+  enrolled_ = budget_ != nullptr;
+}
+
+void BudgetedPool::leaveBudget() {
+  if (budget_ != nullptr && enrolled_) budget_->leave(this);
+  enrolled_ = false;
+}
+
+BudgetedPool::~BudgetedPool() { leaveBudget(); }
+
+void ArenaBudget::enroll(BudgetedPool* pool) {
   std::lock_guard lock(mutex_);
   pools_.push_back(pool);
 }
 
-void ArenaBudget::leave(ArenaPool* pool) {
+void ArenaBudget::leave(BudgetedPool* pool) {
   std::lock_guard lock(mutex_);
   std::erase(pools_, pool);
 }
@@ -29,12 +40,12 @@ void ArenaBudget::give(hal::ApplicationId application, uint64_t bytes) {
 uint64_t ArenaBudget::reclaim(uint64_t needed) {
   std::lock_guard lock(mutex_);
   // The free arenas of the applications holding the most go first.
-  std::vector<ArenaPool*> order = pools_;
-  std::stable_sort(order.begin(), order.end(), [&](ArenaPool* a, ArenaPool* b) {
+  std::vector<BudgetedPool*> order = pools_;
+  std::stable_sort(order.begin(), order.end(), [&](BudgetedPool* a, BudgetedPool* b) {
     return byApplication_[a->application()] > byApplication_[b->application()];
   });
   uint64_t freed = 0;
-  for (ArenaPool* pool : order) {
+  for (BudgetedPool* pool : order) {
     if (freed >= needed) break;
     freed += trimLocked(*pool, std::chrono::steady_clock::time_point::max());
   }
@@ -42,7 +53,7 @@ uint64_t ArenaBudget::reclaim(uint64_t needed) {
   return freed;
 }
 
-uint64_t ArenaBudget::trimLocked(ArenaPool& pool, std::chrono::steady_clock::time_point before) {
+uint64_t ArenaBudget::trimLocked(BudgetedPool& pool, std::chrono::steady_clock::time_point before) {
   const uint64_t bytes = pool.trim(before);
   held_ -= std::min(held_, bytes);
   uint64_t& mine = byApplication_[pool.application()];
@@ -53,7 +64,7 @@ uint64_t ArenaBudget::trimLocked(ArenaPool& pool, std::chrono::steady_clock::tim
 uint64_t ArenaBudget::shareLocked() const {
   if (limit_ == 0) return 0;
   std::vector<hal::ApplicationId> applications;
-  for (const ArenaPool* pool : pools_) {
+  for (const BudgetedPool* pool : pools_) {
     if (std::ranges::find(applications, pool->application()) == applications.end()) {
       applications.push_back(pool->application());
       if (applications.size() == kMostSharers) break;
@@ -65,7 +76,7 @@ uint64_t ArenaBudget::shareLocked() const {
 uint64_t ArenaBudget::trimApplication(hal::ApplicationId application) {
   std::lock_guard lock(mutex_);
   uint64_t freed = 0;
-  for (ArenaPool* pool : pools_) {
+  for (BudgetedPool* pool : pools_) {
     if (pool->application() == application) {
       freed += trimLocked(*pool, std::chrono::steady_clock::time_point::max());
     }
@@ -73,8 +84,7 @@ uint64_t ArenaBudget::trimApplication(hal::ApplicationId application) {
   return freed;
 }
 
-Result<void> ArenaBudget::charge(ArenaPool& /*pool*/, hal::ApplicationId application,
-                                 uint64_t bytes) {
+Result<void> ArenaBudget::charge(hal::ApplicationId application, uint64_t bytes) {
   uint64_t share = 0;
   for (int attempt = 0; attempt < 2; ++attempt) {
     bool overShare = false;
@@ -121,7 +131,7 @@ uint64_t ArenaBudget::trimIdle(bool everything) {
                                  : std::chrono::steady_clock::now() - idleRelease_;
   std::lock_guard lock(mutex_);
   uint64_t freed = 0;
-  for (ArenaPool* pool : pools_) freed += trimLocked(*pool, before);
+  for (BudgetedPool* pool : pools_) freed += trimLocked(*pool, before);
   std::erase_if(byApplication_, [](const auto& entry) { return entry.second == 0; });
   return freed;
 }

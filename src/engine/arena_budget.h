@@ -18,6 +18,9 @@
 //    executions in flight cannot take the memory the others' executions need. A share that
 //    shrinks as applications arrive takes nothing in use: it bounds new allocations.
 //
+// A pool is any BudgetedPool: the CPU engine's ArenaPool (engine/executor.h) and every other
+// backend's memory kept between executions (a GPU backend's buffers) are bounded together.
+//
 // Thread safety: every method may be called from any thread. A pool registers itself while
 // it lives; the budget must outlive its pools.
 #pragma once
@@ -33,7 +36,39 @@
 
 namespace nnhal::engine {
 
-class ArenaPool;
+class ArenaBudget;
+
+/// Memory of one application kept between executions and charged to an ArenaBudget: the
+/// budget frees what it keeps unused through trim(). A derived pool calls leaveBudget() first
+/// in its destructor, before it frees anything, so that the budget no longer trims it.
+class BudgetedPool {
+ public:
+  using TimePoint = std::chrono::steady_clock::time_point;
+  /// Enrolls the pool in `budget` (none when null).
+  BudgetedPool(ArenaBudget* budget, hal::ApplicationId application);
+  BudgetedPool(const BudgetedPool&) = delete;
+  BudgetedPool& operator=(const BudgetedPool&) = delete;
+
+  hal::ApplicationId application() const { return application_; }
+  ArenaBudget* budget() const { return budget_; }
+
+ protected:
+  /// Leaves the budget (idempotent; budget() stays as it was): derived destructors call it
+  /// before they free memory.
+  void leaveBudget();
+  ~BudgetedPool();
+
+ private:
+  friend class ArenaBudget;
+  /// Frees the memory not used since `before` that the pool keeps (none in use); returns the
+  /// bytes freed, which the budget (the caller, its mutex held) accounts for. Must not call
+  /// the budget.
+  virtual uint64_t trim(TimePoint before) = 0;
+
+  ArenaBudget* const budget_;
+  const hal::ApplicationId application_;
+  bool enrolled_ = false;
+};
 
 class ArenaBudget {
  public:
@@ -44,9 +79,9 @@ class ArenaBudget {
   ArenaBudget(const ArenaBudget&) = delete;
   ArenaBudget& operator=(const ArenaBudget&) = delete;
 
-  /// Charges `bytes` of a new arena of `pool` (of `application`), freeing idle arenas of any
+  /// Charges `bytes` of a new arena (of a pool of `application`), freeing idle arenas of any
   /// pool when the limit would be passed. Errors: RESOURCE_EXHAUSTED_TRANSIENT.
-  Result<void> charge(ArenaPool& pool, hal::ApplicationId application, uint64_t bytes);
+  Result<void> charge(hal::ApplicationId application, uint64_t bytes);
   void give(hal::ApplicationId application, uint64_t bytes);
   /// Frees the free arenas not used for idleRelease (all of them with `everything`).
   /// Returns the bytes freed.
@@ -57,9 +92,9 @@ class ArenaBudget {
   std::chrono::milliseconds idleRelease() const { return idleRelease_; }
 
  private:
-  friend class ArenaPool;
-  void enroll(ArenaPool* pool);
-  void leave(ArenaPool* pool);
+  friend class BudgetedPool;
+  void enroll(BudgetedPool* pool);
+  void leave(BudgetedPool* pool);
   /// The most arenas per application share at most this many ways.
   static constexpr size_t kMostSharers = 4;
   /// One application's share of limit_ now (0 = no limit) (mutex_ held).
@@ -71,14 +106,14 @@ class ArenaBudget {
   uint64_t reclaim(uint64_t needed);
   /// Frees `pool`'s free arenas last used before `before` and accounts for them (mutex_
   /// held). Returns the bytes freed.
-  uint64_t trimLocked(ArenaPool& pool, std::chrono::steady_clock::time_point before);
+  uint64_t trimLocked(BudgetedPool& pool, std::chrono::steady_clock::time_point before);
 
   const uint64_t limit_;
   const std::chrono::milliseconds idleRelease_;
   mutable std::mutex mutex_;
   uint64_t held_ = 0;
   std::unordered_map<hal::ApplicationId, uint64_t> byApplication_;
-  std::vector<ArenaPool*> pools_;
+  std::vector<BudgetedPool*> pools_;
 };
 
 }  // namespace nnhal::engine

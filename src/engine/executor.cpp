@@ -17,12 +17,9 @@
 namespace nnhal::engine {
 
 ArenaPool::ArenaPool(size_t bytes, ArenaBudget* budget, hal::ApplicationId application)
-    : bytes_(bytes),
-      rounded_((bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment),
-      budget_(bytes != 0 ? budget : nullptr),
-      application_(application) {
-  if (budget_ != nullptr) budget_->enroll(this);
-}
+    : BudgetedPool(bytes != 0 ? budget : nullptr, application),
+      bytes_(bytes),
+      rounded_((bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment) {}
 
 Result<ArenaPool::Lease> ArenaPool::acquire() {
   if (bytes_ == 0) return Lease(nullptr, Release{this});
@@ -34,10 +31,10 @@ Result<ArenaPool::Lease> ArenaPool::acquire() {
       return Lease(arena, Release{this});
     }
   }
-  if (budget_ != nullptr) NNHAL_TRY(budget_->charge(*this, application_, rounded_));
+  if (budget() != nullptr) NNHAL_TRY(budget()->charge(application(), rounded_));
   void* memory = std::aligned_alloc(kArenaAlignment, rounded_);
   if (memory == nullptr) {
-    if (budget_ != nullptr) budget_->give(application_, rounded_);
+    if (budget() != nullptr) budget()->give(application(), rounded_);
     return fail(ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT,
                 "cannot allocate an execution arena of " + std::to_string(bytes_) + " bytes");
   }
@@ -77,9 +74,9 @@ uint64_t ArenaPool::trim(TimePoint before) {
 
 ArenaPool::~ArenaPool() {
   // Out of the budget's list first: it no longer trims this pool.
-  if (budget_ != nullptr) budget_->leave(this);
+  leaveBudget();
   for (const FreeArena& entry : free_) std::free(entry.arena);
-  if (budget_ != nullptr && !free_.empty()) budget_->give(application_, free_.size() * rounded_);
+  if (budget() != nullptr && !free_.empty()) budget()->give(application(), free_.size() * rounded_);
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "engine/arena_budget.h"
 #include "engine/execution_plan.h"
 #include "engine/parallel.h"
 #include "engine/request_staging.h"
@@ -19,18 +20,14 @@
 
 namespace nnhal::engine {
 
-class ArenaBudget;
-
 /// Reusable arenas for the executions of one plan. Each concurrent execution takes one;
 /// after the first executions, no execution allocates. With a budget (engine/arena_budget.h),
 /// every arena is charged to it for the pool's application, and free arenas unused for a
 /// while are freed by the budget's idle watchdog or when memory runs short.
-class ArenaPool {
+class ArenaPool final : public BudgetedPool {
  public:
   explicit ArenaPool(size_t bytes, ArenaBudget* budget = nullptr,
                      hal::ApplicationId application = hal::kEmbeddedApplication);
-  ArenaPool(const ArenaPool&) = delete;
-  ArenaPool& operator=(const ArenaPool&) = delete;
 
   struct Release {
     ArenaPool* pool;
@@ -47,25 +44,18 @@ class ArenaPool {
   void warm();
   ~ArenaPool();
 
-  hal::ApplicationId application() const { return application_; }
   /// Arenas kept for later executions (not in use) now.
   size_t freeArenas() const;
 
  private:
-  friend class ArenaBudget;
-  using TimePoint = std::chrono::steady_clock::time_point;
   struct FreeArena {
     uint8_t* arena;
     TimePoint lastUsed;
   };
   void release(uint8_t* arena);
-  /// Frees the free arenas last used before `before`; returns the bytes freed (the caller,
-  /// the budget, accounts for them).
-  uint64_t trim(TimePoint before);
+  uint64_t trim(TimePoint before) override;
   size_t bytes_;
   size_t rounded_;  ///< bytes_ rounded up to kArenaAlignment: what one arena takes
-  ArenaBudget* budget_;
-  hal::ApplicationId application_;
   mutable std::mutex mutex_;
   std::vector<FreeArena> free_;
 };

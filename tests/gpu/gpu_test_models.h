@@ -70,4 +70,25 @@ inline Model nchwConvModel() {
   return b.finish();
 }
 
+/// `count` ADDs in a chain, each adding the constant 1 to the one before: output [1, 8] =
+/// input [1, 8] + count. One dispatch per ADD, so a long chain spans many segments.
+inline Model addChainModel(uint32_t count) {
+  cachetest::ModelBuilder b;
+  const OperandType f = OperandType::TENSOR_FLOAT32;
+  const uint32_t x = b.tensor(f, {1, 8}, 0.0f, 0, OperandLifeTime::SUBGRAPH_INPUT);
+  const float oneValue = 1.0f;
+  const uint32_t one = b.constant(f, {1}, 0.0f, 0, &oneValue, sizeof oneValue);
+  uint32_t previous = x;
+  for (uint32_t k = 0; k < count; ++k) {
+    const auto lifetime =
+        k + 1 == count ? OperandLifeTime::SUBGRAPH_OUTPUT : OperandLifeTime::TEMPORARY_VARIABLE;
+    const uint32_t sum = b.tensor(f, {1, 8}, 0.0f, 0, lifetime);
+    b.operation(OperationType::ADD, {previous, one, b.scalar(0)}, {sum});
+    previous = sum;
+  }
+  b.model.main.inputIndexes = {x};
+  b.model.main.outputIndexes = {previous};
+  return b.finish();
+}
+
 }  // namespace nnhal::gputest

@@ -8,8 +8,10 @@
 
 #include <fcntl.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -22,6 +24,8 @@
 #include "cache/cache_test_util.h"
 #include "common/calibration.h"
 #include "common/hostile_models.h"
+#include "engine/arena_budget.h"
+#include "engine/yield_point.h"
 #include "gpu/gpu_test_models.h"
 #include "nnhal/burst.h"
 #include "nnhal/device.h"
@@ -204,6 +208,107 @@ TEST_F(VulkanDeviceTest, ConcurrentExecutionsAndBurstsAgree) {
     ASSERT_TRUE(result) << result.error().message;
     EXPECT_EQ(test.output(), expected);
   }
+}
+
+// The buffers GPU executions keep between runs are charged to the runtime's ArenaBudget like
+// the CPU engine's arenas: per application, freed when idle, and refused beyond the limit
+// (RESOURCE_EXHAUSTED_TRANSIENT), so that one client of nnhald cannot hold the GPU's
+// memory outside its share.
+TEST_F(VulkanDeviceTest, ExecutionBuffersAreChargedToTheArenaBudget) {
+  constexpr hal::ApplicationId kApplication = 1234;
+  auto compiled = backend_->compile(buildModel(kFloat, 4), {});
+  ASSERT_TRUE(compiled) << compiled.error().message;
+  const backend::CompiledModel& model = *compiled->model;
+  const uint64_t slot = model.executionBytes();
+  ASSERT_GT(slot, 0u);
+
+  engine::ArenaBudget budget(0, std::chrono::milliseconds(0));
+  auto memory = model.createMemory(&budget, kApplication);
+  ASSERT_TRUE(memory) << memory.error().message;
+  cachetest::TestRequest test(kFloat, 3);
+  ASSERT_TRUE(model.execute(test.request, **memory, {}));
+  EXPECT_EQ(budget.held(kApplication), slot) << "the slot stays for the next execution";
+  ASSERT_TRUE(model.execute(test.request, **memory, {}));
+  EXPECT_EQ(budget.held(kApplication), slot) << "reused, not charged twice";
+  EXPECT_EQ(budget.trimIdle(true), slot);
+  EXPECT_EQ(budget.held(), 0u);
+  ASSERT_TRUE(model.execute(test.request, **memory, {})) << "a freed slot is made again";
+  memory->reset();
+  EXPECT_EQ(budget.held(), 0u) << "the memory gave its slots back when destroyed";
+
+  engine::ArenaBudget small(slot - 1, std::chrono::milliseconds(0));
+  auto refused = model.createMemory(&small, kApplication);
+  ASSERT_TRUE(refused);
+  auto result = model.execute(test.request, **refused, {});
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().status, ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT)
+      << result.error().message;
+  EXPECT_EQ(small.held(), 0u);
+}
+
+/// A yield point that acts at its `at`-th call (the first comes before the submission, the
+/// others between two segments of dispatches).
+class ActingYield final : public engine::YieldPoint {
+ public:
+  ActingYield(int at, std::function<void()> act) : at_(at), act_(std::move(act)) {}
+  void yield() override {
+    if (++calls_ == at_) act_();
+  }
+  int calls() const { return calls_; }
+
+ private:
+  int calls_ = 0;
+  const int at_;
+  std::function<void()> act_;
+};
+
+// A run stops between two segments of dispatches when it is cancelled or its deadline
+// passes, not only before the submission; the slot is usable again afterwards.
+TEST_F(VulkanDeviceTest, DeadlinesAndCancellationStopARunBetweenDispatches) {
+  constexpr uint32_t kAdds = 100;  // 7 segments of at most 16 dispatches
+  auto compiled = backend_->compile(gputest::addChainModel(kAdds), {});
+  ASSERT_TRUE(compiled) << compiled.error().message;
+  const backend::CompiledModel& model = *compiled->model;
+  auto memory = model.createMemory(nullptr, hal::kEmbeddedApplication);
+  ASSERT_TRUE(memory);
+  Memory pool = *Memory::create(64);
+  auto* values = reinterpret_cast<float*>(pool.data());
+  for (int i = 0; i < 8; ++i) values[i] = static_cast<float>(i);
+  Request request;
+  request.pools.push_back(pool);
+  request.inputs = {{false, {0, 0, 32}, {}}};
+  request.outputs = {{false, {0, 32, 32}, {}}};
+  const auto expectSums = [&] {
+    for (int i = 0; i < 8; ++i) EXPECT_FLOAT_EQ(values[8 + i], static_cast<float>(i + kAdds));
+  };
+  ASSERT_TRUE(model.execute(request, **memory, {}));
+  expectSums();
+
+  std::atomic<bool> cancelled{false};
+  ActingYield cancel(2, [&] { cancelled = true; });
+  backend::RunOptions options;
+  options.cancelled = &cancelled;
+  options.yield = &cancel;
+  std::fill_n(values + 8, 8, 0.0f);
+  auto stopped = model.execute(request, **memory, options);
+  ASSERT_FALSE(stopped);
+  EXPECT_EQ(stopped.error().status, ErrorStatus::DEVICE_UNAVAILABLE) << stopped.error().message;
+  EXPECT_EQ(cancel.calls(), 2) << "stopped at the next gap between segments";
+  EXPECT_EQ(values[8], 0.0f) << "no output is written by a stopped run";
+
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  ActingYield late(2, [&] { std::this_thread::sleep_until(deadline); });
+  options = {};
+  options.deadline = deadline;
+  options.yield = &late;
+  auto missed = model.execute(request, **memory, options);
+  ASSERT_FALSE(missed);
+  EXPECT_EQ(missed.error().status, ErrorStatus::MISSED_DEADLINE_TRANSIENT);
+  EXPECT_NE(missed.error().message.find("stopped after segment 3 of 7"), std::string::npos)
+      << missed.error().message;
+
+  ASSERT_TRUE(model.execute(request, **memory, {}));
+  expectSums();
 }
 
 // `nnhal calibrate --device nnhal-vulkan` stores what it measured in the device's state

@@ -7,11 +7,13 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <string>
 #include <utility>
 
 #include "backend/vulkan_factory.h"
 #include "cache/cache_format.h"
 #include "common/calibration.h"
+#include "engine/arena_budget.h"
 #include "engine/prepared_state.h"
 #include "hal/pool_io.h"
 #include "hal/validation.h"
@@ -20,8 +22,13 @@
 namespace nnhal::backend::vulkan {
 namespace {
 
+/// Dispatches per recorded segment: a deadline or a cancellation stops a run between two
+/// segments (the one running and the one queued behind it finish first).
+constexpr size_t kDispatchesPerSegment = 16;
+
 /// One execution's buffer with its descriptor set and recorded commands: executions of one
-/// compiled model take a free slot each, so they never share a buffer.
+/// compiled model take a free slot each, so they never share a buffer. The dispatches are
+/// recorded once, in segments of kDispatchesPerSegment, each with its own fence.
 class Slot {
  public:
   explicit Slot(std::shared_ptr<Context> context) : context_(std::move(context)) {}
@@ -29,7 +36,9 @@ class Slot {
   Slot& operator=(const Slot&) = delete;
   ~Slot() {
     const VkDevice d = context_->device();
-    if (fence_ != VK_NULL_HANDLE) vkDestroyFence(d, fence_, nullptr);
+    for (const Segment& segment : segments_) {
+      if (segment.done != VK_NULL_HANDLE) vkDestroyFence(d, segment.done, nullptr);
+    }
     if (commandPool_ != VK_NULL_HANDLE) vkDestroyCommandPool(d, commandPool_, nullptr);
     if (descriptorPool_ != VK_NULL_HANDLE) vkDestroyDescriptorPool(d, descriptorPool_, nullptr);
     if (mapped_ != nullptr) vkUnmapMemory(d, memory_);
@@ -42,8 +51,12 @@ class Slot {
   Result<void> make(const Plan& plan, const std::vector<VkPipeline>& pipelines);
 
   uint8_t* bytes() const { return static_cast<uint8_t*>(mapped_); }
-  /// Submits the recorded commands and waits for them. Errors: those of Context::submit.
-  Result<void> run();
+  /// Submits the recorded segments, each one queued while the one before it runs, and waits
+  /// for them. Between two segments it checks `options`: past the deadline
+  /// MISSED_DEADLINE_TRANSIENT, cancelled DEVICE_UNAVAILABLE (the slot stays usable: nothing
+  /// is left running), and calls the yield point. Errors: those of Context::submit,
+  /// DEVICE_UNAVAILABLE when the device is lost (the slot's state is then unknown).
+  Result<void> run(const RunOptions& options);
 
  private:
   std::shared_ptr<Context> context_;
@@ -53,8 +66,17 @@ class Slot {
   VkDescriptorPool descriptorPool_ = VK_NULL_HANDLE;
   VkDescriptorSet set_ = VK_NULL_HANDLE;
   VkCommandPool commandPool_ = VK_NULL_HANDLE;
-  VkCommandBuffer commands_ = VK_NULL_HANDLE;
-  VkFence fence_ = VK_NULL_HANDLE;
+  struct Segment {
+    VkCommandBuffer commands = VK_NULL_HANDLE;
+    VkFence done = VK_NULL_HANDLE;
+  };
+  std::vector<Segment> segments_;
+
+  /// Records dispatches [begin, end) of `plan` into `commands`.
+  Result<void> record(VkCommandBuffer commands, const Plan& plan,
+                      const std::vector<VkPipeline>& pipelines, size_t begin, size_t end) const;
+  /// Waits for segment `k`. Errors: DEVICE_UNAVAILABLE (lost), GENERAL_FAILURE.
+  Result<void> wait(size_t k) const;
 };
 
 std::unexpected<Error> vulkanFailure(const char* what, VkResult r) {
@@ -63,9 +85,14 @@ std::unexpected<Error> vulkanFailure(const char* what, VkResult r) {
               std::string("nnhal-vulkan: ") + what + " failed: " + resultName(r));
 }
 
+/// The bytes of one slot's buffer: all tensors of one execution of `plan`.
+uint64_t slotBytes(const Plan& plan) {
+  return std::max<uint64_t>(plan.bufferElements * sizeof(float), 16);
+}
+
 Result<void> Slot::make(const Plan& plan, const std::vector<VkPipeline>& pipelines) {
   const VkDevice d = context_->device();
-  const VkDeviceSize size = std::max<VkDeviceSize>(plan.bufferElements * sizeof(float), 16);
+  const VkDeviceSize size = slotBytes(plan);
   VkBufferCreateInfo bufferInfo{};
   bufferInfo.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
   bufferInfo.size = size;
@@ -134,63 +161,80 @@ Result<void> Slot::make(const Plan& plan, const std::vector<VkPipeline>& pipelin
       r != VK_SUCCESS) {
     return vulkanFailure("vkCreateCommandPool", r);
   }
+  const size_t count = std::max<size_t>(
+      1, (plan.dispatches.size() + kDispatchesPerSegment - 1) / kDispatchesPerSegment);
+  std::vector<VkCommandBuffer> buffers(count);
   VkCommandBufferAllocateInfo commandInfo{};
   commandInfo.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
   commandInfo.commandPool = commandPool_;
   commandInfo.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  commandInfo.commandBufferCount = 1;
-  if (VkResult r = vkAllocateCommandBuffers(d, &commandInfo, &commands_); r != VK_SUCCESS) {
+  commandInfo.commandBufferCount = static_cast<uint32_t>(count);
+  if (VkResult r = vkAllocateCommandBuffers(d, &commandInfo, buffers.data()); r != VK_SUCCESS) {
     return vulkanFailure("vkAllocateCommandBuffers", r);
   }
-  VkFenceCreateInfo fenceInfo{};
-  fenceInfo.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
-  if (VkResult r = vkCreateFence(d, &fenceInfo, nullptr, &fence_); r != VK_SUCCESS) {
-    return vulkanFailure("vkCreateFence", r);
+  for (size_t k = 0; k < count; ++k) {
+    Segment& segment = segments_.emplace_back();
+    segment.commands = buffers[k];
+    VkFenceCreateInfo fenceInfo{};
+    fenceInfo.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+    if (VkResult r = vkCreateFence(d, &fenceInfo, nullptr, &segment.done); r != VK_SUCCESS) {
+      segment.done = VK_NULL_HANDLE;
+      return vulkanFailure("vkCreateFence", r);
+    }
+    const size_t begin = k * kDispatchesPerSegment;
+    NNHAL_TRY(record(segment.commands, plan, pipelines, begin,
+                     std::min(plan.dispatches.size(), begin + kDispatchesPerSegment)));
   }
+  return {};
+}
 
-  // Recorded once, resubmitted by every execution that takes this slot.
-  VkCommandBufferBeginInfo begin{};
-  begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-  vkBeginCommandBuffer(commands_, &begin);
-  vkCmdBindDescriptorSets(commands_, VK_PIPELINE_BIND_POINT_COMPUTE, context_->pipelineLayout(), 0,
+Result<void> Slot::record(VkCommandBuffer commands, const Plan& plan,
+                          const std::vector<VkPipeline>& pipelines, size_t begin,
+                          size_t end) const {
+  VkCommandBufferBeginInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  vkBeginCommandBuffer(commands, &info);
+  vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_COMPUTE, context_->pipelineLayout(), 0,
                           1, &set_, 0, nullptr);
+  // Every dispatch reads what the ones before it wrote, in this segment or an earlier one
+  // (a barrier covers all commands submitted before it on the queue).
   VkMemoryBarrier between{};
   between.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
   between.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
   between.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-  for (size_t k = 0; k < plan.dispatches.size(); ++k) {
-    const Dispatch& dispatch = plan.dispatches[k];
-    vkCmdBindPipeline(commands_, VK_PIPELINE_BIND_POINT_COMPUTE,
-                      pipelines[static_cast<size_t>(dispatch.shader)]);
-    vkCmdPushConstants(commands_, context_->pipelineLayout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                       static_cast<uint32_t>(dispatch.push.size() * sizeof(uint32_t)),
-                       dispatch.push.data());
-    const auto [x, y] = workgroupCounts(dispatch.invocations);
-    vkCmdDispatch(commands_, x, y, 1);
-    if (k + 1 < plan.dispatches.size()) {
-      vkCmdPipelineBarrier(commands_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+  for (size_t k = begin; k < end; ++k) {
+    if (k > 0) {
+      vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &between, 0, nullptr, 0,
                            nullptr);
     }
+    const Dispatch& dispatch = plan.dispatches[k];
+    vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE,
+                      pipelines[static_cast<size_t>(dispatch.shader)]);
+    vkCmdPushConstants(commands, context_->pipelineLayout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                       static_cast<uint32_t>(dispatch.push.size() * sizeof(uint32_t)),
+                       dispatch.push.data());
+    const auto [x, y] = workgroupCounts(dispatch.invocations);
+    vkCmdDispatch(commands, x, y, 1);
   }
-  // The outputs become visible to the host once the fence signals.
-  VkMemoryBarrier toHost{};
-  toHost.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-  toHost.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-  toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(commands_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                       0, 1, &toHost, 0, nullptr, 0, nullptr);
-  if (VkResult r = vkEndCommandBuffer(commands_); r != VK_SUCCESS) {
+  if (end == plan.dispatches.size()) {
+    // The outputs become visible to the host once the last fence signals.
+    VkMemoryBarrier toHost{};
+    toHost.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+    toHost.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                         0, 1, &toHost, 0, nullptr, 0, nullptr);
+  }
+  if (VkResult r = vkEndCommandBuffer(commands); r != VK_SUCCESS) {
     return vulkanFailure("vkEndCommandBuffer", r);
   }
   return {};
 }
 
-Result<void> Slot::run() {
-  const VkDevice d = context_->device();
-  vkResetFences(d, 1, &fence_);
-  NNHAL_TRY(context_->submit(commands_, fence_));
-  const VkResult r = vkWaitForFences(d, 1, &fence_, VK_TRUE, std::numeric_limits<uint64_t>::max());
+Result<void> Slot::wait(size_t k) const {
+  const VkResult r = vkWaitForFences(context_->device(), 1, &segments_[k].done, VK_TRUE,
+                                     std::numeric_limits<uint64_t>::max());
   if (r == VK_ERROR_DEVICE_LOST) {
     return fail(ErrorStatus::DEVICE_UNAVAILABLE, "the Vulkan device was lost");
   }
@@ -198,24 +242,109 @@ Result<void> Slot::run() {
   return {};
 }
 
-/// The slots of one compiled model (or one burst): made on demand, kept for reuse.
-class VulkanExecutionMemory final : public ExecutionMemory {
+Result<void> Slot::run(const RunOptions& options) {
+  const VkDevice d = context_->device();
+  const auto submit = [&](size_t k) {
+    vkResetFences(d, 1, &segments_[k].done);
+    return context_->submit(segments_[k].commands, segments_[k].done);
+  };
+  NNHAL_TRY(submit(0));
+  for (size_t k = 0; k < segments_.size(); ++k) {
+    const bool queued = k + 1 < segments_.size();
+    if (queued) {
+      if (auto next = submit(k + 1); !next) {
+        NNHAL_TRY(wait(k));
+        return next;
+      }
+    }
+    NNHAL_TRY(wait(k));
+    if (!queued || k + 2 >= segments_.size()) continue;
+    // Between segments: the next one runs while this thread looks at the clock.
+    Result<void> stop;
+    if (options.cancelled != nullptr && options.cancelled->load()) {
+      stop = fail(ErrorStatus::DEVICE_UNAVAILABLE, "the execution was cancelled");
+    } else if (options.deadline && std::chrono::steady_clock::now() >= *options.deadline) {
+      stop = fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT,
+                  "the deadline passed while the GPU ran the model: stopped after segment " +
+                      std::to_string(k + 2) + " of " + std::to_string(segments_.size()));
+    }
+    if (!stop) {
+      NNHAL_TRY(wait(k + 1));
+      return stop;
+    }
+    if (options.yield != nullptr) options.yield->yield();
+  }
+  return {};
+}
+
+/// The slots of one compiled model (or one burst): made on demand, kept for reuse, and
+/// charged to the runtime's ArenaBudget like the CPU engine's arenas, so that the memory
+/// one application's GPU executions keep counts against its share of the device's.
+class VulkanExecutionMemory final : public ExecutionMemory, public engine::BudgetedPool {
  public:
-  std::unique_ptr<Slot> take() {
-    std::lock_guard lock(mutex_);
-    if (free_.empty()) return nullptr;
-    std::unique_ptr<Slot> slot = std::move(free_.back());
-    free_.pop_back();
+  VulkanExecutionMemory(uint64_t slotBytes, engine::ArenaBudget* budget,
+                        hal::ApplicationId application)
+      : BudgetedPool(budget, application), slotBytes_(slotBytes) {}
+  ~VulkanExecutionMemory() override {
+    leaveBudget();
+    if (budget() != nullptr && !free_.empty()) {
+      budget()->give(application(), free_.size() * slotBytes_);
+    }
+  }
+
+  /// A free slot, or a new one charged to the budget and made for `plan`. Errors:
+  /// RESOURCE_EXHAUSTED_TRANSIENT when the budget or the device's memory is spent, those of
+  /// Slot::make.
+  Result<std::unique_ptr<Slot>> take(const Plan& plan, const std::vector<VkPipeline>& pipelines,
+                                     const std::shared_ptr<Context>& context) {
+    {
+      std::lock_guard lock(mutex_);
+      if (!free_.empty()) {
+        std::unique_ptr<Slot> slot = std::move(free_.back().slot);
+        free_.pop_back();
+        return slot;
+      }
+    }
+    if (budget() != nullptr) NNHAL_TRY(budget()->charge(application(), slotBytes_));
+    auto slot = std::make_unique<Slot>(context);
+    if (auto made = slot->make(plan, pipelines); !made) {
+      drop(std::move(slot));
+      return std::unexpected(made.error());
+    }
     return slot;
   }
+  /// Keeps `slot` for a later execution.
   void give(std::unique_ptr<Slot> slot) {
     std::lock_guard lock(mutex_);
-    free_.push_back(std::move(slot));
+    free_.push_back({std::move(slot), std::chrono::steady_clock::now()});
+  }
+  /// Destroys `slot` (its state is unknown) and gives its bytes back to the budget.
+  void drop(std::unique_ptr<Slot> slot) {
+    slot.reset();
+    if (budget() != nullptr) budget()->give(application(), slotBytes_);
   }
 
  private:
+  struct FreeSlot {
+    std::unique_ptr<Slot> slot;
+    TimePoint lastUsed;
+  };
+  uint64_t trim(TimePoint before) override {
+    std::vector<std::unique_ptr<Slot>> freed;
+    {
+      std::lock_guard lock(mutex_);
+      std::erase_if(free_, [&](FreeSlot& entry) {
+        if (entry.lastUsed >= before) return false;
+        freed.push_back(std::move(entry.slot));
+        return true;
+      });
+    }
+    return freed.size() * slotBytes_;  // the slots are destroyed here, outside the mutex
+  }
+
+  const uint64_t slotBytes_;
   std::mutex mutex_;
-  std::vector<std::unique_ptr<Slot>> free_;
+  std::vector<FreeSlot> free_;
 };
 
 class VulkanCompiledModel final : public CompiledModel {
@@ -228,7 +357,7 @@ class VulkanCompiledModel final : public CompiledModel {
         context_(std::move(context)) {}
 
   const Model& model() const override { return model_; }
-  uint64_t executionBytes() const override { return plan_.bufferElements * sizeof(float); }
+  uint64_t executionBytes() const override { return slotBytes(plan_); }
   bool dataIndependent() const override { return true; }
   std::vector<size_t> outputBytes() const override {
     std::vector<size_t> bytes;
@@ -236,8 +365,8 @@ class VulkanCompiledModel final : public CompiledModel {
     return bytes;
   }
   Result<std::unique_ptr<ExecutionMemory>> createMemory(
-      engine::ArenaBudget* /*budget*/, hal::ApplicationId /*application*/) const override {
-    return std::make_unique<VulkanExecutionMemory>();
+      engine::ArenaBudget* budget, hal::ApplicationId application) const override {
+    return std::make_unique<VulkanExecutionMemory>(slotBytes(plan_), budget, application);
   }
   Result<std::vector<OutputShape>> execute(const Request& request, ExecutionMemory& memory,
                                            const RunOptions& options) const override;
@@ -347,11 +476,7 @@ Result<std::vector<OutputShape>> VulkanCompiledModel::execute(const Request& req
     return fail(ErrorStatus::MISSED_DEADLINE_TRANSIENT, "the deadline passed before the run");
   }
   auto& slots = static_cast<VulkanExecutionMemory&>(memory);
-  std::unique_ptr<Slot> slot = slots.take();
-  if (slot == nullptr) {
-    slot = std::make_unique<Slot>(context_);
-    NNHAL_TRY(slot->make(plan_, pipelines_));
-  }
+  NNHAL_ASSIGN_OR_RETURN(std::unique_ptr<Slot> slot, slots.take(plan_, pipelines_, context_));
   const auto pool = [&](const RequestArgument& a) -> const Memory& {
     return std::get<Memory>(request.pools[a.location.poolIndex]);
   };
@@ -367,8 +492,11 @@ Result<std::vector<OutputShape>> VulkanCompiledModel::execute(const Request& req
     }
   }
   if (options.yield != nullptr) options.yield->yield();
-  auto ran = slot->run();
-  if (!ran) return std::unexpected(ran.error());  // the slot is dropped: its state is unknown
+  auto ran = slot->run(options);
+  if (!ran) {
+    slots.drop(std::move(slot));  // its state is unknown
+    return std::unexpected(ran.error());
+  }
   for (size_t k = 0; k < plan_.outputs.size(); ++k) {
     const RequestArgument& a = request.outputs[k];
     if (a.hasNoValue) continue;
