@@ -85,6 +85,10 @@ struct RunOptions {
   ExecutionProfile* profile = nullptr;
   /// PrepareOptions::preference of the model (how wide a run may go).
   ExecutionPreference preference = ExecutionPreference::FAST_SINGLE_ANSWER;
+  /// When set, a backend that measures its device's own time (a GPU's timestamps: the time
+  /// from the first dispatch's start to the last one's end) writes it here after a run;
+  /// others leave it as it is, and the plumbing reports how long execute() took.
+  std::chrono::nanoseconds* timeOnDevice = nullptr;
 };
 
 /// Memory the executions of one compiled model reuse (arenas, staging): one per prepared

@@ -246,6 +246,39 @@ TEST_F(VulkanDeviceTest, ExecutionBuffersAreChargedToTheArenaBudget) {
   EXPECT_EQ(small.held(), 0u);
 }
 
+// timeOnDevice is the GPU's own: the time between a timestamp before the first dispatch and
+// one after the last, never more than the run took on the host; through the HAL it stays
+// within timeInDriver.
+TEST_F(VulkanDeviceTest, TimeOnDeviceComesFromTheGpusTimestamps) {
+  if (vulkan_->context().timestampPeriod() == 0) GTEST_SKIP() << "the queue has no timestamps";
+  auto compiled = backend_->compile(gputest::addChainModel(40), {});
+  ASSERT_TRUE(compiled) << compiled.error().message;
+  auto memory = compiled->model->createMemory(nullptr, hal::kEmbeddedApplication);
+  ASSERT_TRUE(memory);
+  Memory pool = *Memory::create(64);
+  Request request;
+  request.pools.push_back(pool);
+  request.inputs = {{false, {0, 0, 32}, {}}};
+  request.outputs = {{false, {0, 32, 32}, {}}};
+  std::chrono::nanoseconds onDevice{-1};
+  backend::RunOptions options;
+  options.timeOnDevice = &onDevice;
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(compiled->model->execute(request, **memory, options));
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_GT(onDevice.count(), 0);
+  EXPECT_LE(onDevice, took);
+
+  auto prepared = prepare(gputest::addChainModel(40));
+  ASSERT_NE(prepared, nullptr);
+  ExecuteOptions timed;
+  timed.measure = MeasureTiming::YES;
+  auto result = prepared->executeSynchronously(request, timed);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_NE(result->timing.timeOnDevice, kNoTiming);
+  EXPECT_LE(result->timing.timeOnDevice, result->timing.timeInDriver);
+}
+
 /// A yield point that acts at its `at`-th call (the first comes before the submission, the
 /// others between two segments of dispatches).
 class ActingYield final : public engine::YieldPoint {

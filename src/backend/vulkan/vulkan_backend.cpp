@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <limits>
@@ -40,6 +41,7 @@ class Slot {
       if (segment.done != VK_NULL_HANDLE) vkDestroyFence(d, segment.done, nullptr);
     }
     if (commandPool_ != VK_NULL_HANDLE) vkDestroyCommandPool(d, commandPool_, nullptr);
+    if (timestamps_ != VK_NULL_HANDLE) vkDestroyQueryPool(d, timestamps_, nullptr);
     if (descriptorPool_ != VK_NULL_HANDLE) vkDestroyDescriptorPool(d, descriptorPool_, nullptr);
     if (mapped_ != nullptr) vkUnmapMemory(d, memory_);
     if (buffer_ != VK_NULL_HANDLE) vkDestroyBuffer(d, buffer_, nullptr);
@@ -66,6 +68,9 @@ class Slot {
   VkDescriptorPool descriptorPool_ = VK_NULL_HANDLE;
   VkDescriptorSet set_ = VK_NULL_HANDLE;
   VkCommandPool commandPool_ = VK_NULL_HANDLE;
+  /// Two timestamps: before the first dispatch and after the last (null where the queue
+  /// writes none).
+  VkQueryPool timestamps_ = VK_NULL_HANDLE;
   struct Segment {
     VkCommandBuffer commands = VK_NULL_HANDLE;
     VkFence done = VK_NULL_HANDLE;
@@ -77,6 +82,8 @@ class Slot {
                       const std::vector<VkPipeline>& pipelines, size_t begin, size_t end) const;
   /// Waits for segment `k`. Errors: DEVICE_UNAVAILABLE (lost), GENERAL_FAILURE.
   Result<void> wait(size_t k) const;
+  /// The time between the two timestamps of the last run; negative when unknown.
+  std::chrono::nanoseconds deviceTime() const;
 };
 
 std::unexpected<Error> vulkanFailure(const char* what, VkResult r) {
@@ -161,6 +168,16 @@ Result<void> Slot::make(const Plan& plan, const std::vector<VkPipeline>& pipelin
       r != VK_SUCCESS) {
     return vulkanFailure("vkCreateCommandPool", r);
   }
+  if (context_->timestampPeriod() > 0) {
+    VkQueryPoolCreateInfo queryInfo{};
+    queryInfo.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
+    queryInfo.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    queryInfo.queryCount = 2;
+    if (VkResult r = vkCreateQueryPool(d, &queryInfo, nullptr, &timestamps_); r != VK_SUCCESS) {
+      timestamps_ = VK_NULL_HANDLE;
+      return vulkanFailure("vkCreateQueryPool", r);
+    }
+  }
   const size_t count = std::max<size_t>(
       1, (plan.dispatches.size() + kDispatchesPerSegment - 1) / kDispatchesPerSegment);
   std::vector<VkCommandBuffer> buffers(count);
@@ -196,6 +213,10 @@ Result<void> Slot::record(VkCommandBuffer commands, const Plan& plan,
   vkBeginCommandBuffer(commands, &info);
   vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_COMPUTE, context_->pipelineLayout(), 0,
                           1, &set_, 0, nullptr);
+  if (begin == 0 && timestamps_ != VK_NULL_HANDLE) {
+    vkCmdResetQueryPool(commands, timestamps_, 0, 2);
+    vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps_, 0);
+  }
   // Every dispatch reads what the ones before it wrote, in this segment or an earlier one
   // (a barrier covers all commands submitted before it on the queue).
   VkMemoryBarrier between{};
@@ -225,6 +246,9 @@ Result<void> Slot::record(VkCommandBuffer commands, const Plan& plan,
     toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
     vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                          0, 1, &toHost, 0, nullptr, 0, nullptr);
+    if (timestamps_ != VK_NULL_HANDLE) {
+      vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps_, 1);
+    }
   }
   if (VkResult r = vkEndCommandBuffer(commands); r != VK_SUCCESS) {
     return vulkanFailure("vkEndCommandBuffer", r);
@@ -240,6 +264,20 @@ Result<void> Slot::wait(size_t k) const {
   }
   if (r != VK_SUCCESS) return vulkanFailure("vkWaitForFences", r);
   return {};
+}
+
+std::chrono::nanoseconds Slot::deviceTime() const {
+  if (timestamps_ == VK_NULL_HANDLE) return std::chrono::nanoseconds(-1);
+  std::array<uint64_t, 2> ticks{};
+  const VkResult r =
+      vkGetQueryPoolResults(context_->device(), timestamps_, 0, 2, sizeof ticks, ticks.data(),
+                            sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+  if (r != VK_SUCCESS) return std::chrono::nanoseconds(-1);
+  const uint32_t bits = context_->timestampBits();
+  const uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  const uint64_t elapsed = ((ticks[1] & mask) - (ticks[0] & mask)) & mask;
+  return std::chrono::nanoseconds(
+      static_cast<int64_t>(static_cast<double>(elapsed) * context_->timestampPeriod()));
 }
 
 Result<void> Slot::run(const RunOptions& options) {
@@ -274,6 +312,7 @@ Result<void> Slot::run(const RunOptions& options) {
     }
     if (options.yield != nullptr) options.yield->yield();
   }
+  if (options.timeOnDevice != nullptr) *options.timeOnDevice = deviceTime();
   return {};
 }
 

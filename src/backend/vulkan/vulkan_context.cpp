@@ -141,12 +141,17 @@ Result<VkInstance> createInstance(bool validation, bool& validationEnabled) {
 }
 
 /// A compute-capable queue family, or nullopt.
-std::optional<uint32_t> computeFamily(VkPhysicalDevice device) {
+std::vector<VkQueueFamilyProperties> queueFamilies(VkPhysicalDevice device) {
   uint32_t count = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(device, &count, nullptr);
   std::vector<VkQueueFamilyProperties> families(count);
   vkGetPhysicalDeviceQueueFamilyProperties(device, &count, families.data());
-  for (uint32_t k = 0; k < count; ++k) {
+  return families;
+}
+
+std::optional<uint32_t> computeFamily(VkPhysicalDevice device) {
+  const std::vector<VkQueueFamilyProperties> families = queueFamilies(device);
+  for (uint32_t k = 0; k < families.size(); ++k) {
     if ((families[k].queueFlags & VK_QUEUE_COMPUTE_BIT) != 0) return k;
   }
   return std::nullopt;
@@ -293,6 +298,12 @@ Result<std::shared_ptr<Context>> Context::create(const std::string& choice, bool
   c->physical_ = devices[chosen];
   c->description_ = all[chosen];
   c->queueFamily_ = *computeFamily(c->physical_);
+  {
+    VkPhysicalDeviceProperties properties{};
+    vkGetPhysicalDeviceProperties(c->physical_, &properties);
+    c->timestampBits_ = queueFamilies(c->physical_)[c->queueFamily_].timestampValidBits;
+    c->timestampPeriod_ = c->timestampBits_ == 0 ? 0.0 : properties.limits.timestampPeriod;
+  }
   const auto memoryType = hostMemoryType(c->physical_);
   if (!memoryType) {
     return fail(ErrorStatus::DEVICE_UNAVAILABLE,

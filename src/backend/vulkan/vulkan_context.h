@@ -60,6 +60,10 @@ class Context {
   const PhysicalDeviceDescription& description() const { return description_; }
   VkDevice device() const { return device_; }
   uint32_t queueFamily() const { return queueFamily_; }
+  /// Nanoseconds per timestamp tick of the compute queue; 0 when it writes no timestamps.
+  double timestampPeriod() const { return timestampPeriod_; }
+  /// The bits of a timestamp that count (the others are garbage); 0 with no timestamps.
+  uint32_t timestampBits() const { return timestampBits_; }
   /// Host-visible, host-coherent memory (device-local too where the device has such a type).
   uint32_t bufferMemoryType() const { return memoryType_; }
   VkDescriptorSetLayout setLayout() const { return setLayout_; }
@@ -86,6 +90,8 @@ class Context {
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
   uint32_t queueFamily_ = 0;
+  double timestampPeriod_ = 0;
+  uint32_t timestampBits_ = 0;
   uint32_t memoryType_ = 0;
   VkDescriptorSetLayout setLayout_ = VK_NULL_HANDLE;
   VkPipelineLayout pipelineLayout_ = VK_NULL_HANDLE;
