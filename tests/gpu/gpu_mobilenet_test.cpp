@@ -1,6 +1,8 @@
-// The MobileNets of shared/models on the GPU device: the quantized graphs dequantized to
-// float32 (tools/common/dequantize_model.h) run whole on nnhal-vulkan, within float
-// tolerance of the CPU device on the same input, with the same top class.
+// The real models of shared/models on the GPU device: the quantized MobileNets dequantized
+// to float32 (tools/common/dequantize_model.h) run whole on nnhal-vulkan, within float
+// tolerance of the CPU device on the same input, with the same top class; and the quantized
+// graphs as they are (8-bit MobileNets, keyword spotting, visual wake words, person
+// detection, micro speech) give the CPU device's bytes exactly.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -91,6 +93,80 @@ TEST_P(GpuMobilenet, MatchesTheCpuDevice) {
   gpu.device.reset();
   EXPECT_EQ(gpu.vulkan->context().validationErrors(), 0u);
 }
+
+/// Bytes of one element of a tensor of `type` (the types of these models' inputs and outputs).
+size_t elementBytes(OperandType type) {
+  return type == OperandType::TENSOR_QUANT8_ASYMM || type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED
+             ? 1
+             : 4;
+}
+
+/// Runs `model` (one input, one output) on `device`: the output's bytes.
+std::vector<uint8_t> runBytes(Device& device, const Model& model, const std::vector<uint8_t>& input,
+                              size_t outBytes) {
+  auto prepared = device.prepareModel(model);
+  EXPECT_TRUE(prepared) << prepared.error().message;
+  if (!prepared) return {};
+  Memory pool = *Memory::create(input.size() + outBytes);
+  std::memcpy(pool.data(), input.data(), input.size());
+  Request request;
+  request.pools = {pool};
+  const auto inBytes = static_cast<uint32_t>(input.size());
+  request.inputs = {{false, {0, 0, inBytes}, {}}};
+  request.outputs = {{false, {0, inBytes, static_cast<uint32_t>(outBytes)}, {}}};
+  auto result = (*prepared)->executeSynchronously(request);
+  EXPECT_TRUE(result) << result.error().message;
+  return {pool.data() + inBytes, pool.data() + inBytes + outBytes};
+}
+
+class GpuQuantizedModel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuQuantizedModel, GivesTheCpuDevicesBytes) {
+  gputest::ValidatedGpu gpu = gputest::validatedGpu();
+  if (gpu.device == nullptr) GTEST_SKIP() << gpu.whyNot;
+  auto cpu = createDevice({});
+  ASSERT_TRUE(cpu);
+  auto imported = importTfliteFile(std::filesystem::path(NNHAL_SHARED_DIR) / "models" / GetParam());
+  ASSERT_TRUE(imported) << imported.error().message;
+  const Model& model = imported->model;
+  auto supported = gpu.device->explainSupportedOperations(model);
+  ASSERT_TRUE(supported) << supported.error().message;
+  for (const std::string& reason : *supported) EXPECT_EQ(reason, "");
+  ASSERT_EQ(model.main.inputIndexes.size(), 1u);
+  ASSERT_EQ(model.main.outputIndexes.size(), 1u);
+  const Operand& in = model.main.operands[model.main.inputIndexes[0]];
+  const Operand& out = model.main.operands[model.main.outputIndexes[0]];
+  size_t inBytes = elementBytes(in.type), outBytes = elementBytes(out.type);
+  for (uint32_t d : in.dimensions) inBytes *= d;
+  for (uint32_t d : out.dimensions) outBytes *= d;
+  std::vector<uint8_t> input(inBytes);
+  std::mt19937 rng(11);
+  if (in.type == OperandType::TENSOR_FLOAT32) {
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    for (size_t i = 0; i < inBytes; i += 4) {
+      const float v = value(rng);
+      std::memcpy(input.data() + i, &v, 4);
+    }
+  } else {
+    for (uint8_t& b : input) b = static_cast<uint8_t>(rng());
+  }
+  const std::vector<uint8_t> onGpu = runBytes(*gpu.device, model, input, outBytes);
+  const std::vector<uint8_t> onCpu = runBytes(**cpu, model, input, outBytes);
+  EXPECT_EQ(onGpu, onCpu);
+  gpu.device.reset();
+  EXPECT_EQ(gpu.vulkan->context().validationErrors(), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Models, GpuQuantizedModel,
+    ::testing::Values("mobilenet_v1_0.25_128_quant.tflite", "mobilenet_v2_1.0_224_quant.tflite",
+                      "mlperftiny_kws_ref_model.tflite", "mlperftiny_vww_96_int8.tflite",
+                      "tfmicro_person_detect.tflite", "tfmicro_micro_speech_quantized.tflite"),
+    [](const auto& info) {
+      std::string name = info.param.substr(0, info.param.rfind('.'));
+      std::replace(name.begin(), name.end(), '.', '_');
+      return name;
+    });
 
 INSTANTIATE_TEST_SUITE_P(Models, GpuMobilenet,
                          ::testing::Values("mobilenet_v1_0.25_128_quant.tflite",

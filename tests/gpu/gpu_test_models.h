@@ -70,6 +70,19 @@ inline Model nchwConvModel() {
   return b.finish();
 }
 
+/// ADD of two TENSOR_INT32 [4] inputs (a type nnhal-vulkan does not run).
+inline Model int32AddModel() {
+  cachetest::ModelBuilder b;
+  const OperandType i = OperandType::TENSOR_INT32;
+  const uint32_t x = b.tensor(i, {4}, 0.0f, 0, OperandLifeTime::SUBGRAPH_INPUT);
+  const uint32_t y = b.tensor(i, {4}, 0.0f, 0, OperandLifeTime::SUBGRAPH_INPUT);
+  const uint32_t sum = b.tensor(i, {4}, 0.0f, 0, OperandLifeTime::SUBGRAPH_OUTPUT);
+  b.operation(OperationType::ADD, {x, y, b.scalar(0)}, {sum});
+  b.model.main.inputIndexes = {x, y};
+  b.model.main.outputIndexes = {sum};
+  return std::move(b.model);  // no constant pool to finish
+}
+
 /// `count` ADDs in a chain, each adding the constant 1 to the one before: output [1, 8] =
 /// input [1, 8] + count. One dispatch per ADD, so a long chain spans many segments.
 inline Model addChainModel(uint32_t count) {

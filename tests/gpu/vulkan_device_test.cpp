@@ -106,6 +106,24 @@ TEST_F(VulkanDeviceTest, GivesTheCpuDevicesResults) {
   }
 }
 
+// The 8-bit operations (convolutions, ADD, FULLY_CONNECTED) compute what the CPU device
+// does to the bit: integer accumulation and the gemmlowp requantization.
+TEST_F(VulkanDeviceTest, GivesTheCpuDevicesBytesOnQuantizedModels) {
+  constexpr OperandType kQuant = OperandType::TENSOR_QUANT8_ASYMM;
+  auto cpu = createDevice({});
+  ASSERT_TRUE(cpu);
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    auto onCpu = (*cpu)->prepareModel(buildModel(kQuant, seed));
+    ASSERT_TRUE(onCpu);
+    auto onGpu = prepare(buildModel(kQuant, seed));
+    ASSERT_NE(onGpu, nullptr);
+    for (uint32_t input : {7u, 8u, 9u}) {
+      EXPECT_EQ(cachetest::run(*onGpu, kQuant, input), cachetest::run(**onCpu, kQuant, input))
+          << "seed " << seed << ", input " << input;
+    }
+  }
+}
+
 TEST_F(VulkanDeviceTest, RunsNchwAsTheCpuDeviceDoes) {
   auto cpu = createDevice({});
   ASSERT_TRUE(cpu);
@@ -155,14 +173,14 @@ TEST_F(VulkanDeviceTest, BroadcastsAndClampsLikeTheHal) {
 }
 
 TEST_F(VulkanDeviceTest, RefusesWhatItDoesNotRunAtLaunch) {
-  const Model quant = buildModel(OperandType::TENSOR_QUANT8_ASYMM, 1);
-  auto supported = device_->getSupportedOperations(quant);
+  const Model ints = gputest::int32AddModel();
+  auto supported = device_->getSupportedOperations(ints);
   ASSERT_TRUE(supported) << supported.error().message;
   for (bool s : *supported) EXPECT_FALSE(s);
-  auto reasons = device_->explainSupportedOperations(quant);
+  auto reasons = device_->explainSupportedOperations(ints);
   ASSERT_TRUE(reasons);
-  EXPECT_NE((*reasons)[0].find("TENSOR_QUANT8_ASYMM"), std::string::npos) << (*reasons)[0];
-  auto prepared = device_->prepareModel(quant);
+  EXPECT_NE((*reasons)[0].find("TENSOR_INT32"), std::string::npos) << (*reasons)[0];
+  auto prepared = device_->prepareModel(ints);
   ASSERT_FALSE(prepared);
   EXPECT_EQ(prepared.error().status, ErrorStatus::INVALID_ARGUMENT);
   // A model whose shapes do not fit is invalid, not unsupported.

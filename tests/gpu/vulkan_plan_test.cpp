@@ -3,6 +3,8 @@
 // the folding of wide dispatches.
 #include <gtest/gtest.h>
 
+#include <bit>
+
 #include <string>
 #include <vector>
 
@@ -10,6 +12,7 @@
 #include "cache/cache_test_util.h"
 #include "common/hostile_models.h"
 #include "gpu/gpu_test_models.h"
+#include "hal/model_constants.h"
 
 namespace nnhal::backend::vulkan {
 namespace {
@@ -56,17 +59,43 @@ TEST(VulkanPlanTest, RunsTheFloatTestModel) {
 }
 
 TEST(VulkanPlanTest, RefusesOtherOperandTypesWithTheReason) {
-  auto reasons = explainSupport(buildModel(OperandType::TENSOR_QUANT8_ASYMM, 1));
+  auto reasons = explainSupport(gputest::int32AddModel());
   ASSERT_TRUE(reasons) << reasons.error().message;
-  for (const std::string& reason : *reasons) {
-    EXPECT_NE(reason.find("TENSOR_QUANT8_ASYMM is not supported"), std::string::npos) << reason;
-  }
-  auto plan = buildPlan(buildModel(OperandType::TENSOR_QUANT8_ASYMM, 1));
+  ASSERT_EQ(reasons->size(), 1u);
+  EXPECT_NE((*reasons)[0].find("TENSOR_INT32 is not supported"), std::string::npos)
+      << (*reasons)[0];
+  auto plan = buildPlan(gputest::int32AddModel());
   ASSERT_FALSE(plan);
   EXPECT_EQ(plan.error().status, ErrorStatus::INVALID_ARGUMENT);
-  EXPECT_NE(plan.error().message.find("operation 0 (CONV_2D) is not supported by nnhal-vulkan"),
+  EXPECT_NE(plan.error().message.find("operation 0 (ADD) is not supported by nnhal-vulkan"),
             std::string::npos)
       << plan.error().message;
+}
+
+// The quantized test model (CONV_2D, DEPTHWISE_CONV_2D, ADD, FULLY_CONNECTED on
+// TENSOR_QUANT8_ASYMM) plans whole: biases and the per-channel (multiplier, shift) pairs are
+// raw int32 words in the constant image, and every dispatch is a quantized one.
+TEST(VulkanPlanTest, PlansTheQuantizedOperations) {
+  const Model model = buildModel(OperandType::TENSOR_QUANT8_ASYMM, 1);
+  auto plan = buildPlan(model);
+  ASSERT_TRUE(plan) << plan.error().message;
+  ASSERT_EQ(plan->dispatches.size(), 4u);
+  EXPECT_EQ(plan->dispatches[0].shader, Shader::kConvQuant);
+  EXPECT_EQ(plan->dispatches[1].shader, Shader::kConvQuant);
+  EXPECT_EQ(plan->dispatches[2].shader, Shader::kBinary);
+  EXPECT_EQ(plan->dispatches[2].push[1], 7u) << "the quantized ADD";
+  EXPECT_EQ(plan->dispatches[3].shader, Shader::kConvQuant);
+  // The first convolution's bias, as raw words at its offset (push word 4).
+  const Operation& conv = model.main.operations[0];
+  const Operand& bias = model.main.operands[conv.inputs[2]];
+  std::vector<int32_t> expected(bias.dimensions[0]);
+  std::memcpy(expected.data(), hal::constantBytes(model, bias), expected.size() * 4);
+  const uint32_t at = plan->dispatches[0].push[4];
+  for (size_t c = 0; c < expected.size(); ++c) {
+    EXPECT_EQ(std::bit_cast<int32_t>(plan->constantImage.at(at + c)), expected[c]) << c;
+  }
+  EXPECT_EQ(plan->inputs[0].storage, Storage::kUint8);
+  EXPECT_EQ(plan->outputs[0].storage, Storage::kUint8);
 }
 
 TEST(VulkanPlanTest, RunsNchwBetweenTwoTransposesAndRefusesUnknownInputs) {

@@ -5,6 +5,7 @@
 
 #include "backend/vulkan/vulkan_planner.h"
 #include "hal/model_constants.h"
+#include "kernels/quantization.h"
 
 namespace nnhal::backend::vulkan {
 namespace planning {
@@ -13,16 +14,40 @@ const uint8_t* Planner::constantBytes(const Operand& o) const {
   return hal::constantBytes(model_, o);
 }
 
+const uint8_t* Planner::constantAt(uint32_t index) const {
+  for (const auto& [operandIndex, bytes] : ownConstants_) {
+    if (operandIndex == index) return bytes.data();
+  }
+  return index < model_.main.operands.size() ? constantBytes(operand(index)) : nullptr;
+}
+
+uint32_t Planner::ownConstant(std::vector<int32_t> values) {
+  Operand o;
+  o.type = OperandType::TENSOR_INT32;
+  o.dimensions = {static_cast<uint32_t>(values.size())};
+  o.lifetime = OperandLifeTime::CONSTANT_COPY;
+  operands_.push_back(std::move(o));
+  ranges_.emplace_back();
+  const auto index = static_cast<uint32_t>(operands_.size() - 1);
+  std::vector<uint8_t> bytes(values.size() * sizeof(int32_t));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  ownConstants_.emplace_back(index, std::move(bytes));
+  return index;
+}
+
 Planned<uint32_t> Planner::tensor(uint32_t operandIndex, bool quantized) {
   const Operand& o = operand(operandIndex);
-  const bool quant8 = o.type == OperandType::TENSOR_QUANT8_ASYMM ||
-                      o.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ||
-                      o.type == OperandType::TENSOR_QUANT8_SYMM;
-  if (quant8 && quantized) {
-    // DEQUANTIZE's input and QUANTIZE's output only.
+  if (quantized && o.type == OperandType::TENSOR_INT32) {
+    // Held as raw words, which no request storage converts: constants only.
+    if (constantAt(operandIndex) == nullptr) {
+      return refuse("a TENSOR_INT32 input of a quantized operation must be constant");
+    }
+  } else if (quantized && isQuant8(o.type)) {
+    // The quantized operations, DEQUANTIZE's input and QUANTIZE's output.
   } else if (o.type != OperandType::TENSOR_FLOAT32 && o.type != OperandType::TENSOR_FLOAT16) {
     return refuse("operand type " + std::string(toString(o.type)) +
-                  " is not supported (TENSOR_FLOAT32 and TENSOR_FLOAT16 only)");
+                  " is not supported here (TENSOR_FLOAT32 and TENSOR_FLOAT16; the 8-bit types "
+                  "in the quantized convolutions and FULLY_CONNECTED)");
   }
   if (o.dimensions.empty() || o.dimensions.size() > 4) {
     return refuse("tensors of rank 1 to 4 only");
@@ -43,7 +68,7 @@ Planned<uint32_t> Planner::tensor(uint32_t operandIndex, bool quantized) {
   Assigned& a = ranges_[operandIndex];
   if (!a.known) {
     a.known = true;
-    a.constant = constantBytes(o) != nullptr;
+    a.constant = constantAt(operandIndex) != nullptr;
     uint64_t& region = a.constant ? constantElements_ : otherElements_;
     a.offset = region;
     region = alignUp(region + elementsOf(o));
@@ -103,6 +128,19 @@ Planned<bool> Planner::scalarBool(size_t k) const {
   return bytes[0] != 0;
 }
 
+Planned<std::pair<int32_t, int32_t>> Planner::quantizedActivation(size_t k) const {
+  NNHAL_PLAN_TRY(code, scalarInt(k));
+  if (code < 0 || code > 3)
+    return refuse("fused activation " + std::to_string(code) + " is unknown");
+  const Operand& o = output(0);
+  const bool isSigned = o.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  std::pair<int32_t, int32_t> range;
+  kernels::activationRangeQuantized(static_cast<FusedActivationFunc>(code), o.scale, o.zeroPoint,
+                                    isSigned ? -128 : 0, isSigned ? 127 : 255, &range.first,
+                                    &range.second);
+  return range;
+}
+
 Planned<std::pair<float, float>> Planner::activation(size_t k) const {
   auto code = scalarInt(k);
   if (!code) return std::unexpected(code.error());
@@ -135,7 +173,7 @@ std::vector<size_t> offsetWords(Shader shader) {
     case Shader::kPool:
       return {2, 3};
     case Shader::kSoftmax:
-      return {2, 3};
+      return {2, 3, 11};
     case Shader::kFullyConnected:
       return {1, 2, 3, 4};
     case Shader::kConcat:
@@ -150,15 +188,19 @@ std::vector<size_t> offsetWords(Shader shader) {
       return {2, 3};
     case Shader::kTransposeConv:
       return {1, 2, 3, 4};
+    case Shader::kConvQuant:
+      return {1, 2, 3, 4, 5};
   }
   return {};
 }
 
 }  // namespace
 
-uint32_t Planner::temporary(OperandType type, std::vector<uint32_t> dims) {
+uint32_t Planner::temporary(const Operand& like, std::vector<uint32_t> dims) {
   Operand o;
-  o.type = type;
+  o.type = like.type;
+  o.scale = like.scale;
+  o.zeroPoint = like.zeroPoint;
   o.dimensions = std::move(dims);
   o.lifetime = OperandLifeTime::TEMPORARY_VARIABLE;
   operands_.push_back(std::move(o));
@@ -185,15 +227,16 @@ Planned<void> Planner::withLayout(size_t layoutAt, Run run) {
   if (!nchw) return run();
   // [N, C, H, W] -> [N, H, W, C]: the gather reads input element (n, c, h, w) for output
   // (n, h, w, c).
-  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), isQuant8(input(0).type)));
   const std::vector<uint32_t> d = input(0).dimensions;
   if (d.size() != 4) return invalid("the input must have rank 4");
-  const uint32_t nhwcIn = temporary(input(0).type, {d[0], d[2], d[3], d[1]});
-  const uint32_t nhwcOut = temporary(output(0).type, {});
+  const uint32_t nhwcIn = temporary(input(0), {d[0], d[2], d[3], d[1]});
+  const uint32_t nhwcOut = temporary(output(0), {});
+  const bool quantized = isQuant8(input(0).type);
   const uint32_t nchwOut = outputIndex(0);
   input0_ = nhwcIn;
   output0_ = nhwcIn;  // the gather below writes the stand-in input
-  NNHAL_PLAN_TRY(inTemp, tensor(nhwcIn));
+  NNHAL_PLAN_TRY(inTemp, tensor(nhwcIn, quantized));
   gather(inTemp, in,
          plainView({static_cast<int32_t>(d[1] * d[2] * d[3]), static_cast<int32_t>(d[3]), 1,
                     static_cast<int32_t>(d[2] * d[3])}));
@@ -205,8 +248,8 @@ Planned<void> Planner::withLayout(size_t layoutAt, Run run) {
   // [N, H, W, C] -> [N, C, H, W].
   const std::vector<uint32_t> o = operand(nhwcOut).dimensions;
   NNHAL_PLAN_CHECK(shapeOutput({o[0], o[3], o[1], o[2]}));
-  NNHAL_PLAN_TRY(outTemp, tensor(nhwcOut));
-  NNHAL_PLAN_TRY(out, tensor(nchwOut));
+  NNHAL_PLAN_TRY(outTemp, tensor(nhwcOut, quantized));
+  NNHAL_PLAN_TRY(out, tensor(nchwOut, quantized));
   gather(out, outTemp,
          plainView({static_cast<int32_t>(o[1] * o[2] * o[3]), 1, static_cast<int32_t>(o[2] * o[3]),
                     static_cast<int32_t>(o[3])}));
@@ -247,8 +290,7 @@ Planned<void> Planner::operation(uint32_t index) {
     case OperationType::RESHAPE:
       return unary(6);
     case OperationType::CAST:
-      // Between the float types only (both held as float32): a copy.
-      return copyAs(input(0).dimensions);
+      return cast();
     case OperationType::CONV_2D:
       return withLayout(layoutInput(7, 10, false), [this] { return convolution(ConvKind::kConv); });
     case OperationType::DEPTHWISE_CONV_2D:
@@ -359,7 +401,7 @@ Result<Plan> Planner::finish() {
   for (uint32_t k = 0; k < ranges_.size(); ++k) {
     if (!ranges_[k].known || !ranges_[k].constant) continue;
     float* to = plan.constantImage.data() + ranges_[k].offset;
-    const uint8_t* from = constantBytes(operand(k));
+    const uint8_t* from = constantAt(k);
     const size_t n = elementsOf(operand(k));
     const OperandType type = operand(k).type;
     if (type == OperandType::TENSOR_FLOAT16) {
@@ -368,6 +410,8 @@ Result<Plan> Planner::finish() {
         std::memcpy(&half, from + e * sizeof half, sizeof half);
         to[e] = static_cast<float>(half);
       }
+    } else if (type == OperandType::TENSOR_INT32) {
+      std::memcpy(to, from, n * sizeof(int32_t));  // raw words (conv2d_quant.comp)
     } else if (type == OperandType::TENSOR_QUANT8_ASYMM) {
       for (size_t e = 0; e < n; ++e) to[e] = static_cast<float>(from[e]);
     } else if (type != OperandType::TENSOR_FLOAT32) {  // the signed 8-bit types

@@ -63,8 +63,9 @@ enum class Shader : uint8_t {
   kResize,
   kQuantize,
   kTransposeConv,
+  kConvQuant,
 };
-inline constexpr size_t kShaderCount = 12;
+inline constexpr size_t kShaderCount = 13;
 
 /// Push-constant words at most (the 128 bytes every device allows).
 inline constexpr size_t kMaxPushWords = 32;

@@ -2,15 +2,29 @@
 #include "backend/vulkan/vulkan_planner.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <variant>
+
+#include "kernels/elementwise.h"
+#include "kernels/quantization.h"
 
 namespace nnhal::backend::vulkan::planning {
 
 Planned<void> Planner::binary(uint32_t code, bool fusedActivation) {
-  NNHAL_PLAN_TRY(a, inputTensor(0));
-  NNHAL_PLAN_TRY(b, inputTensor(1));
+  // ADD (0) and MUL (1) also on 8-bit tensors (the shader's ops 7 and 8).
+  const bool quantized = (code == 0 || code == 1) && isQuant8(input(0).type);
+  NNHAL_PLAN_TRY(a, tensor(inputIndex(0), quantized));
+  NNHAL_PLAN_TRY(b, tensor(inputIndex(1), quantized));
   std::pair<float, float> range{-kInfinity, kInfinity};
-  if (fusedActivation) {
+  std::array<uint32_t, 9> requant{};  // zero points, then (multiplier, shift) pairs
+  if (quantized) {
+    NNHAL_PLAN_TRY(words, quantizedArithmetic(code == 0));
+    requant = words;
+    NNHAL_PLAN_TRY(levels, quantizedActivation(2));
+    range = {static_cast<float>(levels.first), static_cast<float>(levels.second)};
+    code += 7;
+  } else if (fusedActivation) {
     NNHAL_PLAN_TRY(r, activation(2));
     range = r;
   }
@@ -26,7 +40,7 @@ Planned<void> Planner::binary(uint32_t code, bool fusedActivation) {
     broadcast.push_back(size);
   }
   NNHAL_PLAN_CHECK(shapeOutput(std::move(broadcast)));
-  NNHAL_PLAN_TRY(out, outputTensor(0));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
   const auto dims = rank4(output(0).dimensions);
   const auto strides = [&](const Operand& o) {
     const auto d = rank4(o.dimensions);
@@ -61,8 +75,50 @@ Planned<void> Planner::binary(uint32_t code, bool fusedActivation) {
             sb[0],
             sb[1],
             sb[2],
-            sb[3]});
+            sb[3],
+            requant[0],
+            requant[1],
+            requant[2],
+            requant[3],
+            requant[4],
+            requant[5],
+            requant[6],
+            requant[7],
+            requant[8]});
   return {};
+}
+
+Planned<std::array<uint32_t, 9>> Planner::quantizedArithmetic(bool add) const {
+  const Operand& a = input(0);
+  const Operand& b = input(1);
+  const Operand& out = output(0);
+  if (b.type != a.type || out.type != a.type) return invalid("the operand types differ");
+  // The CPU device's parameters (kernels/elementwise.h), so that the results are its own.
+  const int32_t lowest = a.type == OperandType::TENSOR_QUANT8_ASYMM ? 0 : -128;
+  std::array<int32_t, 9> words{a.zeroPoint, b.zeroPoint, out.zeroPoint};
+  if (add) {
+    const auto params = kernels::makeQuantAddParams(a.scale, a.zeroPoint, b.scale, b.zeroPoint,
+                                                    out.scale, out.zeroPoint, lowest, lowest + 255);
+    if (!params) return invalid("a scale is not positive or a multiplier is out of range");
+    words = {a.zeroPoint,
+             b.zeroPoint,
+             out.zeroPoint,
+             params->inputMultiplier1.multiplier,
+             params->inputMultiplier1.shift,
+             params->inputMultiplier2.multiplier,
+             params->inputMultiplier2.shift,
+             params->outputMultiplier.multiplier,
+             params->outputMultiplier.shift};
+  } else {
+    const auto params = kernels::makeQuantMulParams(a.scale, a.zeroPoint, b.scale, b.zeroPoint,
+                                                    out.scale, out.zeroPoint, lowest, lowest + 255);
+    if (!params) return invalid("a scale is not positive or a multiplier is out of range");
+    words[3] = params->outputMultiplier.multiplier;
+    words[4] = params->outputMultiplier.shift;
+  }
+  std::array<uint32_t, 9> bits{};
+  for (size_t k = 0; k < words.size(); ++k) bits[k] = static_cast<uint32_t>(words[k]);
+  return bits;
 }
 
 Planned<std::vector<uint32_t>> Planner::reshaped() const {
@@ -98,14 +154,19 @@ Planned<std::vector<uint32_t>> Planner::reshaped() const {
 }
 
 Planned<void> Planner::unary(uint32_t code) {
-  NNHAL_PLAN_TRY(in, inputTensor(0));
+  bool quantized = false;
+  if (code == 6) {  // RESHAPE moves 8-bit values too
+    NNHAL_PLAN_TRY(moves, movesQuantized());
+    quantized = moves;
+  }
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), quantized));
   if (code == 6) {
     NNHAL_PLAN_TRY(shape, reshaped());
     NNHAL_PLAN_CHECK(shapeOutput(shape));
   } else {
     NNHAL_PLAN_CHECK(shapeOutput(input(0).dimensions));
   }
-  NNHAL_PLAN_TRY(out, outputTensor(0));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
   float alpha = 0.0f;
   if (code == 15) {  // ELU
     NNHAL_PLAN_TRY(a, scalarFloat(1));
@@ -174,6 +235,7 @@ Planned<void> Planner::convolution(ConvKind kind) {
     ++next;
   }
   NNHAL_PLAN_TRY(range, activation(next));
+  const size_t activationAt = next;
   ++next;
   w.lo = range.first;
   w.hi = range.second;
@@ -194,11 +256,13 @@ Planned<void> Planner::convolution(ConvKind kind) {
   if (sw < 1 || sh < 1) return refuse("strides must be at least 1");
   w.strideW = static_cast<uint32_t>(sw);
   w.strideH = static_cast<uint32_t>(sh);
-  NNHAL_PLAN_TRY(in, inputTensor(0));
-  NNHAL_PLAN_TRY(filter, inputTensor(1));
-  NNHAL_PLAN_TRY(bias, inputTensor(2));
-  const Operand& i = input(0);
-  const Operand& f = input(1);
+  const bool quantized = isQuant8(input(0).type);
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), quantized));
+  NNHAL_PLAN_TRY(filter, tensor(inputIndex(1), quantized));
+  NNHAL_PLAN_TRY(bias, tensor(inputIndex(2), quantized));
+  // Copies: the plan's own constants below may move the operands.
+  const Operand i = input(0);
+  const Operand f = input(1);
   if (i.dimensions.size() != 4 || f.dimensions.size() != 4) {
     return invalid("the input and filter must have rank 4");
   }
@@ -236,7 +300,12 @@ Planned<void> Planner::convolution(ConvKind kind) {
   if (outH < 1 || outW < 1) return invalid("the window is larger than the padded input");
   NNHAL_PLAN_CHECK(shapeOutput(
       {i.dimensions[0], static_cast<uint32_t>(outH), static_cast<uint32_t>(outW), outC}));
-  NNHAL_PLAN_TRY(out, outputTensor(0));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
+  QuantizedDot q;
+  if (quantized) {
+    NNHAL_PLAN_TRY(dot, quantizedDot(depthwise ? 3 : 0, outC, activationAt));
+    q = dot;
+  }
   const Operand& o = output(0);
   if (implicit) {
     NNHAL_PLAN_TRY(
@@ -245,6 +314,37 @@ Planned<void> Planner::convolution(ConvKind kind) {
         left, implicitPadding(scheme, i.dimensions[2], o.dimensions[2], w.strideW, fW, w.dilW));
     w.padTop = top;
     w.padLeft = left;
+  }
+  if (quantized) {
+    dispatch(Shader::kConvQuant, elementsOf(o),
+             {elementsOf(o),
+              offsetWord(out),
+              offsetWord(in),
+              offsetWord(filter),
+              offsetWord(bias),
+              offsetWord(q.requant),
+              i.dimensions[1],
+              i.dimensions[2],
+              i.dimensions[3],
+              o.dimensions[1],
+              o.dimensions[2],
+              o.dimensions[3],
+              fH,
+              fW,
+              w.strideH,
+              w.strideW,
+              static_cast<uint32_t>(w.padTop),
+              static_cast<uint32_t>(w.padLeft),
+              w.dilH,
+              w.dilW,
+              w.multiplier,
+              groups,
+              static_cast<uint32_t>(q.inZero),
+              static_cast<uint32_t>(q.filterZero),
+              static_cast<uint32_t>(q.outZero),
+              static_cast<uint32_t>(q.lo),
+              static_cast<uint32_t>(q.hi)});
+    return {};
   }
   dispatch(Shader::kConv2d, elementsOf(o),
            {elementsOf(o),
@@ -286,9 +386,23 @@ Planned<void> Planner::pooling(uint32_t kind) {
   NNHAL_PLAN_TRY(sh, scalarInt(strides + 1));
   NNHAL_PLAN_TRY(fw, scalarInt(strides + 2));
   NNHAL_PLAN_TRY(fh, scalarInt(strides + 3));
-  NNHAL_PLAN_TRY(range, activation(strides + 4));
+  NNHAL_PLAN_TRY(floatRange, activation(strides + 4));
+  std::pair<float, float> range = floatRange;
   if (sw < 1 || sh < 1 || fw < 1 || fh < 1) return refuse("strides and filter sizes must be >= 1");
-  NNHAL_PLAN_TRY(in, inputTensor(0));
+  // AVERAGE_POOL_2D and MAX_POOL_2D also on 8-bit tensors, whose output keeps the input's
+  // scale and zero point: the average rounds half away from zero in integers (the shader's
+  // op 3), the maximum is exact on the integer values held as floats.
+  const bool quantized = kind != 2 && isQuant8(input(0).type);
+  if (quantized) {
+    if (output(0).type != input(0).type || output(0).scale != input(0).scale ||
+        output(0).zeroPoint != input(0).zeroPoint) {
+      return invalid("the output's type and quantization must be the input's");
+    }
+    NNHAL_PLAN_TRY(levels, quantizedActivation(strides + 4));
+    range = {static_cast<float>(levels.first), static_cast<float>(levels.second)};
+    if (kind == 0) kind = 3;
+  }
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), quantized));
   const Operand& i = input(0);
   if (i.dimensions.size() != 4) return invalid("the input must have rank 4");
   int32_t padTop = 0;
@@ -322,7 +436,7 @@ Planned<void> Planner::pooling(uint32_t kind) {
   if (outH < 1 || outW < 1) return invalid("the window is larger than the padded input");
   NNHAL_PLAN_CHECK(shapeOutput({i.dimensions[0], static_cast<uint32_t>(outH),
                                 static_cast<uint32_t>(outW), i.dimensions[3]}));
-  NNHAL_PLAN_TRY(out, outputTensor(0));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
   const Operand& o = output(0);
   if (implicit) {
     NNHAL_PLAN_TRY(top,
@@ -342,9 +456,10 @@ Planned<void> Planner::pooling(uint32_t kind) {
 }
 
 Planned<void> Planner::fullyConnected() {
-  NNHAL_PLAN_TRY(in, inputTensor(0));
-  NNHAL_PLAN_TRY(weights, inputTensor(1));
-  NNHAL_PLAN_TRY(bias, inputTensor(2));
+  const bool quantized = isQuant8(input(0).type);
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), quantized));
+  NNHAL_PLAN_TRY(weights, tensor(inputIndex(1), quantized));
+  NNHAL_PLAN_TRY(bias, tensor(inputIndex(2), quantized));
   NNHAL_PLAN_TRY(range, activation(3));
   const Operand& w = input(1);
   if (w.dimensions.size() != 2) return invalid("the weights must have rank 2");
@@ -354,8 +469,42 @@ Planned<void> Planner::fullyConnected() {
       input(2).dimensions != std::vector<uint32_t>{units}) {
     return invalid("the input, weights and bias sizes do not fit together");
   }
-  NNHAL_PLAN_CHECK(shapeOutput({elementsOf(input(0)) / inSize, units}));
-  NNHAL_PLAN_TRY(out, outputTensor(0));
+  const uint32_t batches = elementsOf(input(0)) / inSize;
+  NNHAL_PLAN_CHECK(shapeOutput({batches, units}));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
+  if (quantized) {
+    // A 1x1 convolution of a [batches, 1, 1, inSize] image.
+    NNHAL_PLAN_TRY(q, quantizedDot(0, units, 3));
+    dispatch(Shader::kConvQuant, batches * units,
+             {batches * units,
+              offsetWord(out),
+              offsetWord(in),
+              offsetWord(weights),
+              offsetWord(bias),
+              offsetWord(q.requant),
+              1,
+              1,
+              inSize,
+              1,
+              1,
+              units,
+              1,
+              1,
+              1,
+              1,
+              0,
+              0,
+              1,
+              1,
+              0,
+              1,
+              static_cast<uint32_t>(q.inZero),
+              static_cast<uint32_t>(q.filterZero),
+              static_cast<uint32_t>(q.outZero),
+              static_cast<uint32_t>(q.lo),
+              static_cast<uint32_t>(q.hi)});
+    return {};
+  }
   dispatch(Shader::kFullyConnected, elementsOf(output(0)),
            {elementsOf(output(0)), offsetWord(out), offsetWord(in), offsetWord(weights),
             offsetWord(bias), inSize, units, floatBits(range.first), floatBits(range.second)});
@@ -425,6 +574,61 @@ Planned<void> Planner::transposeConv() {
        static_cast<uint32_t>(sh), static_cast<uint32_t>(sw), static_cast<uint32_t>(pads[2]),
        static_cast<uint32_t>(pads[0]), floatBits(range.first), floatBits(range.second)});
   return {};
+}
+
+Planned<Planner::QuantizedDot> Planner::quantizedDot(uint32_t channelDim, uint32_t channels,
+                                                     size_t activationAt) {
+  const Operand& in = input(0);
+  const Operand& filter = input(1);
+  const Operand& bias = input(2);
+  const Operand& out = output(0);
+  const bool perChannel = filter.type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
+  if (out.type != in.type || (!perChannel && filter.type != in.type)) {
+    return invalid("the input, filter and output types do not match");
+  }
+  if (bias.type != OperandType::TENSOR_INT32) return invalid("the bias must be TENSOR_INT32");
+  if (!perChannel) {
+    // As the CPU device checks it: the product in float, compared in double.
+    const double product = static_cast<double>(in.scale * filter.scale);
+    const double biasScale = bias.scale;
+    if (std::abs(product - biasScale) > 1e-6 * std::min(product, biasScale)) {
+      return invalid("the bias scale must equal input scale * filter scale");
+    }
+  }
+  // The multipliers as the CPU device computes them (engine/ops/conv_common.cpp): the
+  // product of the scales in float, divided in double.
+  std::vector<float> filterScales(channels, filter.scale);
+  if (perChannel) {
+    const auto* params = std::get_if<SymmPerChannelQuantParams>(&filter.extraParams);
+    if (params == nullptr || params->channelDim != channelDim ||
+        params->scales.size() != channels) {
+      return invalid("the filter's per-channel scales do not fit its output channels");
+    }
+    filterScales = params->scales;
+  }
+  std::vector<int32_t> requant;
+  for (float filterScale : filterScales) {
+    const double real =
+        static_cast<double>(in.scale * filterScale) / static_cast<double>(out.scale);
+    kernels::QuantizedMultiplier m;
+    if (!kernels::quantizeMultiplier(real, &m)) {
+      return invalid(
+          "the requantization multiplier (input scale * filter scale / output "
+          "scale) is out of range");
+    }
+    requant.push_back(m.multiplier);
+    requant.push_back(m.shift);
+  }
+  QuantizedDot q;
+  q.inZero = in.zeroPoint;
+  q.filterZero = perChannel ? 0 : filter.zeroPoint;
+  q.outZero = out.zeroPoint;
+  NNHAL_PLAN_TRY(range, quantizedActivation(activationAt));
+  q.lo = range.first;
+  q.hi = range.second;
+  q.requant = ownConstant(std::move(requant));  // last: it may move the operands
+  NNHAL_PLAN_CHECK(tensor(q.requant, true));
+  return q;
 }
 
 }  // namespace nnhal::backend::vulkan::planning

@@ -6,19 +6,46 @@
 
 namespace nnhal::backend::vulkan::planning {
 
+Planned<bool> Planner::movesQuantized() const {
+  const Operand& in = input(0);
+  const Operand& out = output(0);
+  if (!isQuant8(in.type)) return false;
+  if (out.type != in.type || out.scale != in.scale || out.zeroPoint != in.zeroPoint) {
+    return invalid("the output's type and quantization must be the input's");
+  }
+  return true;
+}
+
 Planned<void> Planner::copyAs(std::vector<uint32_t> dims) {
-  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(quantized, movesQuantized());
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), quantized));
   NNHAL_PLAN_CHECK(shapeOutput(std::move(dims)));
-  NNHAL_PLAN_TRY(out, outputTensor(0));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
   if (elementsOf(output(0)) != elementsOf(input(0))) return invalid("the sizes differ");
   dispatch(Shader::kUnary, elementsOf(output(0)),
            {elementsOf(output(0)), 6u, offsetWord(out), offsetWord(in), floatBits(0.0f)});
   return {};
 }
 
+Planned<void> Planner::cast() {
+  const OperandType from = input(0).type;
+  const OperandType to = output(0).type;
+  const bool sameQuant8 = isQuant8(to) && to == from && output(0).scale == input(0).scale &&
+                          output(0).zeroPoint == input(0).zeroPoint;
+  if (to != OperandType::TENSOR_FLOAT32 && to != OperandType::TENSOR_FLOAT16 && !sameQuant8) {
+    return refuse("CAST to " + std::string(toString(to)) + " is not supported");
+  }
+  // From the float types, or from the 8-bit ones, whose stored integers the buffer already
+  // holds as floats: a copy.
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), isQuant8(from)));
+  NNHAL_PLAN_CHECK(shapeOutput(input(0).dimensions));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), sameQuant8));
+  dispatch(Shader::kUnary, elementsOf(output(0)),
+           {elementsOf(output(0)), 6u, offsetWord(out), offsetWord(in), floatBits(0.0f)});
+  return {};
+}
+
 Planned<void> Planner::squeeze() {
-  NNHAL_PLAN_TRY(in, inputTensor(0));
-  (void)in;
   const auto& dims = input(0).dimensions;
   std::vector<bool> drop(dims.size(), false);
   if (op().inputs.size() > 1 && input(1).lifetime != OperandLifeTime::NO_VALUE) {
@@ -42,8 +69,6 @@ Planned<void> Planner::squeeze() {
 }
 
 Planned<void> Planner::expandDims() {
-  NNHAL_PLAN_TRY(in, inputTensor(0));
-  (void)in;
   NNHAL_PLAN_TRY(axis, scalarInt(1));
   std::vector<uint32_t> dims = input(0).dimensions;
   const auto rank = static_cast<int32_t>(dims.size());

@@ -2,7 +2,11 @@
 #include "backend/vulkan/vulkan_planner.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <optional>
+
+#include "kernels/softmax.h"
 
 namespace nnhal::backend::vulkan::planning {
 
@@ -26,7 +30,26 @@ Planned<void> Planner::alongAxis(uint32_t kind) {
     alpha = a;
     lrnBeta = e;
   }
-  NNHAL_PLAN_TRY(in, inputTensor(0));
+  // SOFTMAX also on 8-bit tensors (the shader's op 4), with the CPU device's table.
+  const bool quantized = kind == 0 && isQuant8(input(0).type);
+  std::optional<uint32_t> table;
+  bool isSigned = false;
+  if (quantized) {
+    const Operand& o = output(0);
+    isSigned = input(0).type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    if (o.type != input(0).type || o.scale != 1.0f / 256.0f ||
+        o.zeroPoint != (isSigned ? -128 : 0)) {
+      return invalid(
+          "the output must have the input's type, scale 1/256 and zero point 0 "
+          "(-128 for TENSOR_QUANT8_ASYMM_SIGNED)");
+    }
+    const kernels::SoftmaxExpTable weights = kernels::makeSoftmaxExpTable(beta, input(0).scale);
+    std::vector<int32_t> bits;
+    for (float w : weights) bits.push_back(std::bit_cast<int32_t>(w));
+    table = ownConstant(std::move(bits));
+    NNHAL_PLAN_CHECK(tensor(*table, true));
+  }
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), quantized));
   const auto& dims = input(0).dimensions;
   const auto rank = static_cast<int32_t>(dims.size());
   int32_t axis = rank - 1;
@@ -36,15 +59,16 @@ Planned<void> Planner::alongAxis(uint32_t kind) {
     axis = given < 0 ? given + rank : given;
   }
   NNHAL_PLAN_CHECK(shapeOutput(dims));
-  NNHAL_PLAN_TRY(out, outputTensor(0));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
   uint32_t inner = 1;
   for (int32_t d = axis + 1; d < rank; ++d) inner *= dims[d];
   const uint32_t axisSize = dims[axis];
   if (axisSize == 0) return invalid("an empty axis");
   const uint32_t rows = elementsOf(input(0)) / axisSize;
   dispatch(Shader::kSoftmax, rows,
-           {rows, axisSize, offsetWord(out), offsetWord(in), floatBits(beta), inner, kind,
-            static_cast<uint32_t>(radius), floatBits(bias), floatBits(alpha), floatBits(lrnBeta)});
+           {rows, axisSize, offsetWord(out), offsetWord(in), floatBits(beta), inner,
+            quantized ? 4u : kind, static_cast<uint32_t>(radius), floatBits(bias), floatBits(alpha),
+            floatBits(lrnBeta), offsetWord(table.value_or(in)), isSigned ? 1u : 0u});
   return {};
 }
 
@@ -135,6 +159,9 @@ Planned<void> Planner::resize(bool bilinear) {
 }
 
 Planned<void> Planner::quantization(bool quantize) {
+  if (input(0).type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
+    return refuse("DEQUANTIZE of per-channel quantized tensors is not supported");
+  }
   NNHAL_PLAN_TRY(in, tensor(inputIndex(0), !quantize));
   const Operand& q = quantize ? output(0) : input(0);
   if (quantize && q.type != OperandType::TENSOR_QUANT8_ASYMM &&

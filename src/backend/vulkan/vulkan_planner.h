@@ -72,14 +72,19 @@ class Planner {
   const Operand& output(size_t k) const { return operand(outputIndex(k)); }
 
   /// The element range of a float32 tensor operand (assigned on first use; the offset is
-  /// relative to its region until finish()).
+  /// relative to its region until finish()). With `quantized`, the 8-bit types (held as
+  /// floats of their integer values) and constant TENSOR_INT32 (held as raw int32 words) too.
   Planned<uint32_t> tensor(uint32_t operandIndex, bool quantized = false);
   Planned<uint32_t> inputTensor(size_t k) { return tensor(inputIndex(k)); }
   Planned<uint32_t> outputTensor(size_t k) { return tensor(outputIndex(k)); }
 
-  /// A temporary tensor of the plan's own (not the model's), of `type` and `dims` (empty:
-  /// found later by shapeOutput).
-  uint32_t temporary(OperandType type, std::vector<uint32_t> dims);
+  /// A temporary tensor of the plan's own (not the model's), of `like`'s type and
+  /// quantization and of `dims` (empty: found later by shapeOutput).
+  uint32_t temporary(const Operand& like, std::vector<uint32_t> dims);
+  /// A constant TENSOR_INT32 vector of the plan's own (not the model's): its operand index.
+  uint32_t ownConstant(std::vector<int32_t> values);
+  /// The bytes of constant operand `index` (the model's or the plan's own), else null.
+  const uint8_t* constantAt(uint32_t index) const;
   /// Input `layoutAt` of the current operation, when present, is the NCHW layout flag: the
   /// layout it gives (false when absent).
   Planned<bool> nchwLayout(size_t layoutAt) const;
@@ -102,17 +107,38 @@ class Planner {
 
   /// [lo, hi] of the fused activation code in input k.
   Planned<std::pair<float, float>> activation(size_t k) const;
+  /// [lo, hi] of the fused activation code in input k for the 8-bit quantized output 0, as
+  /// the CPU device computes it (kernels/quantization.h).
+  Planned<std::pair<int32_t, int32_t>> quantizedActivation(size_t k) const;
 
   void dispatch(Shader shader, uint32_t invocations, std::vector<uint32_t> push) {
     dispatches_.push_back({shader, invocations, std::move(push), current_});
   }
 
+  /// For the operations that move values without changing them (RESHAPE, SQUEEZE,
+  /// EXPAND_DIMS): whether input 0 is an 8-bit tensor, whose output must then have its type
+  /// and quantization.
+  Planned<bool> movesQuantized() const;
   Planned<void> binary(uint32_t op, bool fusedActivation);
+  /// The push words of a quantized ADD (`add`) or MUL: the zero points of inputs 0 and 1 and
+  /// output 0, then (multiplier, shift) pairs as shaders/binary.comp reads them.
+  Planned<std::array<uint32_t, 9>> quantizedArithmetic(bool add) const;
   Planned<void> unary(uint32_t op);
   /// RESHAPE's output shape: its constant shape input with a -1 resolved.
   Planned<std::vector<uint32_t>> reshaped() const;
   enum class ConvKind { kConv, kDepthwise, kGrouped };
   Planned<void> convolution(ConvKind kind);
+  /// What the quantized convolution shader needs beyond the geometry (shaders/
+  /// conv2d_quant.comp): the per-channel requantization, zero points and output range.
+  struct QuantizedDot {
+    uint32_t requant = 0;  ///< operand of the (multiplier, shift) pairs
+    int32_t inZero = 0, filterZero = 0, outZero = 0, lo = 0, hi = 0;
+  };
+  /// Checks the types of a quantized convolution or FULLY_CONNECTED (input 0, filter input 1
+  /// quantized per tensor or per channel along `channelDim`, constant bias input 2, output 0)
+  /// and derives its QuantizedDot for `channels` output channels, activation code at input
+  /// `activationAt`.
+  Planned<QuantizedDot> quantizedDot(uint32_t channelDim, uint32_t channels, size_t activationAt);
   /// kind: 0 AVERAGE_POOL_2D, 1 MAX_POOL_2D, 2 L2_POOL_2D (the pool shader's op).
   Planned<void> pooling(uint32_t kind);
   /// The operations along one axis (the softmax shader's op): 0 SOFTMAX, 1 L2_NORMALIZATION,
@@ -120,6 +146,9 @@ class Planner {
   Planned<void> alongAxis(uint32_t kind);
   /// SQUEEZE and EXPAND_DIMS: a copy into the output with `dims`.
   Planned<void> copyAs(std::vector<uint32_t> dims);
+  /// CAST to the float types (from the float and the 8-bit types), or between equal 8-bit
+  /// types.
+  Planned<void> cast();
   Planned<void> squeeze();
   Planned<void> expandDims();
   Planned<void> fullyConnected();
@@ -172,7 +201,18 @@ class Planner {
   uint64_t constantElements_ = 0;
   uint64_t otherElements_ = 0;
   std::vector<Dispatch> dispatches_;
+  /// The bytes of the plan's own constants, by operand index.
+  std::vector<std::pair<uint32_t, std::vector<uint8_t>>> ownConstants_;
 };
+
+/// TENSOR_QUANT8_ASYMM, TENSOR_QUANT8_ASYMM_SIGNED, TENSOR_QUANT8_SYMM or
+/// TENSOR_QUANT8_SYMM_PER_CHANNEL.
+inline bool isQuant8(OperandType type) {
+  return type == OperandType::TENSOR_QUANT8_ASYMM ||
+         type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ||
+         type == OperandType::TENSOR_QUANT8_SYMM ||
+         type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
+}
 
 inline uint64_t alignUp(uint64_t value) {
   return (value + kAlignElements - 1) / kAlignElements * kAlignElements;

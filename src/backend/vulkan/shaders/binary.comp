@@ -1,8 +1,11 @@
 #version 450
-// ADD, MUL, SUB, DIV, MAXIMUM, MINIMUM and PRELU over float32 tensors with NumPy broadcasting: output
-// element i (rank 4, leading 1s) reads a and b through their strides, 0 along broadcast
-// dimensions; then the fused activation's clamp.
+// ADD, MUL, SUB, DIV, MAXIMUM, MINIMUM and PRELU over float32 tensors, and ADD and MUL over
+// 8-bit quantized ones (ops 7 and 8: the CPU device's requantization, kernels/elementwise.h,
+// on the integer values held as floats), with NumPy broadcasting: output element i (rank 4,
+// leading 1s) reads a and b through their strides, 0 along broadcast dimensions; then the
+// fused activation's clamp (for 8-bit outputs, its range in output steps).
 #include "common.glsl"
+#include "quant.glsl"
 
 layout(push_constant) uniform Params {
   uint count;
@@ -16,7 +19,28 @@ layout(push_constant) uniform Params {
   uint dims[4];
   uint aStrides[4];
   uint bStrides[4];
+  // Quantized ops: zero points of a, b and the output, then the (multiplier, shift) pairs
+  // of a, b and the output (ADD), or of the output alone (MUL).
+  int zeroA;
+  int zeroB;
+  int zeroOut;
+  int requant[6];
 } p;
+
+// TFLite's quantized ADD: both inputs moved to a common scale with 20 bits of headroom,
+// added, and the sum rescaled to the output's.
+float quantizedAdd(int a, int b) {
+  const int shiftedA = (a - p.zeroA) * (1 << 20);
+  const int shiftedB = (b - p.zeroB) * (1 << 20);
+  const int sum = requantize(shiftedA, p.requant[0], p.requant[1]) +
+                  requantize(shiftedB, p.requant[2], p.requant[3]);
+  return float(requantize(sum, p.requant[4], p.requant[5]) + p.zeroOut);
+}
+
+float quantizedMul(int a, int b) {
+  const int product = (a - p.zeroA) * (b - p.zeroB);
+  return float(requantize(product, p.requant[0], p.requant[1]) + p.zeroOut);
+}
 
 void main() {
   const uint i = invocationIndex();
@@ -40,6 +64,8 @@ void main() {
     case 3: r = a / b; break;
     case 4: r = max(a, b); break;
     case 5: r = min(a, b); break;
+    case 7: r = quantizedAdd(int(a), int(b)); break;
+    case 8: r = quantizedMul(int(a), int(b)); break;
     default: r = a < 0.0 ? a * b : a; break;  // PRELU: b is alpha
   }
   if (p.clamped != 0) r = min(max(r, p.lo), p.hi);

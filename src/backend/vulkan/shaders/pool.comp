@@ -1,7 +1,10 @@
 #version 450
 // AVERAGE_POOL_2D (op 0: the mean of the taps inside the input, padding not counted),
-// MAX_POOL_2D (op 1) and L2_POOL_2D (op 2: the square root of the mean of the squares), NHWC float32, one invocation per output element; then the fused
-// activation's clamp.
+// MAX_POOL_2D (op 1), L2_POOL_2D (op 2: the square root of the mean of the squares) and
+// the quantized AVERAGE_POOL_2D (op 3: the integer sum divided by the tap count, rounded
+// half away from zero, as the CPU device's reference), NHWC, one invocation per output
+// element; then the fused activation's clamp. 8-bit values are held as floats of their
+// integer values, whose sums are exact below 2^24.
 #include "common.glsl"
 
 layout(push_constant) uniform Params {
@@ -49,6 +52,12 @@ void main() {
     }
   }
   const float mean = taps > 0 ? sum / float(taps) : 0.0;
-  const float r = p.op == 0 ? mean : p.op == 2 ? sqrt(mean) : largest;
+  float r = p.op == 0 ? mean : p.op == 2 ? sqrt(mean) : largest;
+  if (p.op == 3) {
+    const int total = int(sum);
+    const int n = max(int(taps), 1);
+    const int rounded = (abs(total) + n / 2) / n;
+    r = float(total < 0 ? -rounded : rounded);
+  }
   data[p.outOffset + i] = min(max(r, p.lo), p.hi);
 }

@@ -3,7 +3,12 @@
 // `inner` apart (the product of the dimensions after the axis). op 0 SOFTMAX: exp((x - max) *
 // beta) over its sum; 1 L2_NORMALIZATION: x / max(sqrt(sum x^2), 1e-6); 2
 // LOCAL_RESPONSE_NORMALIZATION: x * (bias + alpha * sum of x^2 within radius)^-lrnBeta; 3
-// LOG_SOFTMAX: (x - max) * beta - log(sum exp((x - max) * beta)).
+// LOG_SOFTMAX: (x - max) * beta - log(sum exp((x - max) * beta)); 4 SOFTMAX on 8-bit values
+// (held as floats of their integer values) as the CPU device computes it (kernels/
+// softmax.h): the table's weights exp(-beta * scale * (max - x)) summed in float in element
+// order, each weight times 1 / (sum / 256), rounded (uint8: + 0.5 and truncation; int8: half
+// away from zero, - 128) and saturated. Bit-exact where the device divides correctly
+// rounded (lavapipe does), else within one step.
 #include "common.glsl"
 
 layout(push_constant) uniform Params {
@@ -18,7 +23,31 @@ layout(push_constant) uniform Params {
   float bias;
   float alpha;
   float lrnBeta;
+  uint tableOffset;  // op 4: 256 floats
+  uint isSigned;     // op 4: int8 (1) or uint8 (0)
 } p;
+
+void quantizedSoftmax(uint in0, uint out0) {
+  float largest = data[in0];
+  for (uint k = 1; k < p.axisSize; ++k) largest = max(largest, data[in0 + k * p.inner]);
+  float sum = 0.0;
+  for (uint k = 0; k < p.axisSize; ++k) {
+    sum += data[p.tableOffset + uint(largest - data[in0 + k * p.inner])];
+  }
+  const float inverse = 1.0 / (sum * 0.00390625);
+  for (uint k = 0; k < p.axisSize; ++k) {
+    precise const float level = data[p.tableOffset + uint(largest - data[in0 + k * p.inner])] * inverse;
+    int q;
+    if (p.isSigned != 0) {
+      const float whole = floor(level);
+      q = int(level - whole >= 0.5 ? whole + 1.0 : whole) - 128;
+    } else {
+      precise const float nudged = level + 0.5;
+      q = int(nudged);
+    }
+    data[out0 + k * p.inner] = float(p.isSigned != 0 ? clamp(q, -128, 127) : clamp(q, 0, 255));
+  }
+}
 
 void main() {
   const uint row = invocationIndex();
@@ -26,6 +55,10 @@ void main() {
   const uint base = (row / p.inner) * p.axisSize * p.inner + row % p.inner;
   const uint in0 = p.inOffset + base;
   const uint out0 = p.outOffset + base;
+  if (p.op == 4) {
+    quantizedSoftmax(in0, out0);
+    return;
+  }
   if (p.op == 1) {
     float sum = 0.0;
     for (uint k = 0; k < p.axisSize; ++k) sum += data[in0 + k * p.inner] * data[in0 + k * p.inner];
