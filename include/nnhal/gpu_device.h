@@ -11,7 +11,9 @@
 // resizing, the operations along an axis (SOFTMAX, normalizations), the reductions,
 // FULLY_CONNECTED and the data movements (RESHAPE, SQUEEZE, EXPAND_DIMS, CONCATENATION, PAD,
 // TRANSPOSE, SLICE, STRIDED_SLICE, CHANNEL_SHUFFLE), with DEQUANTIZE and QUANTIZE at 8-bit
-// boundaries.
+// boundaries; and TENSOR_QUANT8_ASYMM and TENSOR_QUANT8_ASYMM_SIGNED models (filters also per
+// channel) in the convolutions, FULLY_CONNECTED, ADD, MUL, average and max pooling, SOFTMAX
+// and the reshapes, with the CPU device's results to the bit.
 // Preparing a model with any other operation fails with INVALID_ARGUMENT naming it.
 //
 // Which GPU: VulkanDeviceOptions::physicalDevice (an index from `nnhal info` or part of a

@@ -289,9 +289,12 @@ std::vector<DomainCase> domainCases() {
       cases.push_back({target, type});
     }
   }
-  // What the GPU device runs.
-  cases.push_back({Target::kGpu, OperandType::TENSOR_FLOAT32});
-  cases.push_back({Target::kGpu, OperandType::TENSOR_FLOAT16});
+  // The GPU device runs every one of these types too.
+  for (OperandType type :
+       {OperandType::TENSOR_FLOAT32, OperandType::TENSOR_FLOAT16, OperandType::TENSOR_QUANT8_ASYMM,
+        OperandType::TENSOR_QUANT8_ASYMM_SIGNED}) {
+    cases.push_back({Target::kGpu, type});
+  }
   return cases;
 }
 
