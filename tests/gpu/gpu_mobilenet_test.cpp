@@ -2,7 +2,8 @@
 // to float32 (tools/common/dequantize_model.h) run whole on nnhal-vulkan, within float
 // tolerance of the CPU device on the same input, with the same top class; and the quantized
 // graphs as they are (8-bit MobileNets, keyword spotting, visual wake words, person
-// detection, micro speech) give the CPU device's bytes exactly.
+// detection, micro speech, DeepLab v3 segmentation with its ARGMAX) give the CPU device's
+// bytes exactly.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -161,7 +162,8 @@ INSTANTIATE_TEST_SUITE_P(
     Models, GpuQuantizedModel,
     ::testing::Values("mobilenet_v1_0.25_128_quant.tflite", "mobilenet_v2_1.0_224_quant.tflite",
                       "mlperftiny_kws_ref_model.tflite", "mlperftiny_vww_96_int8.tflite",
-                      "tfmicro_person_detect.tflite", "tfmicro_micro_speech_quantized.tflite"),
+                      "tfmicro_person_detect.tflite", "tfmicro_micro_speech_quantized.tflite",
+                      "deeplabv3_mnv2_dm05_pascal_quant.tflite"),
     [](const auto& info) {
       std::string name = info.param.substr(0, info.param.rfind('.'));
       std::replace(name.begin(), name.end(), '.', '_');

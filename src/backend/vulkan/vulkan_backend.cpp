@@ -432,6 +432,11 @@ float widen(Storage storage, const uint8_t* bytes, size_t e) {
       return static_cast<float>(bytes[e]);
     case Storage::kInt8:
       return static_cast<float>(static_cast<int8_t>(bytes[e]));
+    case Storage::kInt32: {
+      int32_t whole = 0;
+      std::memcpy(&whole, bytes + e * sizeof whole, sizeof whole);
+      return static_cast<float>(whole);
+    }
     case Storage::kFloat32:
       break;
   }
@@ -441,7 +446,8 @@ float widen(Storage storage, const uint8_t* bytes, size_t e) {
 }
 
 /// Stores the buffer's `value` as element e of request bytes of `storage` (float16 rounded
-/// to nearest; 8-bit values are already whole and in range: QUANTIZE saturated them).
+/// to nearest; 8-bit values are already whole and in range: QUANTIZE saturated them; int32
+/// values are indices, whole and below 2^24).
 void narrow(Storage storage, float value, uint8_t* bytes, size_t e) {
   switch (storage) {
     case Storage::kFloat16: {
@@ -455,6 +461,11 @@ void narrow(Storage storage, float value, uint8_t* bytes, size_t e) {
     case Storage::kInt8:
       bytes[e] = static_cast<uint8_t>(static_cast<int8_t>(std::clamp(value, -128.0f, 127.0f)));
       return;
+    case Storage::kInt32: {
+      const auto whole = static_cast<int32_t>(std::clamp(value, -16777216.0f, 16777216.0f));
+      std::memcpy(bytes + e * sizeof whole, &whole, sizeof whole);
+      return;
+    }
     case Storage::kFloat32:
       std::memcpy(bytes + e * sizeof value, &value, sizeof value);
       return;

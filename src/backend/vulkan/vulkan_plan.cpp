@@ -35,9 +35,11 @@ uint32_t Planner::ownConstant(std::vector<int32_t> values) {
   return index;
 }
 
-Planned<uint32_t> Planner::tensor(uint32_t operandIndex, bool quantized) {
+Planned<uint32_t> Planner::tensor(uint32_t operandIndex, bool quantized, bool indices) {
   const Operand& o = operand(operandIndex);
-  if (quantized && o.type == OperandType::TENSOR_INT32) {
+  if (indices && o.type == OperandType::TENSOR_INT32) {
+    // Indices, whole and small: exact as floats.
+  } else if (quantized && o.type == OperandType::TENSOR_INT32) {
     // Held as raw words, which no request storage converts: constants only.
     if (constantAt(operandIndex) == nullptr) {
       return refuse("a TENSOR_INT32 input of a quantized operation must be constant");
@@ -371,6 +373,10 @@ Planned<void> Planner::operation(uint32_t index) {
       return transpose();
     case OperationType::MEAN:
       return mean();
+    case OperationType::ARGMAX:
+      return argExtreme(true);
+    case OperationType::ARGMIN:
+      return argExtreme(false);
     case OperationType::DEQUANTIZE:
       return quantization(false);
     case OperationType::QUANTIZE:
@@ -429,6 +435,7 @@ Result<Plan> Planner::finish() {
     const Storage storage = type == OperandType::TENSOR_FLOAT16        ? Storage::kFloat16
                             : type == OperandType::TENSOR_QUANT8_ASYMM ? Storage::kUint8
                             : type == OperandType::TENSOR_FLOAT32      ? Storage::kFloat32
+                            : type == OperandType::TENSOR_INT32        ? Storage::kInt32
                                                                        : Storage::kInt8;
     return TensorRange{offsetOf(index), elementsOf(operand(index)), storage};
   };

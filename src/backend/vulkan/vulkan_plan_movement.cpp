@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/concatenation.h"
+
 namespace nnhal::backend::vulkan::planning {
 
 Planned<bool> Planner::movesQuantized() const {
@@ -83,8 +85,19 @@ Planned<void> Planner::concatenation() {
   std::vector<std::pair<uint32_t, uint32_t>> parts;  // (operand, its size along the axis)
   std::vector<uint32_t> joined;
   int32_t axis = 0;
+  // 8-bit inputs too: each one of another scale or zero point than the output's is
+  // requantized with the CPU device's parameters.
+  const bool quantized = isQuant8(input(0).type);
+  std::vector<kernels::ConcatRequant> requant;
   for (size_t k = 0; k < tensors; ++k) {
-    NNHAL_PLAN_TRY(in, inputTensor(k));
+    if (quantized) {
+      if (input(k).type != input(0).type || output(0).type != input(0).type) {
+        return invalid("the inputs' and output's types differ");
+      }
+      requant.push_back(kernels::makeConcatRequant(input(k).scale, input(k).zeroPoint,
+                                                   output(0).scale, output(0).zeroPoint));
+    }
+    NNHAL_PLAN_TRY(in, tensor(inputIndex(k), quantized));
     const auto& d = input(k).dimensions;
     const auto rank = static_cast<int32_t>(d.size());
     if (k == 0) {
@@ -101,16 +114,21 @@ Planned<void> Planner::concatenation() {
     parts.emplace_back(in, d[axis]);
   }
   NNHAL_PLAN_CHECK(shapeOutput(joined));
-  NNHAL_PLAN_TRY(out, outputTensor(0));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
+  const bool isSigned = output(0).type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
   uint32_t after = 1;
   for (size_t d = axis + 1; d < joined.size(); ++d) after *= joined[d];
   uint32_t at = 0;
-  for (const auto& [in, size] : parts) {
+  for (size_t k = 0; k < parts.size(); ++k) {
+    const auto [in, size] = parts[k];
     const uint32_t elements = elementsOf(operand(in));
+    const kernels::ConcatRequant q = quantized ? requant[k] : kernels::ConcatRequant{};
     if (elements > 0) {
       dispatch(Shader::kConcat, elements,
                {elements, size * after, joined[axis] * after, at * after, offsetWord(out),
-                offsetWord(in)});
+                offsetWord(in), q.identity ? 0u : 1u, floatBits(q.scale), floatBits(q.bias),
+                floatBits(static_cast<float>(q.outputZeroPoint)),
+                floatBits(isSigned ? -128.0f : 0.0f), floatBits(isSigned ? 127.0f : 255.0f)});
     }
     at += size;
   }

@@ -72,6 +72,34 @@ Planned<void> Planner::alongAxis(uint32_t kind) {
   return {};
 }
 
+Planned<void> Planner::argExtreme(bool largest) {
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), isQuant8(input(0).type)));
+  NNHAL_PLAN_TRY(given, scalarInt(1));
+  const std::vector<uint32_t> dims = input(0).dimensions;
+  const auto rank = static_cast<int32_t>(dims.size());
+  if (given < -rank || given >= rank) return invalid("the axis is outside the input's rank");
+  const auto axis = static_cast<size_t>(given < 0 ? given + rank : given);
+  if (output(0).type != OperandType::TENSOR_INT32)
+    return invalid("the output must be TENSOR_INT32");
+  const uint32_t axisSize = dims[axis];
+  if (axisSize == 0) return invalid("an empty axis");
+  if (axisSize > (1u << 24)) return refuse("an axis longer than 2^24");
+  std::vector<uint32_t> kept;
+  uint32_t inner = 1;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (d != axis) kept.push_back(dims[d]);
+    if (d > axis) inner *= dims[d];
+  }
+  if (kept.empty()) return refuse("an index of a rank-1 input (a scalar output) is not supported");
+  NNHAL_PLAN_CHECK(shapeOutput(std::move(kept)));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), false, true));
+  const uint32_t rows = elementsOf(input(0)) / axisSize;
+  dispatch(Shader::kSoftmax, rows,
+           {rows, axisSize, offsetWord(out), offsetWord(in), floatBits(1.0f), inner,
+            largest ? 5u : 6u, 0u, 0u, 0u, 0u, offsetWord(in), 0u});
+  return {};
+}
+
 Planned<void> Planner::mean(uint32_t kind) {
   NNHAL_PLAN_TRY(in, inputTensor(0));
   NNHAL_PLAN_TRY(axes, constantInts(1));
@@ -112,7 +140,10 @@ Planned<void> Planner::mean(uint32_t kind) {
 }
 
 Planned<void> Planner::resize(bool bilinear) {
-  NNHAL_PLAN_TRY(in, inputTensor(0));
+  // Both resizes also on 8-bit tensors (scale and zero point kept): bilinear rounds half
+  // away from zero and saturates, as the CPU device does.
+  NNHAL_PLAN_TRY(quantized, movesQuantized());
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), quantized));
   const auto& dims = input(0).dimensions;
   if (dims.size() != 4) return invalid("the input must have rank 4");
   const size_t count = op().inputs.size();
@@ -146,15 +177,18 @@ Planned<void> Planner::resize(bool bilinear) {
   NNHAL_PLAN_TRY(outW, size(1, dims[2]));
   NNHAL_PLAN_TRY(outH, size(2, dims[1]));
   NNHAL_PLAN_CHECK(shapeOutput({dims[0], outH, outW, dims[3]}));
-  NNHAL_PLAN_TRY(out, outputTensor(0));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
+  const bool isSigned = input(0).type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
   const auto scale = [&](uint32_t from, uint32_t to) {
     if (alignCorners && to > 1) return static_cast<float>(from - 1) / static_cast<float>(to - 1);
     return static_cast<float>(from) / static_cast<float>(to);
   };
-  dispatch(Shader::kResize, elementsOf(output(0)),
-           {elementsOf(output(0)), bilinear ? 0u : 1u, offsetWord(out), offsetWord(in), dims[1],
-            dims[2], dims[3], outH, outW, floatBits(scale(dims[1], outH)),
-            floatBits(scale(dims[2], outW)), alignCorners ? 1u : 0u, halfPixel ? 1u : 0u});
+  dispatch(
+      Shader::kResize, elementsOf(output(0)),
+      {elementsOf(output(0)), bilinear ? 0u : 1u, offsetWord(out), offsetWord(in), dims[1], dims[2],
+       dims[3], outH, outW, floatBits(scale(dims[1], outH)), floatBits(scale(dims[2], outW)),
+       alignCorners ? 1u : 0u, halfPixel ? 1u : 0u, quantized ? 1u : 0u,
+       floatBits(isSigned ? -128.0f : 0.0f), floatBits(isSigned ? 127.0f : 255.0f)});
   return {};
 }
 

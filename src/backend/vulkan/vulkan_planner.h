@@ -74,7 +74,9 @@ class Planner {
   /// The element range of a float32 tensor operand (assigned on first use; the offset is
   /// relative to its region until finish()). With `quantized`, the 8-bit types (held as
   /// floats of their integer values) and constant TENSOR_INT32 (held as raw int32 words) too.
-  Planned<uint32_t> tensor(uint32_t operandIndex, bool quantized = false);
+  /// With `indices`, a TENSOR_INT32 of indices (ARGMAX's output: whole values below 2^24,
+  /// held as floats).
+  Planned<uint32_t> tensor(uint32_t operandIndex, bool quantized = false, bool indices = false);
   Planned<uint32_t> inputTensor(size_t k) { return tensor(inputIndex(k)); }
   Planned<uint32_t> outputTensor(size_t k) { return tensor(outputIndex(k)); }
 
@@ -158,6 +160,8 @@ class Planner {
   /// kind: 0 MEAN, 1 REDUCE_SUM, 2 REDUCE_MAX, 3 REDUCE_MIN, 4 REDUCE_PROD (the mean shader's
   /// op).
   Planned<void> mean(uint32_t kind = 0);
+  /// ARGMAX (`largest`) and ARGMIN: the index along the axis (the softmax shader's ops 5, 6).
+  Planned<void> argExtreme(bool largest);
   Planned<void> resize(bool bilinear);
   Planned<void> quantization(bool quantize);
   Planned<void> transposeConv();

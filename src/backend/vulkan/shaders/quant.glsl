@@ -41,3 +41,11 @@ int requantize(int x, int multiplier, int shift) {
   }
   return roundingDivideByPOT(saturatingRoundingDoublingHighMul(x, multiplier), max(-shift, 0));
 }
+
+// x rounded to the nearest integer, ties away from zero, as std::round (floor(|x| + 0.5)
+// would round 0.49999997 up).
+float roundHalfAway(float x) {
+  const float whole = floor(abs(x));
+  const float rounded = abs(x) - whole >= 0.5 ? whole + 1.0 : whole;
+  return x < 0.0 ? -rounded : rounded;
+}

@@ -3,6 +3,7 @@
 // (op 1): zeroPoint + round(x / scale), half away from zero as the NNAPI reference rounds,
 // saturated to [lo, hi] (the 8-bit type's range), NaN to the zero point.
 #include "common.glsl"
+#include "quant.glsl"
 
 layout(push_constant) uniform Params {
   uint count;
@@ -23,8 +24,8 @@ void main() {
     data[p.outOffset + i] = p.scale * (x - p.zeroPoint);
     return;
   }
-  const float q = x / p.scale;
-  const float rounded = p.zeroPoint + sign(q) * floor(abs(q) + 0.5);
+  precise const float q = x / p.scale;
+  const float rounded = p.zeroPoint + roundHalfAway(q);
   data[p.outOffset + i] = isnan(rounded) ? clamp(p.zeroPoint, p.lo, p.hi)
                                          : min(max(rounded, p.lo), p.hi);
 }

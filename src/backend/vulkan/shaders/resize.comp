@@ -2,8 +2,11 @@
 // RESIZE_BILINEAR (op 0) and RESIZE_NEAREST_NEIGHBOR (op 1), NHWC float32, one invocation
 // per output element, with the CPU kernels' sampling (kernels/resize.cpp): the source
 // position dst * scale, or (dst + 0.5) * scale (- 0.5 for bilinear) with half-pixel
-// centers; nearest rounds half away from zero with align_corners, else floors.
+// centers; nearest rounds half away from zero with align_corners, else floors. On 8-bit
+// values (held as floats of their integers) bilinear rounds half away from zero and
+// saturates to [lo, hi]; `precise` keeps every step the CPU kernel's (no fused multiply-add).
 #include "common.glsl"
+#include "quant.glsl"
 
 layout(push_constant) uniform Params {
   uint count;
@@ -19,11 +22,15 @@ layout(push_constant) uniform Params {
   float scaleW;
   uint alignCorners;
   uint halfPixel;
+  uint quantized;
+  float lo;
+  float hi;
 } p;
 
 // Bilinear: the lower and upper source index and the weight of the upper one.
 void sampleAt(uint dst, float scale, uint size, out uint lower, out uint upper, out float frac) {
-  const float src = p.halfPixel != 0 ? (float(dst) + 0.5) * scale - 0.5 : float(dst) * scale;
+  precise const float src =
+      p.halfPixel != 0 ? (float(dst) + 0.5) * scale - 0.5 : float(dst) * scale;
   const int lo = int(floor(src));
   const int hi = int(ceil(src));
   lower = uint(clamp(lo, 0, int(size) - 1));
@@ -32,8 +39,8 @@ void sampleAt(uint dst, float scale, uint size, out uint lower, out uint upper, 
 }
 
 uint nearestAt(uint dst, float scale, uint size) {
-  const float src = p.halfPixel != 0 ? (float(dst) + 0.5) * scale : float(dst) * scale;
-  const float index = p.alignCorners != 0 ? sign(src) * floor(abs(src) + 0.5) : floor(src);
+  precise const float src = p.halfPixel != 0 ? (float(dst) + 0.5) * scale : float(dst) * scale;
+  const float index = p.alignCorners != 0 ? roundHalfAway(src) : floor(src);
   return uint(clamp(int(index), 0, int(size) - 1));
 }
 
@@ -57,13 +64,13 @@ void main() {
   float fy, fx;
   sampleAt(y, p.scaleH, p.inH, y0, y1, fy);
   sampleAt(x, p.scaleW, p.inW, x0, x1, fx);
-  const float w00 = (1.0 - fy) * (1.0 - fx);
-  const float w10 = fy * (1.0 - fx);
-  const float w01 = (1.0 - fy) * fx;
-  const float w11 = fy * fx;
-  const float v = data[image + (y0 * p.inW + x0) * p.channels] * w00 +
-                  data[image + (y1 * p.inW + x0) * p.channels] * w10 +
-                  data[image + (y0 * p.inW + x1) * p.channels] * w01 +
-                  data[image + (y1 * p.inW + x1) * p.channels] * w11;
-  data[p.outOffset + i] = v;
+  precise const float w00 = (1.0 - fy) * (1.0 - fx);
+  precise const float w10 = fy * (1.0 - fx);
+  precise const float w01 = (1.0 - fy) * fx;
+  precise const float w11 = fy * fx;
+  precise const float v = data[image + (y0 * p.inW + x0) * p.channels] * w00 +
+                          data[image + (y1 * p.inW + x0) * p.channels] * w10 +
+                          data[image + (y0 * p.inW + x1) * p.channels] * w01 +
+                          data[image + (y1 * p.inW + x1) * p.channels] * w11;
+  data[p.outOffset + i] = p.quantized != 0 ? clamp(roundHalfAway(v), p.lo, p.hi) : v;
 }

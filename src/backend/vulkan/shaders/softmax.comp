@@ -8,8 +8,10 @@
 // softmax.h): the table's weights exp(-beta * scale * (max - x)) summed in float in element
 // order, each weight times 1 / (sum / 256), rounded (uint8: + 0.5 and truncation; int8: half
 // away from zero, - 128) and saturated. Bit-exact where the device divides correctly
-// rounded (lavapipe does), else within one step.
+// rounded (lavapipe does), else within one step. 5 ARGMAX and 6 ARGMIN: the index of the
+// first largest (smallest) value along the axis, written at the row's place in the output.
 #include "common.glsl"
+#include "quant.glsl"
 
 layout(push_constant) uniform Params {
   uint rows;
@@ -39,8 +41,7 @@ void quantizedSoftmax(uint in0, uint out0) {
     precise const float level = data[p.tableOffset + uint(largest - data[in0 + k * p.inner])] * inverse;
     int q;
     if (p.isSigned != 0) {
-      const float whole = floor(level);
-      q = int(level - whole >= 0.5 ? whole + 1.0 : whole) - 128;
+      q = int(roundHalfAway(level)) - 128;
     } else {
       precise const float nudged = level + 0.5;
       q = int(nudged);
@@ -57,6 +58,19 @@ void main() {
   const uint out0 = p.outOffset + base;
   if (p.op == 4) {
     quantizedSoftmax(in0, out0);
+    return;
+  }
+  if (p.op == 5 || p.op == 6) {
+    uint best = 0;
+    float bestValue = data[in0];
+    for (uint k = 1; k < p.axisSize; ++k) {
+      const float v = data[in0 + k * p.inner];
+      if (p.op == 5 ? v > bestValue : v < bestValue) {
+        best = k;
+        bestValue = v;
+      }
+    }
+    data[p.outOffset + row] = float(best);
     return;
   }
   if (p.op == 1) {
