@@ -2,23 +2,16 @@
 // L2_NORMALIZATION (float32 and 8-bit asymmetric quantized), LOCAL_RESPONSE_NORMALIZATION
 // and LOG_SOFTMAX (float32).
 //
-// The tensor is viewed as [outer, axisSize, inner] (row-major): each operation runs over the
-// middle index for each (outer, inner) pair. Work item w in [0, outer * inner) is the vector
-// with outer = w / inner, inner index = w % inner; kernels process items [begin, end) and
-// may run concurrently on disjoint ranges. Sums are accumulated in double.
+// The tensor is viewed as an AxisShape (kernels/axis_shape.h); kernels process work items
+// [begin, end) and may run concurrently on disjoint ranges. Sums are accumulated in double.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-namespace nnhal::kernels {
+#include "kernels/axis_shape.h"
 
-struct AxisShape {
-  size_t outer = 1;
-  size_t axisSize = 1;
-  size_t inner = 1;
-  size_t items() const { return outer * inner; }
-};
+namespace nnhal::kernels {
 
 /// out = x / max(sqrt(sum(x^2)), 1e-6) along the axis (an all-zero vector gives zeros).
 void l2NormalizeFloat32(const float* in, float* out, const AxisShape& shape, size_t begin,

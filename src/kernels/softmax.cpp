@@ -7,7 +7,7 @@
 
 namespace nnhal::kernels {
 
-void softmaxFloat32(const float* in, float* out, const SoftmaxShape& shape, float beta,
+void softmaxFloat32(const float* in, float* out, const AxisShape& shape, float beta,
                     size_t begin, size_t end) noexcept {
   const size_t n = shape.axisSize;
   const size_t step = shape.inner;
@@ -39,7 +39,7 @@ SoftmaxExpTable makeSoftmaxExpTable(float beta, float inputScale) noexcept {
 }
 
 template <typename T>
-void softmaxQuant8(const T* in, T* out, const SoftmaxShape& shape, const SoftmaxExpTable& table,
+void softmaxQuant8(const T* in, T* out, const AxisShape& shape, const SoftmaxExpTable& table,
                    size_t begin, size_t end) noexcept {
   constexpr int32_t kMin = std::numeric_limits<T>::min();
   constexpr int32_t kMax = std::numeric_limits<T>::max();
@@ -69,9 +69,9 @@ void softmaxQuant8(const T* in, T* out, const SoftmaxShape& shape, const Softmax
   }
 }
 
-template void softmaxQuant8<uint8_t>(const uint8_t*, uint8_t*, const SoftmaxShape&,
+template void softmaxQuant8<uint8_t>(const uint8_t*, uint8_t*, const AxisShape&,
                                      const SoftmaxExpTable&, size_t, size_t) noexcept;
-template void softmaxQuant8<int8_t>(const int8_t*, int8_t*, const SoftmaxShape&,
+template void softmaxQuant8<int8_t>(const int8_t*, int8_t*, const AxisShape&,
                                     const SoftmaxExpTable&, size_t, size_t) noexcept;
 
 }  // namespace nnhal::kernels

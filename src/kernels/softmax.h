@@ -1,9 +1,7 @@
 // kernels/softmax.h — SOFTMAX along one axis, for float32 and 8-bit asymmetric quantized
 // tensors.
 //
-// The tensor is viewed as [outer, axisSize, inner] (row-major): the softmax runs over the
-// middle index for each (outer, inner) pair. Work item w in [0, outer * inner) is the
-// vector with outer = w / inner, inner index = w % inner; kernels process items
+// The tensor is viewed as an AxisShape (kernels/axis_shape.h); kernels process work items
 // [begin, end) and may run concurrently on disjoint ranges.
 #pragma once
 
@@ -11,18 +9,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/axis_shape.h"
+
 namespace nnhal::kernels {
 
-struct SoftmaxShape {
-  size_t outer = 1;
-  size_t axisSize = 1;
-  size_t inner = 1;
-  size_t items() const { return outer * inner; }
-};
-
 /// out = exp(beta * (x - max)) / sum(exp(beta * (x - max))) along the axis.
-void softmaxFloat32(const float* in, float* out, const SoftmaxShape& shape, float beta,
-                    size_t begin, size_t end) noexcept;
+void softmaxFloat32(const float* in, float* out, const AxisShape& shape, float beta, size_t begin,
+                    size_t end) noexcept;
 
 /// exp(-beta * inputScale * d) for d = 0..255, in float as TFLite's
 /// PopulateSoftmaxLookupTable computes it: the unnormalised weight of a stored value d steps
@@ -36,7 +29,7 @@ SoftmaxExpTable makeSoftmaxExpTable(float beta, float inputScale) noexcept;
 /// 1 / (sum / 256) in float, rounded (uint8: +0.5 and truncation; int8: half away from
 /// zero) and saturated. The NNAPI CPU reference's fixed-point softmax is within one step.
 template <typename T>
-void softmaxQuant8(const T* in, T* out, const SoftmaxShape& shape, const SoftmaxExpTable& table,
+void softmaxQuant8(const T* in, T* out, const AxisShape& shape, const SoftmaxExpTable& table,
                    size_t begin, size_t end) noexcept;
 
 }  // namespace nnhal::kernels

@@ -23,21 +23,27 @@
 namespace nnhal {
 namespace {
 
-/// Runs `model` (one float input, one float output) on `device` with `input`; the output.
-std::vector<float> runOnce(Device& device, const Model& model, const std::vector<float>& input,
-                           size_t outputElements, double* milliseconds = nullptr) {
+/// Bytes of one element of a tensor of `type` (the types of these models' inputs and outputs).
+size_t elementBytes(OperandType type) {
+  return type == OperandType::TENSOR_QUANT8_ASYMM || type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED
+             ? 1
+             : 4;
+}
+
+/// Runs `model` (one input, one output) on `device`: the output's bytes; `milliseconds`, when
+/// given, gets the execution's time.
+std::vector<uint8_t> runBytes(Device& device, const Model& model, const std::vector<uint8_t>& input,
+                              size_t outBytes, double* milliseconds = nullptr) {
   auto prepared = device.prepareModel(model);
   EXPECT_TRUE(prepared) << prepared.error().message;
   if (!prepared) return {};
-  const size_t inBytes = input.size() * 4;
-  const size_t outBytes = outputElements * 4;
-  Memory pool = *Memory::create(inBytes + outBytes);
-  std::memcpy(pool.data(), input.data(), inBytes);
+  Memory pool = *Memory::create(input.size() + outBytes);
+  std::memcpy(pool.data(), input.data(), input.size());
   Request request;
   request.pools = {pool};
-  request.inputs = {{false, {0, 0, static_cast<uint32_t>(inBytes)}, {}}};
-  request.outputs = {
-      {false, {0, static_cast<uint32_t>(inBytes), static_cast<uint32_t>(outBytes)}, {}}};
+  const auto inBytes = static_cast<uint32_t>(input.size());
+  request.inputs = {{false, {0, 0, inBytes}, {}}};
+  request.outputs = {{false, {0, inBytes, static_cast<uint32_t>(outBytes)}, {}}};
   const auto start = std::chrono::steady_clock::now();
   auto result = (*prepared)->executeSynchronously(request);
   if (milliseconds != nullptr) {
@@ -45,8 +51,17 @@ std::vector<float> runOnce(Device& device, const Model& model, const std::vector
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
   EXPECT_TRUE(result) << result.error().message;
-  std::vector<float> output(outputElements);
-  std::memcpy(output.data(), pool.data() + inBytes, outBytes);
+  return {pool.data() + inBytes, pool.data() + inBytes + outBytes};
+}
+
+/// Runs `model` (one float input, one float output) on `device` with `input`; the output.
+std::vector<float> runOnce(Device& device, const Model& model, const std::vector<float>& input,
+                           size_t outputElements, double* milliseconds = nullptr) {
+  std::vector<uint8_t> bytes(input.size() * 4);
+  std::memcpy(bytes.data(), input.data(), bytes.size());
+  const std::vector<uint8_t> out = runBytes(device, model, bytes, outputElements * 4, milliseconds);
+  std::vector<float> output(out.size() / 4);
+  std::memcpy(output.data(), out.data(), output.size() * 4);
   return output;
 }
 
@@ -93,31 +108,6 @@ TEST_P(GpuMobilenet, MatchesTheCpuDevice) {
               gpu.name.c_str(), largest, gpuMs);
   gpu.device.reset();
   EXPECT_EQ(gpu.vulkan->context().validationErrors(), 0u);
-}
-
-/// Bytes of one element of a tensor of `type` (the types of these models' inputs and outputs).
-size_t elementBytes(OperandType type) {
-  return type == OperandType::TENSOR_QUANT8_ASYMM || type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED
-             ? 1
-             : 4;
-}
-
-/// Runs `model` (one input, one output) on `device`: the output's bytes.
-std::vector<uint8_t> runBytes(Device& device, const Model& model, const std::vector<uint8_t>& input,
-                              size_t outBytes) {
-  auto prepared = device.prepareModel(model);
-  EXPECT_TRUE(prepared) << prepared.error().message;
-  if (!prepared) return {};
-  Memory pool = *Memory::create(input.size() + outBytes);
-  std::memcpy(pool.data(), input.data(), input.size());
-  Request request;
-  request.pools = {pool};
-  const auto inBytes = static_cast<uint32_t>(input.size());
-  request.inputs = {{false, {0, 0, inBytes}, {}}};
-  request.outputs = {{false, {0, inBytes, static_cast<uint32_t>(outBytes)}, {}}};
-  auto result = (*prepared)->executeSynchronously(request);
-  EXPECT_TRUE(result) << result.error().message;
-  return {pool.data() + inBytes, pool.data() + inBytes + outBytes};
 }
 
 class GpuQuantizedModel : public ::testing::TestWithParam<std::string> {};

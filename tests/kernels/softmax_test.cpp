@@ -11,7 +11,7 @@ namespace nnhal::kernels {
 namespace {
 
 /// Softmax of tensor [outer, axis, inner] in double, along the middle index.
-std::vector<double> referenceSoftmax(const std::vector<double>& x, const SoftmaxShape& s,
+std::vector<double> referenceSoftmax(const std::vector<double>& x, const AxisShape& s,
                                      double beta) {
   std::vector<double> y(x.size());
   for (size_t o = 0; o < s.outer; ++o) {
@@ -28,7 +28,7 @@ std::vector<double> referenceSoftmax(const std::vector<double>& x, const Softmax
 }
 
 TEST(SoftmaxTest, FloatLastAxis) {
-  const SoftmaxShape shape{2, 4, 1};
+  const AxisShape shape{2, 4, 1};
   const std::vector<float> in{1, 2, 3, 4, -1, -1, -1, -1};
   std::vector<float> out(in.size());
   softmaxFloat32(in.data(), out.data(), shape, 1.0f, 0, shape.items());
@@ -38,7 +38,7 @@ TEST(SoftmaxTest, FloatLastAxis) {
 }
 
 TEST(SoftmaxTest, FloatInnerAxisWithBetaInPieces) {
-  const SoftmaxShape shape{3, 5, 4};
+  const AxisShape shape{3, 5, 4};
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> dist(-5.0f, 5.0f);
   std::vector<float> in(shape.outer * shape.axisSize * shape.inner);
@@ -54,7 +54,7 @@ TEST(SoftmaxTest, FloatInnerAxisWithBetaInPieces) {
 template <typename T>
 void checkQuant(float scale, float beta) {
   constexpr int32_t kMin = std::numeric_limits<T>::min();
-  const SoftmaxShape shape{4, 6, 2};
+  const AxisShape shape{4, 6, 2};
   std::mt19937 rng(11);
   std::uniform_int_distribution<int> dist(kMin, std::numeric_limits<T>::max());
   std::vector<T> in(shape.outer * shape.axisSize * shape.inner);
@@ -75,14 +75,14 @@ TEST(SoftmaxTest, QuantUint8WithinOneStep) { checkQuant<uint8_t>(0.05f, 1.0f); }
 TEST(SoftmaxTest, QuantInt8WithinOneStep) { checkQuant<int8_t>(0.1f, 0.5f); }
 
 TEST(SoftmaxTest, QuantSaturatesACertainClass) {
-  const SoftmaxShape shape{1, 3, 1};
+  const AxisShape shape{1, 3, 1};
   const std::vector<uint8_t> in{0, 255, 0};
   std::vector<uint8_t> out(3);
   softmaxQuant8<uint8_t>(in.data(), out.data(), shape, makeSoftmaxExpTable(1.0f, 1.0f), 0, 1);
   EXPECT_EQ(out, (std::vector<uint8_t>{0, 255, 0}));
   const std::vector<int8_t> same{5, 5, 5, 5};
   std::vector<int8_t> sout(4);
-  softmaxQuant8<int8_t>(same.data(), sout.data(), SoftmaxShape{1, 4, 1},
+  softmaxQuant8<int8_t>(same.data(), sout.data(), AxisShape{1, 4, 1},
                         makeSoftmaxExpTable(1.0f, 1.0f), 0, 1);
   EXPECT_EQ(sout, (std::vector<int8_t>{-64, -64, -64, -64}));  // 0.25 * 256 - 128
 }

@@ -315,61 +315,35 @@ Planned<void> Planner::convolution(ConvKind kind) {
     w.padTop = top;
     w.padLeft = left;
   }
+  // The window's geometry, the same words in both shaders' Params (after the offsets).
+  const std::vector<uint32_t> geometry = {i.dimensions[1],
+                                          i.dimensions[2],
+                                          i.dimensions[3],
+                                          o.dimensions[1],
+                                          o.dimensions[2],
+                                          o.dimensions[3],
+                                          fH,
+                                          fW,
+                                          w.strideH,
+                                          w.strideW,
+                                          static_cast<uint32_t>(w.padTop),
+                                          static_cast<uint32_t>(w.padLeft),
+                                          w.dilH,
+                                          w.dilW,
+                                          w.multiplier};
+  std::vector<uint32_t> words = {elementsOf(o), offsetWord(out), offsetWord(in), offsetWord(filter),
+                                 offsetWord(bias)};
+  if (quantized) words.push_back(offsetWord(q.requant));
+  words.insert(words.end(), geometry.begin(), geometry.end());
   if (quantized) {
-    dispatch(Shader::kConvQuant, elementsOf(o),
-             {elementsOf(o),
-              offsetWord(out),
-              offsetWord(in),
-              offsetWord(filter),
-              offsetWord(bias),
-              offsetWord(q.requant),
-              i.dimensions[1],
-              i.dimensions[2],
-              i.dimensions[3],
-              o.dimensions[1],
-              o.dimensions[2],
-              o.dimensions[3],
-              fH,
-              fW,
-              w.strideH,
-              w.strideW,
-              static_cast<uint32_t>(w.padTop),
-              static_cast<uint32_t>(w.padLeft),
-              w.dilH,
-              w.dilW,
-              w.multiplier,
-              groups,
-              static_cast<uint32_t>(q.inZero),
-              static_cast<uint32_t>(q.filterZero),
-              static_cast<uint32_t>(q.outZero),
-              static_cast<uint32_t>(q.lo),
-              static_cast<uint32_t>(q.hi)});
-    return {};
+    words.insert(words.end(),
+                 {groups, static_cast<uint32_t>(q.inZero), static_cast<uint32_t>(q.filterZero),
+                  static_cast<uint32_t>(q.outZero), static_cast<uint32_t>(q.lo),
+                  static_cast<uint32_t>(q.hi)});
+  } else {
+    words.insert(words.end(), {floatBits(w.lo), floatBits(w.hi), groups});
   }
-  dispatch(Shader::kConv2d, elementsOf(o),
-           {elementsOf(o),
-            offsetWord(out),
-            offsetWord(in),
-            offsetWord(filter),
-            offsetWord(bias),
-            i.dimensions[1],
-            i.dimensions[2],
-            i.dimensions[3],
-            o.dimensions[1],
-            o.dimensions[2],
-            o.dimensions[3],
-            fH,
-            fW,
-            w.strideH,
-            w.strideW,
-            static_cast<uint32_t>(w.padTop),
-            static_cast<uint32_t>(w.padLeft),
-            w.dilH,
-            w.dilW,
-            w.multiplier,
-            floatBits(w.lo),
-            floatBits(w.hi),
-            groups});
+  dispatch(quantized ? Shader::kConvQuant : Shader::kConv2d, elementsOf(o), std::move(words));
   return {};
 }
 

@@ -208,7 +208,8 @@ static int64_t clampedIndex(int64_t index, int64_t dim, bool positiveStride) {
 Planned<void> Planner::slice(bool strided) {
   // SLICE (input, begin, size); STRIDED_SLICE (input, begin, end, strides, begin_mask,
   // end_mask, shrink_axis_mask).
-  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(quantized, movesQuantized());
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), quantized));
   const auto& dims = input(0).dimensions;
   const size_t rank = dims.size();
   NNHAL_PLAN_TRY(begins, constantInts(1));
@@ -268,7 +269,7 @@ Planned<void> Planner::slice(bool strided) {
   }
   if (outDims.empty()) outDims.push_back(1);
   NNHAL_PLAN_CHECK(shapeOutput(outDims));
-  NNHAL_PLAN_TRY(out, outputTensor(0));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
   view.inDims = view.viewDims;
   gather(out, in, view);
   return {};
@@ -276,7 +277,8 @@ Planned<void> Planner::slice(bool strided) {
 
 Planned<void> Planner::split() {
   // (input, axis INT32, number of splits INT32) -> that many outputs of equal size.
-  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(quantized, movesQuantized());
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), quantized));
   NNHAL_PLAN_TRY(rawAxis, scalarInt(1));
   NNHAL_PLAN_TRY(parts, scalarInt(2));
   const std::vector<uint32_t> dims = input(0).dimensions;
@@ -293,8 +295,13 @@ Planned<void> Planner::split() {
   const size_t at = 4 - dims.size() + axis;
   for (size_t k = 0; k < op().outputs.size(); ++k) {
     output0_ = op().outputs[k];  // output k stands in for output 0
+    auto same = movesQuantized();
+    if (!same || *same != quantized) {
+      output0_.reset();
+      return invalid("the outputs' types and quantization must be the input's");
+    }
     auto shaped = shapeOutput(piece);
-    auto out = shaped ? outputTensor(0) : std::unexpected(shaped.error());
+    auto out = shaped ? tensor(outputIndex(0), quantized) : std::unexpected(shaped.error());
     if (!out) {
       output0_.reset();
       return std::unexpected(out.error());
@@ -308,7 +315,8 @@ Planned<void> Planner::split() {
 }
 
 Planned<void> Planner::channelShuffle() {
-  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(quantized, movesQuantized());
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), quantized));
   NNHAL_PLAN_TRY(groups, scalarInt(1));
   NNHAL_PLAN_TRY(rawAxis, scalarInt(2));
   const auto& dims = input(0).dimensions;
@@ -323,7 +331,7 @@ Planned<void> Planner::channelShuffle() {
   for (size_t d = 0; d < axis; ++d) outer *= dims[d];
   for (size_t d = axis + 1; d < dims.size(); ++d) inner *= dims[d];
   NNHAL_PLAN_CHECK(shapeOutput(dims));
-  NNHAL_PLAN_TRY(out, outputTensor(0));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
   // Output channel k * G + g is input channel g * (C / G) + k: the view [outer, C / G, G,
   // inner] of the output reads the input as [outer, G, C / G, inner] transposed.
   const auto g = static_cast<uint32_t>(groups);
@@ -336,15 +344,20 @@ Planned<void> Planner::channelShuffle() {
 }
 
 Planned<void> Planner::pad(bool withValue) {
-  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(quantized, movesQuantized());
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), quantized));
   NNHAL_PLAN_TRY(paddings, constantInts(1));
   const auto& dims = input(0).dimensions;
   const size_t rank = dims.size();
   if (input(1).dimensions != std::vector<uint32_t>{static_cast<uint32_t>(rank), 2}) {
     return invalid("the paddings must have shape [rank, 2]");
   }
-  float value = 0.0f;
-  if (withValue) {
+  // 8-bit tensors pad with the zero point (PAD) or PAD_V2's INT32 value, in stored units.
+  float value = quantized ? static_cast<float>(input(0).zeroPoint) : 0.0f;
+  if (withValue && quantized) {
+    NNHAL_PLAN_TRY(v, scalarInt(2));
+    value = static_cast<float>(v);
+  } else if (withValue) {
     NNHAL_PLAN_TRY(v, scalarFloat(2));
     value = v;
   }
@@ -358,7 +371,7 @@ Planned<void> Planner::pad(bool withValue) {
     before[4 - rank + d] = head;
   }
   NNHAL_PLAN_CHECK(shapeOutput(padded));
-  NNHAL_PLAN_TRY(out, outputTensor(0));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
   const auto inDims = rank4(dims);
   GatherView view = plainView(signedStrides(inDims));
   for (size_t d = 0; d < 4; ++d) {
@@ -371,7 +384,8 @@ Planned<void> Planner::pad(bool withValue) {
 }
 
 Planned<void> Planner::transpose() {
-  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(quantized, movesQuantized());
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), quantized));
   const auto& dims = input(0).dimensions;
   const size_t rank = dims.size();
   std::vector<int32_t> perm(rank);
@@ -390,7 +404,7 @@ Planned<void> Planner::transpose() {
     permuted.push_back(dims[p]);
   }
   NNHAL_PLAN_CHECK(shapeOutput(permuted));
-  NNHAL_PLAN_TRY(out, outputTensor(0));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
   const auto inStrides = stridesOf(rank4(dims));
   std::array<uint32_t, 4> strides{0, 0, 0, 0};
   std::array<uint32_t, 4> bounds{1, 1, 1, 1};
@@ -407,7 +421,8 @@ Planned<void> Planner::transpose() {
 
 Planned<void> Planner::depthToSpace(bool toSpace) {
   // DEPTH_TO_SPACE (toSpace) and SPACE_TO_DEPTH: (input, block size, [layout]), NHWC here.
-  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(quantized, movesQuantized());
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), quantized));
   NNHAL_PLAN_TRY(size, scalarInt(1));
   const auto& d = input(0).dimensions;
   if (d.size() != 4) return invalid("the input must have rank 4");
@@ -419,7 +434,7 @@ Planned<void> Planner::depthToSpace(bool toSpace) {
     if (c % (bs * bs) != 0) return invalid("the depth is not a multiple of the block size squared");
     const uint32_t depth = c / (bs * bs);
     NNHAL_PLAN_CHECK(shapeOutput({n, h * bs, w * bs, depth}));
-    NNHAL_PLAN_TRY(out, outputTensor(0));
+    NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
     // Output [n, h, dy, w, dx, c'] reads input [n, h, w, (dy * bs + dx) * c' + c'].
     gather(out, in,
            blockView({n, h, bs, w, bs, depth}, {s(uint64_t{h} * w * c), s(uint64_t{w} * c),
@@ -428,7 +443,7 @@ Planned<void> Planner::depthToSpace(bool toSpace) {
   }
   if (h % bs != 0 || w % bs != 0) return invalid("the height or width is not a multiple of it");
   NNHAL_PLAN_CHECK(shapeOutput({n, h / bs, w / bs, c * bs * bs}));
-  NNHAL_PLAN_TRY(out, outputTensor(0));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
   // Output [n, h', w', dy, dx, c] reads input [n, h' * bs + dy, w' * bs + dx, c].
   gather(out, in,
          blockView({n, h / bs, w / bs, bs, bs, c},
@@ -440,7 +455,8 @@ Planned<void> Planner::depthToSpace(bool toSpace) {
 Planned<void> Planner::batchToSpace(bool toSpace) {
   // BATCH_TO_SPACE_ND (toSpace): (input, block shape [2], [layout]); SPACE_TO_BATCH_ND:
   // (input, block shape [2], paddings [2, 2], [layout]), here without padding only.
-  NNHAL_PLAN_TRY(in, inputTensor(0));
+  NNHAL_PLAN_TRY(quantized, movesQuantized());
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), quantized));
   NNHAL_PLAN_TRY(block, constantInts(1));
   const auto& d = input(0).dimensions;
   if (d.size() != 4 || block.size() != 2) return invalid("a rank-4 input and a block of 2");
@@ -453,7 +469,7 @@ Planned<void> Planner::batchToSpace(bool toSpace) {
     if (n % (bh * bw) != 0) return invalid("the batch is not a multiple of the block");
     const uint32_t batches = n / (bh * bw);
     NNHAL_PLAN_CHECK(shapeOutput({batches, h * bh, w * bw, c}));
-    NNHAL_PLAN_TRY(out, outputTensor(0));
+    NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
     // Output [b, h, dy, w, dx, c] reads input [(dy * bw + dx) * batches + b, h, w, c].
     const uint64_t image = uint64_t{h} * w * c;
     gather(out, in,
@@ -468,7 +484,7 @@ Planned<void> Planner::batchToSpace(bool toSpace) {
   }
   if (h % bh != 0 || w % bw != 0) return invalid("the height or width is not a multiple of it");
   NNHAL_PLAN_CHECK(shapeOutput({n * bh * bw, h / bh, w / bw, c}));
-  NNHAL_PLAN_TRY(out, outputTensor(0));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
   // Output [dy, dx, b, h', w', c] reads input [b, h' * bh + dy, w' * bw + dx, c].
   gather(
       out, in,

@@ -91,7 +91,7 @@ PrepareResult makeLookupKernel(const kernels::Quant8Table<T>& table, size_t coun
 }
 
 template <typename T>
-PrepareResult makeSoftmaxQuantKernel(const kernels::SoftmaxShape& shape,
+PrepareResult makeSoftmaxQuantKernel(const kernels::AxisShape& shape,
                                      const kernels::SoftmaxExpTable& table, size_t grain) {
   return makeKernel([shape, table, grain](const RunContext& rc) -> Result<void> {
     const T* in = rc.input<T>(0);
@@ -160,7 +160,7 @@ PrepareResult prepareSoftmax(PrepareContext& ctx) {
   }
   NNHAL_TRY(ctx.setOutputShape(0, dims));
 
-  kernels::SoftmaxShape shape;
+  kernels::AxisShape shape;
   shape.outer = dimensionProduct(dims, 0, axis);
   shape.axisSize = dims[axis];
   shape.inner = dimensionProduct(dims, axis + 1, dims.size());

@@ -141,41 +141,31 @@ bool Session::onFrame(Frame frame, bool moreWaiting) {
 }
 
 void Session::replyFailure(MessageType type, uint64_t callId, const Error& error) {
-  OutMessage out;
+  // A reply of type `replyType` carrying nothing but the failure.
+  const auto replyWith = [&]<typename Reply>(MessageType replyType, Reply reply) {
+    OutMessage out;
+    reply.status = toWireStatus(error);
+    encode(reply, out);
+    send(replyType, callId, out);
+  };
   switch (type) {
-    case MessageType::kSupportedOperations: {
-      SupportedOperationsReply reply;
-      reply.status = toWireStatus(error);
-      encode(reply, out);
-      send(MessageType::kSupportedOperationsReply, callId, out);
+    case MessageType::kSupportedOperations:
+      replyWith(MessageType::kSupportedOperationsReply, SupportedOperationsReply{});
       return;
-    }
     case MessageType::kPrepareModel:
     case MessageType::kPrepareModelFromCache:
     case MessageType::kExecute:
       sendLaunched(callId, toWireStatus(error));
       return;
-    case MessageType::kExecuteSynchronously: {
-      ExecutionReply reply;
-      reply.status = toWireStatus(error);
-      encode(reply, out);
-      send(MessageType::kExecutionReply, callId, out);
+    case MessageType::kExecuteSynchronously:
+      replyWith(MessageType::kExecutionReply, ExecutionReply{});
       return;
-    }
-    case MessageType::kExecuteFenced: {
-      FencedReply reply;
-      reply.status = toWireStatus(error);
-      encode(reply, out);
-      send(MessageType::kFencedReply, callId, out);
+    case MessageType::kExecuteFenced:
+      replyWith(MessageType::kFencedReply, FencedReply{});
       return;
-    }
-    case MessageType::kGetFencedInfo: {
-      FencedInfoReply reply;
-      reply.status = toWireStatus(error);
-      encode(reply, out);
-      send(MessageType::kFencedInfoReply, callId, out);
+    case MessageType::kGetFencedInfo:
+      replyWith(MessageType::kFencedInfoReply, FencedInfoReply{});
       return;
-    }
     default:
       // Requests without a reply of their own (releases, Hello, GetStats): the connection
       // cannot be kept in a known state.

@@ -54,6 +54,22 @@ inline LineInfo lineInfo(const DepthwiseGeometry& g, size_t line) {
   return info;
 }
 
+// The input row of each filter row of output line `line` in `rows` (null where it falls on
+// the padding), for an NHWC input `depth` elements per pixel; true when none does.
+template <typename T>
+inline bool filterRows(const DepthwiseGeometry& g, const LineInfo& line, const T* input,
+                       size_t depth, const T** rows) {
+  const T* image = input + line.batch * g.inHeight * g.inWidth * depth;
+  bool allInside = true;
+  for (uint32_t i = 0; i < g.filterHeight; ++i) {
+    const int64_t iy = line.y0 + int64_t{i} * g.dilationHeight;
+    const bool inside = iy >= 0 && iy < g.inHeight;
+    rows[i] = inside ? image + static_cast<size_t>(iy) * g.inWidth * depth : nullptr;
+    allInside = allInside && inside;
+  }
+  return allInside;
+}
+
 // Output columns [begin, end) whose filter columns all land inside the input (the
 // interior, where every tap is at a fixed offset from the window's corner).
 struct InteriorColumns {

@@ -13,6 +13,7 @@
 namespace nnhal::kernels::x86 {
 namespace {
 
+using internal::filterRows;
 using internal::interiorColumns;
 using internal::InteriorColumns;
 using internal::LineInfo;
@@ -97,14 +98,7 @@ void quantLinesPaired(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
   const size_t interiorEnd = interior.end;
   for (size_t l = lineBegin; l < lineEnd; ++l) {
     const LineInfo line = lineInfo(g, l);
-    const uint8_t* image = input + line.batch * g.inHeight * g.inWidth * depth;
-    bool lineInside = true;
-    for (uint32_t i = 0; i < g.filterHeight; ++i) {
-      const int64_t iy = line.y0 + int64_t{i} * g.dilationHeight;
-      const bool inside = iy >= 0 && iy < g.inHeight;
-      rows[i] = inside ? image + static_cast<size_t>(iy) * g.inWidth * depth : nullptr;
-      lineInside &= inside;
-    }
+    const bool lineInside = filterRows(g, line, input, depth, rows);
     uint8_t* outLine = output + l * g.outWidth * depth;
     for (size_t block = 0; block < blocks; ++block) {
       const size_t c0 = block * kPairBlock;

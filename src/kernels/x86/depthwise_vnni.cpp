@@ -25,6 +25,7 @@
 namespace nnhal::kernels::x86 {
 namespace {
 
+using internal::filterRows;
 using internal::interiorColumns;
 using internal::InteriorColumns;
 using internal::LineInfo;
@@ -165,14 +166,7 @@ void quantLinesVnni(const DepthwiseGeometry& g, const DepthwiseQuantParams& p, c
       const uint8_t* tapPtr[kMaxTaps];
       for (size_t l = lineBegin; l < lineEnd; ++l) {
         const LineInfo line = lineInfo(g, l);
-        const uint8_t* image = input + line.batch * g.inHeight * g.inWidth * depth;
-        bool lineInside = true;
-        for (uint32_t i = 0; i < g.filterHeight; ++i) {
-          const int64_t iy = line.y0 + int64_t{i} * g.dilationHeight;
-          const bool inside = iy >= 0 && iy < g.inHeight;
-          rows[i] = inside ? image + static_cast<size_t>(iy) * g.inWidth * depth : nullptr;
-          lineInside = lineInside && inside;
-        }
+        const bool lineInside = filterRows(g, line, input, depth, rows);
         uint8_t* outLine = output + l * g.outWidth * depth + c0;
         const size_t interiorBegin = lineInside ? interior.begin : g.outWidth;
         const size_t interiorEnd = lineInside ? interior.end : g.outWidth;

@@ -1,0 +1,18 @@
+// kernels/axis_shape.h — how the operations along one axis (SOFTMAX, LOG_SOFTMAX, the
+// normalizations) view a tensor: [outer, axisSize, inner], row-major, the operation running
+// over the middle index for each (outer, inner) pair. Work item w in [0, items()) is the
+// vector with outer = w / inner, inner index = w % inner.
+#pragma once
+
+#include <cstddef>
+
+namespace nnhal::kernels {
+
+struct AxisShape {
+  size_t outer = 1;
+  size_t axisSize = 1;
+  size_t inner = 1;
+  size_t items() const { return outer * inner; }
+};
+
+}  // namespace nnhal::kernels
