@@ -25,7 +25,8 @@ struct VulkanOptions {
   /// getVersionString instead of the one naming the build, device and driver (tests).
   std::string versionOverride;
   /// The device's state directory (DeviceOptions::stateDirectory), where `nnhal calibrate
-  /// --device nnhal-vulkan` keeps its measured capabilities.
+  /// --device nnhal-vulkan` keeps its measured capabilities and the device keeps its compiled
+  /// shaders (vulkan/vulkan_pipeline_cache.h).
   std::filesystem::path stateDirectory;
 };
 

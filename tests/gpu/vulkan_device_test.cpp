@@ -11,6 +11,8 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -20,6 +22,7 @@
 
 #include "actors/device_factory.h"
 #include "backend/vulkan/vulkan_backend.h"
+#include "backend/vulkan/vulkan_pipeline_cache.h"
 #include "backend/vulkan_factory.h"
 #include "cache/cache_test_util.h"
 #include "common/calibration.h"
@@ -392,6 +395,54 @@ TEST(VulkanCalibration, CapabilitiesComeFromTheCalibrationOfThisDevice) {
   auto stale = backend::createVulkanBackend(options);
   ASSERT_TRUE(stale);
   EXPECT_FLOAT_EQ(stale->backend->capabilities().operandPerformance[0].info.execTime, 10.0f);
+}
+
+// The compiled shaders are kept in the device's state directory and taken from it by the
+// next process; a pipeline cache of another device or driver, or a damaged one, is ignored
+// and replaced, never handed to the driver.
+TEST(VulkanPipelineCache, KeptInTheStateDirectoryAndCheckedBeforeUse) {
+  cachetest::TempDir dir;
+  backend::VulkanOptions options;
+  options.stateDirectory = dir.path();
+  options.validation = true;
+  const std::filesystem::path file = dir.path() / backend::vulkan::kPipelineCacheFileName;
+  const auto compileOnce = [&]() -> size_t {
+    auto made = backend::createVulkanBackend(options);
+    if (!made) return SIZE_MAX;
+    const auto& vulkan = static_cast<const backend::vulkan::VulkanBackend&>(*made->backend);
+    const size_t loaded = vulkan.context().pipelineCacheLoaded();
+    EXPECT_TRUE(made->backend->compile(buildModel(kFloat, 1), {}));
+    EXPECT_EQ(vulkan.context().validationErrors(), 0u);
+    return loaded;
+  };
+  const size_t first = compileOnce();
+  if (first == SIZE_MAX) GTEST_SKIP() << "no Vulkan device";
+  EXPECT_EQ(first, 0u) << "nothing kept yet";
+  ASSERT_TRUE(std::filesystem::exists(file));
+  auto made = backend::createVulkanBackend(options);
+  ASSERT_TRUE(made);
+  const backend::vulkan::PhysicalDeviceDescription device =  // a copy: `made` goes below
+      static_cast<const backend::vulkan::VulkanBackend&>(*made->backend).context().description();
+  std::vector<uint8_t> blob(std::filesystem::file_size(file));
+  std::ifstream(file, std::ios::binary).read(reinterpret_cast<char*>(blob.data()), blob.size());
+  std::string why;
+  EXPECT_TRUE(backend::vulkan::pipelineCacheFits(blob, device, &why)) << why;
+  made = {};
+  EXPECT_EQ(compileOnce(), blob.size()) << "the next process takes what the first kept";
+
+  // Another device's (its UUID changed) and a damaged one: ignored, then replaced.
+  std::vector<uint8_t> other = blob;
+  other[16] ^= 0xff;  // the first byte of pipelineCacheUUID
+  EXPECT_FALSE(backend::vulkan::pipelineCacheFits(other, device, &why));
+  for (const std::vector<uint8_t>& bad : {other, std::vector<uint8_t>(7, 0x5a)}) {
+    std::ofstream(file, std::ios::binary | std::ios::trunc)
+        .write(reinterpret_cast<const char*>(bad.data()), static_cast<std::streamsize>(bad.size()));
+    EXPECT_EQ(compileOnce(), 0u);
+    std::vector<uint8_t> rewritten(std::filesystem::file_size(file));
+    std::ifstream(file, std::ios::binary)
+        .read(reinterpret_cast<char*>(rewritten.data()), rewritten.size());
+    EXPECT_TRUE(backend::vulkan::pipelineCacheFits(rewritten, device, &why)) << why;
+  }
 }
 
 class VulkanCachingTest : public VulkanDeviceTest {

@@ -662,8 +662,9 @@ Result<cache::EncodedCache> VulkanBackend::encodeCache(const CompiledModel& mode
 namespace nnhal::backend {
 
 Result<VulkanBackendMade> createVulkanBackend(const VulkanOptions& options) {
-  NNHAL_ASSIGN_OR_RETURN(std::shared_ptr<vulkan::Context> context,
-                         vulkan::Context::create(options.physicalDevice, options.validation));
+  NNHAL_ASSIGN_OR_RETURN(
+      std::shared_ptr<vulkan::Context> context,
+      vulkan::Context::create(options.physicalDevice, options.validation, options.stateDirectory));
   const vulkan::PhysicalDeviceDescription& d = context->description();
   std::string uuid;
   for (uint8_t byte : d.pipelineCacheUuid) uuid += fmt::format("{:02x}", byte);

@@ -7,6 +7,7 @@
 #include <span>
 #include <utility>
 
+#include "backend/vulkan/vulkan_pipeline_cache.h"
 #include "common/enum_names.h"
 
 namespace nnhal::backend::vulkan {
@@ -276,7 +277,8 @@ VKAPI_ATTR VkBool32 VKAPI_CALL Context::onMessage(VkDebugUtilsMessageSeverityFla
   return VK_FALSE;
 }
 
-Result<std::shared_ptr<Context>> Context::create(const std::string& choice, bool validation) {
+Result<std::shared_ptr<Context>> Context::create(const std::string& choice, bool validation,
+                                                 const std::filesystem::path& stateDirectory) {
   std::shared_ptr<Context> c(new Context());
   bool validationEnabled = false;
   NNHAL_ASSIGN_OR_RETURN(c->instance_, createInstance(validation, validationEnabled));
@@ -356,6 +358,20 @@ Result<std::shared_ptr<Context>> Context::create(const std::string& choice, bool
   if (vkCreatePipelineLayout(c->device_, &layoutInfo, nullptr, &c->pipelineLayout_) != VK_SUCCESS) {
     return fail(ErrorStatus::DEVICE_UNAVAILABLE, "vkCreatePipelineLayout failed");
   }
+  std::vector<uint8_t> kept;
+  if (!stateDirectory.empty()) {
+    c->pipelineCacheFile_ = stateDirectory / kPipelineCacheFileName;
+    kept = loadPipelineCache(c->pipelineCacheFile_, c->description_);
+  }
+  VkPipelineCacheCreateInfo cacheInfo{};
+  cacheInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO;
+  cacheInfo.initialDataSize = kept.size();
+  cacheInfo.pInitialData = kept.empty() ? nullptr : kept.data();
+  if (vkCreatePipelineCache(c->device_, &cacheInfo, nullptr, &c->pipelineCache_) != VK_SUCCESS) {
+    c->pipelineCache_ = VK_NULL_HANDLE;  // pipelines are then compiled every time
+  } else {
+    c->pipelineCacheLoaded_ = kept.size();
+  }
   return c;
 }
 
@@ -365,6 +381,7 @@ Context::~Context() {
     for (VkPipeline p : pipelines_) {
       if (p != VK_NULL_HANDLE) vkDestroyPipeline(device_, p, nullptr);
     }
+    if (pipelineCache_ != VK_NULL_HANDLE) vkDestroyPipelineCache(device_, pipelineCache_, nullptr);
     if (pipelineLayout_ != VK_NULL_HANDLE)
       vkDestroyPipelineLayout(device_, pipelineLayout_, nullptr);
     if (setLayout_ != VK_NULL_HANDLE) vkDestroyDescriptorSetLayout(device_, setLayout_, nullptr);
@@ -398,11 +415,23 @@ Result<VkPipeline> Context::pipeline(Shader shader) {
   info.stage.module = module;
   info.stage.pName = "main";
   info.layout = pipelineLayout_;
-  const VkResult r = vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &info, nullptr, &slot);
+  const VkResult r = vkCreateComputePipelines(device_, pipelineCache_, 1, &info, nullptr, &slot);
   vkDestroyShaderModule(device_, module, nullptr);
   if (r != VK_SUCCESS) {
     slot = VK_NULL_HANDLE;
     return fail(ErrorStatus::GENERAL_FAILURE, "vkCreateComputePipelines failed: " + resultName(r));
+  }
+  if (pipelineCache_ != VK_NULL_HANDLE && !pipelineCacheFile_.empty()) {
+    // The new pipeline joins the cache on disk (at most once per shader and process).
+    size_t size = 0;
+    if (vkGetPipelineCacheData(device_, pipelineCache_, &size, nullptr) == VK_SUCCESS &&
+        size <= kMaxPipelineCacheBytes) {
+      std::vector<uint8_t> blob(size);
+      if (vkGetPipelineCacheData(device_, pipelineCache_, &size, blob.data()) == VK_SUCCESS) {
+        blob.resize(size);
+        savePipelineCache(pipelineCacheFile_, blob);
+      }
+    }
   }
   return slot;
 }

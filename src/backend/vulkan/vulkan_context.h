@@ -21,6 +21,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -50,9 +51,12 @@ Result<std::vector<PhysicalDeviceDescription>> vulkanDevices();
 
 class Context {
  public:
-  /// Opens the device `choice` names (see above). Errors: DEVICE_UNAVAILABLE when there is
-  /// no usable device or `choice` names none (the message lists them).
-  static Result<std::shared_ptr<Context>> create(const std::string& choice, bool validation);
+  /// Opens the device `choice` names (see above). With a `stateDirectory`, compiled shaders
+  /// are kept in its pipeline cache file (vulkan_pipeline_cache.h) and taken from it. Errors:
+  /// DEVICE_UNAVAILABLE when there is no usable device or `choice` names none (the message
+  /// lists them).
+  static Result<std::shared_ptr<Context>> create(const std::string& choice, bool validation,
+                                                 const std::filesystem::path& stateDirectory = {});
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
@@ -74,6 +78,8 @@ class Context {
   /// Submits one command buffer; `fence` signals when it is done. Errors: DEVICE_UNAVAILABLE
   /// when the device was lost, RESOURCE_EXHAUSTED_TRANSIENT when out of memory.
   Result<void> submit(VkCommandBuffer commands, VkFence fence);
+  /// Bytes of pipeline cache taken from the state directory at creation (0: none that fit).
+  size_t pipelineCacheLoaded() const { return pipelineCacheLoaded_; }
   /// Error-severity messages the validation layer reported so far (0 without validation).
   uint64_t validationErrors() const { return validationErrors_.load(); }
 
@@ -98,6 +104,9 @@ class Context {
   PhysicalDeviceDescription description_;
   std::mutex queueMutex_;
   std::mutex pipelineMutex_;
+  VkPipelineCache pipelineCache_ = VK_NULL_HANDLE;
+  std::filesystem::path pipelineCacheFile_;  ///< empty: not kept on disk
+  size_t pipelineCacheLoaded_ = 0;
   std::array<VkPipeline, kShaderCount> pipelines_{};
   std::atomic<uint64_t> validationErrors_{0};
 };
