@@ -438,6 +438,7 @@ float widen(Storage storage, const uint8_t* bytes, size_t e) {
       return static_cast<float>(whole);
     }
     case Storage::kFloat32:
+    case Storage::kWords:
       break;
   }
   float value = 0;
@@ -467,6 +468,7 @@ void narrow(Storage storage, float value, uint8_t* bytes, size_t e) {
       return;
     }
     case Storage::kFloat32:
+    case Storage::kWords:
       std::memcpy(bytes + e * sizeof value, &value, sizeof value);
       return;
   }
@@ -480,7 +482,7 @@ float* rangeIn(uint8_t* base, const TensorRange& r) {
 Result<void> readInput(const Memory& pool, const RequestArgument& a, const TensorRange& r,
                        uint8_t* base) {
   float* to = rangeIn(base, r);
-  if (r.storage == Storage::kFloat32) {
+  if (r.storage == Storage::kFloat32 || r.storage == Storage::kWords) {
     return hal::readPool(pool, a.location.offset,
                          {reinterpret_cast<uint8_t*>(to), r.requestBytes()});
   }
@@ -495,7 +497,7 @@ Result<void> readInput(const Memory& pool, const RequestArgument& a, const Tenso
 Result<void> writeOutput(const Memory& pool, const RequestArgument& a, const TensorRange& r,
                          uint8_t* base) {
   const float* from = rangeIn(base, r);
-  if (r.storage == Storage::kFloat32) {
+  if (r.storage == Storage::kFloat32 || r.storage == Storage::kWords) {
     return hal::writePool(pool, a.location.offset,
                           {reinterpret_cast<const uint8_t*>(from), r.requestBytes()});
   }

@@ -40,16 +40,21 @@ Planned<uint32_t> Planner::tensor(uint32_t operandIndex, bool quantized, bool in
   if (indices && o.type == OperandType::TENSOR_INT32) {
     // Indices, whole and small: exact as floats.
   } else if (quantized && o.type == OperandType::TENSOR_INT32) {
-    // Held as raw words, which no request storage converts: constants only.
+    // Held as raw words: constants, or model inputs copied as they are (Storage::kWords).
     if (constantAt(operandIndex) == nullptr) {
-      return refuse("a TENSOR_INT32 input of a quantized operation must be constant");
+      if (o.lifetime != OperandLifeTime::SUBGRAPH_INPUT) {
+        return refuse(
+            "a TENSOR_INT32 input of a quantized operation must be constant or a "
+            "model input");
+      }
+      rawWords_.insert(operandIndex);
     }
   } else if (quantized && isQuant8(o.type)) {
     // The quantized operations, DEQUANTIZE's input and QUANTIZE's output.
   } else if (o.type != OperandType::TENSOR_FLOAT32 && o.type != OperandType::TENSOR_FLOAT16) {
     return refuse("operand type " + std::string(toString(o.type)) +
                   " is not supported here (TENSOR_FLOAT32 and TENSOR_FLOAT16; the 8-bit types "
-                  "in the quantized convolutions and FULLY_CONNECTED)");
+                  "in the operations docs/GPU.md lists)");
   }
   if (o.dimensions.empty() || o.dimensions.size() > 4) {
     return refuse("tensors of rank 1 to 4 only");
@@ -169,7 +174,7 @@ std::vector<size_t> offsetWords(Shader shader) {
     case Shader::kBinary:
       return {2, 3, 4};
     case Shader::kUnary:
-      return {2, 3};
+      return {2, 3, 5};
     case Shader::kConv2d:
       return {1, 2, 3, 4};
     case Shader::kPool:
@@ -435,6 +440,7 @@ Result<Plan> Planner::finish() {
     const Storage storage = type == OperandType::TENSOR_FLOAT16        ? Storage::kFloat16
                             : type == OperandType::TENSOR_QUANT8_ASYMM ? Storage::kUint8
                             : type == OperandType::TENSOR_FLOAT32      ? Storage::kFloat32
+                            : rawWords_.contains(index)                ? Storage::kWords
                             : type == OperandType::TENSOR_INT32        ? Storage::kInt32
                                                                        : Storage::kInt8;
     return TensorRange{offsetOf(index), elementsOf(operand(index)), storage};

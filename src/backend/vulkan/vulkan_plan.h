@@ -81,7 +81,9 @@ struct Dispatch {
 /// How an operand's elements are stored in a request. The buffer holds every element as a
 /// float32: float16 widened, 8-bit quantized values as the integers they are; an execution
 /// converts as it copies inputs in and outputs out.
-enum class Storage : uint8_t { kFloat32, kFloat16, kUint8, kInt8, kInt32 };
+/// kInt32: whole values held as floats (indices); kWords: 32-bit words copied as they are
+/// (quantized biases given as model inputs).
+enum class Storage : uint8_t { kFloat32, kFloat16, kUint8, kInt8, kInt32, kWords };
 
 struct TensorRange {
   uint32_t offset = 0;
@@ -89,9 +91,10 @@ struct TensorRange {
   Storage storage = Storage::kFloat32;
   /// Bytes of the operand in a request.
   size_t requestBytes() const {
-    const size_t element = storage == Storage::kFloat32 || storage == Storage::kInt32 ? 4
-                           : storage == Storage::kFloat16                             ? 2
-                                                                                      : 1;
+    const size_t element =
+        storage == Storage::kFloat32 || storage == Storage::kInt32 || storage == Storage::kWords ? 4
+        : storage == Storage::kFloat16                                                           ? 2
+                                       : 1;
     return size_t{elements} * element;
   }
 };

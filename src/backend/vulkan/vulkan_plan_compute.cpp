@@ -2,12 +2,15 @@
 #include "backend/vulkan/vulkan_planner.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <variant>
 
+#include "kernels/activations.h"
 #include "kernels/elementwise.h"
 #include "kernels/quantization.h"
+#include "kernels/unary_math.h"
 
 namespace nnhal::backend::vulkan::planning {
 
@@ -153,7 +156,68 @@ Planned<std::vector<uint32_t>> Planner::reshaped() const {
   return dims;
 }
 
+void Planner::unaryDispatch(uint32_t code, uint32_t out, uint32_t in, float alpha,
+                            std::optional<uint32_t> table) {
+  dispatch(Shader::kUnary, elementsOf(output(0)),
+           {elementsOf(output(0)), code, offsetWord(out), offsetWord(in), floatBits(alpha),
+            offsetWord(table.value_or(in))});
+}
+
+Planned<void> Planner::quantizedLookup(uint32_t code) {
+  const Operand& i = input(0);
+  const Operand& o = output(0);
+  if (o.type != i.type) return invalid("the output's type must be the input's");
+  const bool isSigned = i.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  // The CPU device's tables (kernels/activations.h, kernels/unary_math.h), by stored byte.
+  std::array<int32_t, 256> levels{};
+  const auto fill = [&levels](const auto& table) {
+    for (size_t b = 0; b < 256; ++b) levels[b] = table[b];
+  };
+  if (code <= 2) {  // the RELU family clamps in the input's own steps
+    if (o.scale != i.scale || o.zeroPoint != i.zeroPoint) {
+      return invalid("the output's quantization must be the input's");
+    }
+    const int32_t qmin = isSigned ? -128 : 0;
+    int32_t lo = 0, hi = 0;
+    kernels::activationRangeQuantized(static_cast<FusedActivationFunc>(code + 1), i.scale,
+                                      i.zeroPoint, qmin, qmin + 255, &lo, &hi);
+    for (size_t b = 0; b < 256; ++b) {
+      const int32_t v = isSigned ? static_cast<int8_t>(b) : static_cast<int32_t>(b);
+      levels[b] = std::clamp(v, lo, hi);
+    }
+  } else if (code == 3 || code == 4) {
+    // LOGISTIC: scale 1/256, zero point 0 (-128 signed); TANH: 1/128, 128 (0 signed).
+    const float scale = code == 3 ? 1.0f / 256.0f : 1.0f / 128.0f;
+    const int32_t zeroPoint = code == 3 ? (isSigned ? -128 : 0) : (isSigned ? 0 : 128);
+    if (o.scale != scale || o.zeroPoint != zeroPoint) {
+      return invalid("the output must have scale " + std::string(code == 3 ? "1/256" : "1/128") +
+                     " and zero point " + std::to_string(zeroPoint));
+    }
+    if (code == 3) {
+      isSigned ? fill(kernels::makeLogisticTable<int8_t>(i.scale, i.zeroPoint))
+               : fill(kernels::makeLogisticTable<uint8_t>(i.scale, i.zeroPoint));
+    } else {
+      isSigned ? fill(kernels::makeTanhTable<int8_t>(i.scale, i.zeroPoint))
+               : fill(kernels::makeTanhTable<uint8_t>(i.scale, i.zeroPoint));
+    }
+  } else {
+    isSigned
+        ? fill(kernels::makeHardSwishTable<int8_t>(i.scale, i.zeroPoint, o.scale, o.zeroPoint))
+        : fill(kernels::makeHardSwishTable<uint8_t>(i.scale, i.zeroPoint, o.scale, o.zeroPoint));
+  }
+  std::vector<int32_t> bits;
+  for (int32_t level : levels) bits.push_back(std::bit_cast<int32_t>(static_cast<float>(level)));
+  const uint32_t table = ownConstant(std::move(bits));  // it may move the operands
+  NNHAL_PLAN_CHECK(tensor(table, true));
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), true));
+  NNHAL_PLAN_CHECK(shapeOutput(input(0).dimensions));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), true));
+  unaryDispatch(16, out, in, 0.0f, table);
+  return {};
+}
+
 Planned<void> Planner::unary(uint32_t code) {
+  if (code <= 5 && isQuant8(input(0).type)) return quantizedLookup(code);
   bool quantized = false;
   if (code == 6) {  // RESHAPE moves 8-bit values too
     NNHAL_PLAN_TRY(moves, movesQuantized());
@@ -172,8 +236,7 @@ Planned<void> Planner::unary(uint32_t code) {
     NNHAL_PLAN_TRY(a, scalarFloat(1));
     alpha = a;
   }
-  dispatch(Shader::kUnary, elementsOf(output(0)),
-           {elementsOf(output(0)), code, offsetWord(out), offsetWord(in), floatBits(alpha)});
+  unaryDispatch(code, out, in, alpha);
   return {};
 }
 

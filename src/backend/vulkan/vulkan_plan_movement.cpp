@@ -24,8 +24,7 @@ Planned<void> Planner::copyAs(std::vector<uint32_t> dims) {
   NNHAL_PLAN_CHECK(shapeOutput(std::move(dims)));
   NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
   if (elementsOf(output(0)) != elementsOf(input(0))) return invalid("the sizes differ");
-  dispatch(Shader::kUnary, elementsOf(output(0)),
-           {elementsOf(output(0)), 6u, offsetWord(out), offsetWord(in), floatBits(0.0f)});
+  unaryDispatch(6, out, in);
   return {};
 }
 
@@ -42,8 +41,7 @@ Planned<void> Planner::cast() {
   NNHAL_PLAN_TRY(in, tensor(inputIndex(0), isQuant8(from)));
   NNHAL_PLAN_CHECK(shapeOutput(input(0).dimensions));
   NNHAL_PLAN_TRY(out, tensor(outputIndex(0), sameQuant8));
-  dispatch(Shader::kUnary, elementsOf(output(0)),
-           {elementsOf(output(0)), 6u, offsetWord(out), offsetWord(in), floatBits(0.0f)});
+  unaryDispatch(6, out, in);
   return {};
 }
 

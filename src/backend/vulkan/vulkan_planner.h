@@ -15,6 +15,7 @@
 #include <expected>
 #include <limits>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -126,6 +127,12 @@ class Planner {
   /// output 0, then (multiplier, shift) pairs as shaders/binary.comp reads them.
   Planned<std::array<uint32_t, 9>> quantizedArithmetic(bool add) const;
   Planned<void> unary(uint32_t op);
+  /// A dispatch of the unary shader: op `code` from tensor `in` to `out` (`table` for op 16).
+  void unaryDispatch(uint32_t code, uint32_t out, uint32_t in, float alpha = 0.0f,
+                     std::optional<uint32_t> table = std::nullopt);
+  /// RELU, RELU1, RELU6, LOGISTIC, TANH and HARD_SWISH (unary ops 0-5) on 8-bit tensors: a
+  /// lookup in the CPU device's table.
+  Planned<void> quantizedLookup(uint32_t code);
   /// RESHAPE's output shape: its constant shape input with a -1 resolved.
   Planned<std::vector<uint32_t>> reshaped() const;
   enum class ConvKind { kConv, kDepthwise, kGrouped };
@@ -205,6 +212,8 @@ class Planner {
   uint64_t constantElements_ = 0;
   uint64_t otherElements_ = 0;
   std::vector<Dispatch> dispatches_;
+  /// TENSOR_INT32 model inputs held as raw words (quantized biases).
+  std::set<uint32_t> rawWords_;
   /// The bytes of the plan's own constants, by operand index.
   std::vector<std::pair<uint32_t, std::vector<uint8_t>>> ownConstants_;
 };

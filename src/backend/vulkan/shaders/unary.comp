@@ -1,16 +1,18 @@
 #version 450
-// The elementwise activations and math functions over float32 tensors, and the plain copy
-// RESHAPE is.
+// The elementwise activations and math functions over float32 tensors, the plain copy
+// RESHAPE is, and (op 16) the 8-bit activations as the CPU device computes them: a lookup in
+// its 256-entry table (RELU family, LOGISTIC, TANH, HARD_SWISH), indexed by the stored byte.
 #include "common.glsl"
 
 layout(push_constant) uniform Params {
   uint count;
   // 0 RELU, 1 RELU1, 2 RELU6, 3 LOGISTIC, 4 TANH, 5 HARD_SWISH, 6 copy, 7 ABS, 8 EXP, 9 LOG,
-  // 10 NEG, 11 RSQRT, 12 SQRT, 13 SIN, 14 FLOOR, 15 ELU (alpha)
+  // 10 NEG, 11 RSQRT, 12 SQRT, 13 SIN, 14 FLOOR, 15 ELU (alpha), 16 table lookup
   uint op;
   uint outOffset;
   uint inOffset;
   float alpha;
+  uint tableOffset;  // op 16: 256 floats, the outputs of the bytes 0..255
 } p;
 
 void main() {
@@ -34,6 +36,7 @@ void main() {
     case 13: r = sin(x); break;
     case 14: r = floor(x); break;
     case 15: r = x < 0.0 ? p.alpha * (exp(x) - 1.0) : x; break;
+    case 16: r = data[p.tableOffset + (uint(int(x)) & 255u)]; break;
     default: r = x; break;
   }
   data[p.outOffset + i] = r;
