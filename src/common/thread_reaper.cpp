@@ -9,7 +9,9 @@ namespace {
 
 class ThreadReaper {
  public:
-  ~ThreadReaper() {
+  /// Joins the worker and every thread adopted so far (at process exit). Threads adopted
+  /// later stay in waiting_: still owned, never joined, ended with the process.
+  void stop() {
     std::thread worker;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -18,9 +20,17 @@ class ThreadReaper {
     }
     cv_.notify_one();
     if (worker.joinable()) worker.join();
-    // Threads adopted after the worker stopped (during static destruction).
-    for (std::thread& thread : waiting_) {
+    // What the worker left; threads adopted from here on stay in waiting_.
+    std::deque<std::thread> left;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      left.swap(waiting_);
+    }
+    for (std::thread& thread : left) {
       if (thread.joinable() && thread.get_id() != std::this_thread::get_id()) thread.join();
+    }
+    for (std::thread& thread : left) {
+      if (thread.joinable()) adopt(std::move(thread));  // only this very thread: kept
     }
   }
 
@@ -53,9 +63,17 @@ class ThreadReaper {
 };
 
 ThreadReaper& reaper() {
-  static ThreadReaper instance;
-  return instance;
+  // Never destroyed: a thread may be released during the process's static destruction (a
+  // pool thread dropping the last Runtime reference after main returned), and adopt() must
+  // then still find the reaper's memory. StopAtExit joins what it holds at exit.
+  static ThreadReaper* const instance = new ThreadReaper;
+  return *instance;
 }
+
+struct StopAtExit {
+  ~StopAtExit() { reaper().stop(); }
+};
+const StopAtExit stopAtExit;
 
 }  // namespace
 

@@ -4,7 +4,10 @@
 // driver's Runtime, a client Connection) is released on one of those very threads — a user
 // callback that drops the last PreparedModel — the object hands that thread to the reaper
 // instead of detaching it. The reaper's own thread joins each handed-over thread once it has
-// finished; the reaper itself is joined at process exit, after every thread it holds.
+// finished; the reaper itself is joined at process exit, after every thread it holds. A
+// thread handed over after that (released during static destruction) is kept, not joined,
+// and ends with the process: the reaper's memory is never freed, so that late hand-over is
+// still safe.
 // So every thread of nnhal has an owner that joins it, and none outlives the process's
 // static destruction.
 //

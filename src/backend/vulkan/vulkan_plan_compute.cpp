@@ -437,6 +437,10 @@ Planned<void> Planner::pooling(uint32_t kind) {
     }
     NNHAL_PLAN_TRY(levels, quantizedActivation(strides + 4));
     range = {static_cast<float>(levels.first), static_cast<float>(levels.second)};
+    // The shader sums the taps' integers in float, exact below 2^24: 65,536 taps of 255.
+    if (kind == 0 && int64_t{fw} * fh > 65536) {
+      return refuse("a quantized average over more than 65,536 taps is not supported");
+    }
     if (kind == 0) kind = 3;
   }
   NNHAL_PLAN_TRY(in, tensor(inputIndex(0), quantized));
