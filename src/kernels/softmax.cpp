@@ -7,8 +7,8 @@
 
 namespace nnhal::kernels {
 
-void softmaxFloat32(const float* in, float* out, const AxisShape& shape, float beta,
-                    size_t begin, size_t end) noexcept {
+void softmaxFloat32(const float* in, float* out, const AxisShape& shape, float beta, size_t begin,
+                    size_t end) noexcept {
   const size_t n = shape.axisSize;
   const size_t step = shape.inner;
   for (size_t w = begin; w < end; ++w) {
