@@ -172,7 +172,7 @@ namespace {
 std::vector<size_t> offsetWords(Shader shader) {
   switch (shader) {
     case Shader::kBinary:
-      return {2, 3, 4};
+      return {2, 3, 4, 29};
     case Shader::kUnary:
       return {2, 3, 5};
     case Shader::kConv2d:

@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "kernels/activations.h"
+#include "kernels/binary_math.h"
 #include "kernels/elementwise.h"
 #include "kernels/quantization.h"
 #include "kernels/unary_math.h"
@@ -16,12 +17,23 @@ namespace nnhal::backend::vulkan::planning {
 
 Planned<void> Planner::binary(uint32_t code, bool fusedActivation) {
   // ADD (0) and MUL (1) also on 8-bit tensors (the shader's ops 7 and 8).
-  const bool quantized = (code == 0 || code == 1) && isQuant8(input(0).type);
+  // MAXIMUM (4) and MINIMUM (5) too (ops 9 and 10): both inputs requantized to the output
+  // through the CPU device's tables, then compared.
+  const bool quantized = code <= 5 && code != 2 && code != 3 && isQuant8(input(0).type);
+  std::optional<uint32_t> table;
+  if (quantized && (code == 4 || code == 5)) {
+    NNHAL_PLAN_TRY(t, requantizeTables());
+    table = t;
+  }
   NNHAL_PLAN_TRY(a, tensor(inputIndex(0), quantized));
   NNHAL_PLAN_TRY(b, tensor(inputIndex(1), quantized));
   std::pair<float, float> range{-kInfinity, kInfinity};
   std::array<uint32_t, 9> requant{};  // zero points, then (multiplier, shift) pairs
-  if (quantized) {
+  if (table) {
+    const bool isSigned = input(0).type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    range = {isSigned ? -128.0f : 0.0f, isSigned ? 127.0f : 255.0f};
+    code += 5;
+  } else if (quantized) {
     NNHAL_PLAN_TRY(words, quantizedArithmetic(code == 0));
     requant = words;
     NNHAL_PLAN_TRY(levels, quantizedActivation(2));
@@ -87,8 +99,32 @@ Planned<void> Planner::binary(uint32_t code, bool fusedActivation) {
             requant[5],
             requant[6],
             requant[7],
-            requant[8]});
+            requant[8],
+            offsetWord(table.value_or(a))});
   return {};
+}
+
+Planned<uint32_t> Planner::requantizeTables() {
+  const Operand& a = input(0);
+  const Operand& b = input(1);
+  const Operand& out = output(0);
+  if (b.type != a.type || out.type != a.type) return invalid("the operand types differ");
+  std::vector<int32_t> bits;
+  const auto append = [&bits](const auto& table) {
+    for (auto level : table) bits.push_back(std::bit_cast<int32_t>(static_cast<float>(level)));
+  };
+  for (const Operand* in : {&a, &b}) {
+    if (a.type == OperandType::TENSOR_QUANT8_ASYMM) {
+      append(kernels::makeRequantizeTable<uint8_t>(in->scale, in->zeroPoint, out.scale,
+                                                   out.zeroPoint));
+    } else {
+      append(
+          kernels::makeRequantizeTable<int8_t>(in->scale, in->zeroPoint, out.scale, out.zeroPoint));
+    }
+  }
+  const uint32_t table = ownConstant(std::move(bits));
+  NNHAL_PLAN_CHECK(tensor(table, true));
+  return table;
 }
 
 Planned<std::array<uint32_t, 9>> Planner::quantizedArithmetic(bool add) const {

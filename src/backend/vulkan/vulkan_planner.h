@@ -126,6 +126,9 @@ class Planner {
   /// The push words of a quantized ADD (`add`) or MUL: the zero points of inputs 0 and 1 and
   /// output 0, then (multiplier, shift) pairs as shaders/binary.comp reads them.
   Planned<std::array<uint32_t, 9>> quantizedArithmetic(bool add) const;
+  /// The CPU device's tables requantizing inputs 0 and 1 of a quantized MAXIMUM or MINIMUM
+  /// to output 0: one constant of 512 floats (input 0's, then input 1's), by stored byte.
+  Planned<uint32_t> requantizeTables();
   Planned<void> unary(uint32_t op);
   /// A dispatch of the unary shader: op `code` from tensor `in` to `out` (`table` for op 16).
   void unaryDispatch(uint32_t code, uint32_t out, uint32_t in, float alpha = 0.0f,

@@ -1,7 +1,8 @@
 #version 450
 // ADD, MUL, SUB, DIV, MAXIMUM, MINIMUM and PRELU over float32 tensors, and ADD and MUL over
 // 8-bit quantized ones (ops 7 and 8: the CPU device's requantization, kernels/elementwise.h,
-// on the integer values held as floats), with NumPy broadcasting: output element i (rank 4,
+// on the integer values held as floats), and MAXIMUM and MINIMUM over 8-bit ones (ops 9 and
+// 10: both inputs through the CPU device's requantization tables), with NumPy broadcasting: output element i (rank 4,
 // leading 1s) reads a and b through their strides, 0 along broadcast dimensions; then the
 // fused activation's clamp (for 8-bit outputs, its range in output steps).
 #include "common.glsl"
@@ -25,6 +26,7 @@ layout(push_constant) uniform Params {
   int zeroB;
   int zeroOut;
   int requant[6];
+  uint tableOffset;  // ops 9, 10: 512 floats, a's requantization then b's, by stored byte
 } p;
 
 // TFLite's quantized ADD: both inputs moved to a common scale with 20 bits of headroom,
@@ -66,6 +68,13 @@ void main() {
     case 5: r = min(a, b); break;
     case 7: r = quantizedAdd(int(a), int(b)); break;
     case 8: r = quantizedMul(int(a), int(b)); break;
+    case 9:
+    case 10: {
+      const float ra = data[p.tableOffset + (uint(int(a)) & 255u)];
+      const float rb = data[p.tableOffset + 256u + (uint(int(b)) & 255u)];
+      r = p.op == 9 ? max(ra, rb) : min(ra, rb);
+      break;
+    }
     default: r = a < 0.0 ? a * b : a; break;  // PRELU: b is alpha
   }
   if (p.clamped != 0) r = min(max(r, p.lo), p.hi);
