@@ -55,6 +55,21 @@ inline bool quantizeMultiplier(double real, QuantizedMultiplier* out) {
   return true;
 }
 
+/// The real requantization multiplier of a convolution or FULLY_CONNECTED as the NNAPI
+/// reference computes it: input scale times filter scale in float, divided by the output
+/// scale in double. Every device derives it here, so that all give the same results.
+inline double convolutionRealMultiplier(float inputScale, float filterScale, float outputScale) {
+  return static_cast<double>(inputScale * filterScale) / static_cast<double>(outputScale);
+}
+
+/// Whether a per-tensor convolution's bias scale is input scale * filter scale, as the
+/// reference checks it: the product in float, compared in double within 1e-6 relative.
+inline bool biasScaleMatches(float inputScale, float filterScale, float biasScale) {
+  const double product = static_cast<double>(inputScale * filterScale);
+  const double bias = biasScale;
+  return std::abs(product - bias) <= 1e-6 * std::min(product, bias);
+}
+
 /// gemmlowp SaturatingRoundingDoublingHighMul: round(a * b / 2^31), saturating.
 inline int32_t saturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
   if (a == b && a == std::numeric_limits<int32_t>::min()) {

@@ -16,19 +16,13 @@
 #include <vector>
 
 #include "gpu/gpu_test_models.h"
+#include "hal/operand_utils.h"
 #include "nnhal/device.h"
 #include "nnhal/tflite_import.h"
 #include "tools/common/dequantize_model.h"
 
 namespace nnhal {
 namespace {
-
-/// Bytes of one element of a tensor of `type` (the types of these models' inputs and outputs).
-size_t elementBytes(OperandType type) {
-  return type == OperandType::TENSOR_QUANT8_ASYMM || type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED
-             ? 1
-             : 4;
-}
 
 /// Runs `model` (one input, one output) on `device`: the output's bytes; `milliseconds`, when
 /// given, gets the execution's time.
@@ -127,7 +121,7 @@ TEST_P(GpuQuantizedModel, GivesTheCpuDevicesBytes) {
   ASSERT_EQ(model.main.outputIndexes.size(), 1u);
   const Operand& in = model.main.operands[model.main.inputIndexes[0]];
   const Operand& out = model.main.operands[model.main.outputIndexes[0]];
-  size_t inBytes = elementBytes(in.type), outBytes = elementBytes(out.type);
+  size_t inBytes = hal::sizeOfElement(in.type), outBytes = hal::sizeOfElement(out.type);
   for (uint32_t d : in.dimensions) inBytes *= d;
   for (uint32_t d : out.dimensions) outBytes *= d;
   std::vector<uint8_t> input(inBytes);

@@ -15,9 +15,7 @@ const uint8_t* Planner::constantBytes(const Operand& o) const {
 }
 
 const uint8_t* Planner::constantAt(uint32_t index) const {
-  for (const auto& [operandIndex, bytes] : ownConstants_) {
-    if (operandIndex == index) return bytes.data();
-  }
+  if (auto own = ownConstants_.find(index); own != ownConstants_.end()) return own->second.data();
   return index < model_.main.operands.size() ? constantBytes(operand(index)) : nullptr;
 }
 
@@ -31,7 +29,7 @@ uint32_t Planner::ownConstant(std::vector<int32_t> values) {
   const auto index = static_cast<uint32_t>(operands_.size() - 1);
   std::vector<uint8_t> bytes(values.size() * sizeof(int32_t));
   std::memcpy(bytes.data(), values.data(), bytes.size());
-  ownConstants_.emplace_back(index, std::move(bytes));
+  ownConstants_.emplace(index, std::move(bytes));
   return index;
 }
 

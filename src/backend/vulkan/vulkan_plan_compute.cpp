@@ -665,15 +665,11 @@ Planned<Planner::QuantizedDot> Planner::quantizedDot(uint32_t channelDim, uint32
   }
   if (bias.type != OperandType::TENSOR_INT32) return invalid("the bias must be TENSOR_INT32");
   if (!perChannel) {
-    // As the CPU device checks it: the product in float, compared in double.
-    const double product = static_cast<double>(in.scale * filter.scale);
-    const double biasScale = bias.scale;
-    if (std::abs(product - biasScale) > 1e-6 * std::min(product, biasScale)) {
+    if (!kernels::biasScaleMatches(in.scale, filter.scale, bias.scale)) {
       return invalid("the bias scale must equal input scale * filter scale");
     }
   }
-  // The multipliers as the CPU device computes them (engine/ops/conv_common.cpp): the
-  // product of the scales in float, divided in double.
+  // The multipliers as the CPU device computes them (kernels/quantization.h).
   std::vector<float> filterScales(channels, filter.scale);
   if (perChannel) {
     const auto* params = std::get_if<SymmPerChannelQuantParams>(&filter.extraParams);
@@ -685,8 +681,7 @@ Planned<Planner::QuantizedDot> Planner::quantizedDot(uint32_t channelDim, uint32
   }
   std::vector<int32_t> requant;
   for (float filterScale : filterScales) {
-    const double real =
-        static_cast<double>(in.scale * filterScale) / static_cast<double>(out.scale);
+    const double real = kernels::convolutionRealMultiplier(in.scale, filterScale, out.scale);
     kernels::QuantizedMultiplier m;
     if (!kernels::quantizeMultiplier(real, &m)) {
       return invalid(

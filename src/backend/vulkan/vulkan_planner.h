@@ -17,10 +17,12 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "backend/vulkan/vulkan_plan.h"
+#include "hal/operand_utils.h"
 
 namespace nnhal::backend::vulkan::planning {
 
@@ -218,16 +220,13 @@ class Planner {
   /// TENSOR_INT32 model inputs held as raw words (quantized biases).
   std::set<uint32_t> rawWords_;
   /// The bytes of the plan's own constants, by operand index.
-  std::vector<std::pair<uint32_t, std::vector<uint8_t>>> ownConstants_;
+  std::unordered_map<uint32_t, std::vector<uint8_t>> ownConstants_;
 };
 
-/// TENSOR_QUANT8_ASYMM, TENSOR_QUANT8_ASYMM_SIGNED, TENSOR_QUANT8_SYMM or
-/// TENSOR_QUANT8_SYMM_PER_CHANNEL.
+/// The quantized types of one byte per element: TENSOR_QUANT8_ASYMM, _ASYMM_SIGNED, _SYMM and
+/// _SYMM_PER_CHANNEL.
 inline bool isQuant8(OperandType type) {
-  return type == OperandType::TENSOR_QUANT8_ASYMM ||
-         type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ||
-         type == OperandType::TENSOR_QUANT8_SYMM ||
-         type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL;
+  return hal::isQuantizedType(type) && hal::sizeOfElement(type) == 1;
 }
 
 inline uint64_t alignUp(uint64_t value) {

@@ -342,8 +342,7 @@ Result<std::vector<kernels::QuantizedMultiplier>> convMultipliers(const PrepareC
   const float outputScale = ctx.output(0).scale;
   const auto multiplierFor = [&](float filterScale,
                                  kernels::QuantizedMultiplier* out) -> Result<void> {
-    const double real =
-        static_cast<double>(in.scale * filterScale) / static_cast<double>(outputScale);
+    const double real = kernels::convolutionRealMultiplier(in.scale, filterScale, outputScale);
     if (!kernels::quantizeMultiplier(real, out)) {
       return invalidArgument(opName(ctx) + ": requantization multiplier " + std::to_string(real) +
                              " (input scale * filter scale / output "
@@ -354,13 +353,11 @@ Result<std::vector<kernels::QuantizedMultiplier>> convMultipliers(const PrepareC
   if (f.type != OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
     NNHAL_TRY(checkQuant(ctx, filter));
     if (ctx.hasInput(bias)) {
-      // The reference computes the product in float, then compares in double.
-      const double product = static_cast<double>(in.scale * f.scale);
-      const double biasScale = ctx.input(bias).scale;
-      if (std::abs(product - biasScale) > 1e-6 * std::min(product, biasScale)) {
-        return invalidArgument(
-            ctx.where(bias) + " scale " + std::to_string(biasScale) +
-            " must equal input scale * filter scale = " + std::to_string(product));
+      const float biasScale = ctx.input(bias).scale;
+      if (!kernels::biasScaleMatches(in.scale, f.scale, biasScale)) {
+        return invalidArgument(ctx.where(bias) + " scale " + std::to_string(biasScale) +
+                               " must equal input scale * filter scale = " +
+                               std::to_string(static_cast<double>(in.scale * f.scale)));
       }
     }
     // Per-tensor: one multiplier for every channel.
