@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cstring>
 
 #include <string>
 #include <vector>
@@ -96,6 +97,62 @@ TEST(VulkanPlanTest, PlansTheQuantizedOperations) {
   }
   EXPECT_EQ(plan->inputs[0].storage, Storage::kUint8);
   EXPECT_EQ(plan->outputs[0].storage, Storage::kUint8);
+}
+
+/// One 8-bit operation on a TENSOR_QUANT8_ASYMM input of `dims` (scale 0.5, zero point 0):
+/// SOFTMAX (beta 1) to an output of `outScale`, or AVERAGE_POOL_2D (VALID, stride 1) with a
+/// window of the whole input.
+Model quantizedOperationModel(OperationType type, std::vector<uint32_t> dims, float outScale) {
+  cachetest::ModelBuilder b;
+  const OperandType q = OperandType::TENSOR_QUANT8_ASYMM;
+  const uint32_t x = b.tensor(q, dims, 0.5f, 0, OperandLifeTime::SUBGRAPH_INPUT);
+  const uint32_t y = b.tensor(q, {}, outScale, 0, OperandLifeTime::SUBGRAPH_OUTPUT);
+  if (type == OperationType::SOFTMAX) {
+    Operand beta;
+    beta.type = OperandType::FLOAT32;
+    beta.lifetime = OperandLifeTime::CONSTANT_COPY;
+    beta.location = {0, static_cast<uint32_t>(b.model.operandValues.size()), 4};
+    const float one = 1.0f;
+    b.model.operandValues.resize(b.model.operandValues.size() + 4);
+    std::memcpy(b.model.operandValues.data() + beta.location.offset, &one, 4);
+    b.operation(type, {x, b.add(beta)}, {y});
+  } else {
+    b.operation(type,
+                {x, b.scalar(2), b.scalar(1), b.scalar(1), b.scalar(static_cast<int32_t>(dims[2])),
+                 b.scalar(static_cast<int32_t>(dims[1])), b.scalar(0)},
+                {y});
+  }
+  b.model.main.inputIndexes = {x};
+  b.model.main.outputIndexes = {y};
+  return std::move(b.model);
+}
+
+// 8-bit operations whose quantization breaks the HAL's rules are invalid (as on the CPU
+// device); those beyond what the shaders compute exactly are unsupported, with the reason.
+TEST(VulkanPlanTest, RefusesQuantizedOperationsThatDoNotFit) {
+  Model badBias = buildModel(OperandType::TENSOR_QUANT8_ASYMM, 1);
+  const uint32_t bias = badBias.main.operations[0].inputs[2];
+  badBias.main.operands[bias].scale *= 2.0f;
+  auto reasons = explainSupport(badBias);
+  ASSERT_FALSE(reasons);
+  EXPECT_NE(reasons.error().message.find("bias scale"), std::string::npos)
+      << reasons.error().message;
+
+  auto softmax = explainSupport(quantizedOperationModel(OperationType::SOFTMAX, {1, 4}, 0.01f));
+  ASSERT_FALSE(softmax);
+  EXPECT_NE(softmax.error().message.find("scale 1/256"), std::string::npos)
+      << softmax.error().message;
+  ASSERT_TRUE(
+      explainSupport(quantizedOperationModel(OperationType::SOFTMAX, {1, 4}, 1.0f / 256.0f)));
+
+  auto pool = explainSupport(
+      quantizedOperationModel(OperationType::AVERAGE_POOL_2D, {1, 300, 300, 1}, 0.5f));
+  ASSERT_TRUE(pool) << pool.error().message;
+  EXPECT_NE((*pool)[0].find("more than 65,536 taps"), std::string::npos) << (*pool)[0];
+  auto small =
+      explainSupport(quantizedOperationModel(OperationType::AVERAGE_POOL_2D, {1, 16, 16, 1}, 0.5f));
+  ASSERT_TRUE(small) << small.error().message;
+  EXPECT_EQ((*small)[0], "");
 }
 
 TEST(VulkanPlanTest, RunsNchwBetweenTwoTransposesAndRefusesUnknownInputs) {
