@@ -25,18 +25,17 @@ namespace {
 using namespace std::chrono_literals;
 
 /// Runs `body` in a child process as another application; its exit code (or -1 when the test
-/// does not run as root or runs under ThreadSanitizer, -2 when the child died).
+/// does not run as root or runs under ThreadSanitizer, -2 when the child died, -3 when it
+/// hung).
 template <typename Body>
 int asAnotherApplication(Body body) {
   if (::geteuid() != 0 || kUnderThreadSanitizer) return -1;
-  const pid_t child = ::fork();
+  const pid_t child = forkWhenQuiet();
   if (child == 0) {
     if (!becomeAnotherApplication()) ::_exit(100);
     ::_exit(body());
   }
-  int status = 0;
-  ::waitpid(child, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -2;
+  return waitForChild(child);
 }
 
 std::shared_ptr<Device> connectOrFail(const Daemon& daemon) {
@@ -238,7 +237,7 @@ TEST(ApplicationFairness, AnotherApplicationsHighPriorityWorkDoesNotStarveAMediu
   const auto alone = victimMedian(*victim, 15);
   int ready[2];
   ASSERT_EQ(::pipe(ready), 0);
-  const pid_t aggressor = ::fork();
+  const pid_t aggressor = forkWhenQuiet();
   if (aggressor == 0) {
     ::close(ready[0]);
     if (!becomeAnotherApplication()) ::_exit(100);

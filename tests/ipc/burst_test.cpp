@@ -479,7 +479,7 @@ TEST(BurstLiveness, AClientKilledMidBurstReleasesEverythingWithinASecond) {
   const Stats baseline = statsOf(observer);
   int ready[2];
   ASSERT_EQ(::pipe(ready), 0);
-  const pid_t child = ::fork();
+  const pid_t child = forkWhenQuiet();
   if (child == 0) {
     ::close(ready[0]);
     auto device = connect(daemon.socket());

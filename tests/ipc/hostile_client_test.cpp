@@ -412,7 +412,7 @@ class EndlessLooper {
   EndlessLooper(const Daemon& daemon, bool fenced) {
     int ready[2];
     EXPECT_EQ(::pipe(ready), 0);
-    pid_ = ::fork();
+    pid_ = forkWhenQuiet();
     if (pid_ == 0) {
       ::close(ready[0]);
       becomeAnotherApplication();
@@ -709,7 +709,7 @@ TEST(HostileClient, QueuedWorkIsBoundedAndDroppedWhenItsClientDies) {
   EXPECT_EQ(std::count(launched.begin(), launched.end(), ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT),
             2);
   // A child process floods the same way, then dies: its queue is dropped.
-  const pid_t child = ::fork();
+  const pid_t child = forkWhenQuiet();
   if (child == 0) {
     auto device = connect(daemon.socket());
     if (!device) ::_exit(2);
@@ -816,7 +816,7 @@ TEST(HostileClient, ConnectionsAreBoundedPerProcess) {
   Watchdog watchdog(daemon);  // connected before the flood
   int report[2];
   ASSERT_EQ(::pipe(report), 0);
-  const pid_t child = ::fork();
+  const pid_t child = forkWhenQuiet();
   if (child == 0) {
     std::vector<std::unique_ptr<RawClient>> clients;
     int refused = 0;

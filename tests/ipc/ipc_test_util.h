@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -69,6 +70,57 @@ inline constexpr bool kUnderThreadSanitizer = true;
 #else
 inline constexpr bool kUnderThreadSanitizer = false;
 #endif
+
+/// Forks a child that will run client code (allocate, start threads), once the test
+/// process's other threads are all asleep, and returns fork()'s result.
+///
+/// A child of a threaded process inherits every lock held at the fork by another thread.
+/// glibc's malloc takes its locks around fork(); the AddressSanitizer runtime of clang 16
+/// does not (LLVM 18 added it: llvm-project#75290), so a child forked while one of the
+/// client library's threads was inside the allocator waits forever on its first
+/// allocation. A thread inside the allocator is running (state R in /proc); this waits, up
+/// to 2 s, until every other thread of the process sleeps in the kernel (S), such as the
+/// readers waiting for their next frame, and then forks.
+inline pid_t forkWhenQuiet() {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  const std::string self = std::to_string(::gettid());
+  while (std::chrono::steady_clock::now() < until) {
+    bool quiet = true;
+    std::error_code ec;
+    for (const auto& task : fs::directory_iterator("/proc/self/task", ec)) {
+      if (task.path().filename() == self) continue;
+      std::ifstream stat(task.path() / "stat");
+      std::string line;
+      std::getline(stat, line);
+      // "tid (comm) S ...": the state follows the last ')' (comm may hold anything).
+      const size_t close = line.rfind(')');
+      if (close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'S') {
+        quiet = false;
+        break;
+      }
+    }
+    if (quiet) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return ::fork();
+}
+
+/// Waits up to `limit` for `child` to exit. Its exit code; -2 when it died of a signal, -3
+/// when it was still running at `limit` (it is then killed: a hung child fails its test
+/// instead of the suite's timeout ending every test after it).
+inline int waitForChild(pid_t child, std::chrono::seconds limit = std::chrono::seconds(120)) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  int status = 0;
+  while (::waitpid(child, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() >= until) {
+      ::kill(child, SIGKILL);
+      ::waitpid(child, &status, 0);
+      return -3;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -2;
+}
 
 /// The uid (and gid) another application's processes run as in the tests.
 inline constexpr uid_t kOtherApplicationUid = 65534;

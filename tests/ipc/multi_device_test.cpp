@@ -126,7 +126,7 @@ TEST(MultiDevice, AHangingDeviceHoldsItsExecutionsUntilTheirClientLeaves) {
   Daemon daemon({"--test-hang-after-executions", "1"});
   ASSERT_TRUE(daemon.running());
   // A client process whose second execution hangs; it exits with that execution pending.
-  const pid_t client = ::fork();
+  const pid_t client = forkWhenQuiet();
   if (client == 0) {
     auto device = connect(daemon.socket());
     if (!device) ::_exit(2);
