@@ -83,22 +83,23 @@ Result<void> computePerformance(Calibration* c) {
 }
 
 Result<void> computeGpuPerformance(Calibration* c) {
-  std::optional<PerformanceInfo> float32;
+  std::optional<PerformanceInfo> quantized, float32;
   for (const WorkloadTiming& w : c->workloads) {
-    if (w.quantized) continue;
     if (!positive(w.ms) || !positive(w.referenceMs) || !positive(w.referenceOneThreadMs)) {
       return invalidArgument("calibration: workload '" + w.name +
                              "' has a time that is not positive and finite");
     }
     const PerformanceInfo ratio{static_cast<float>(w.ms / w.referenceMs),
                                 static_cast<float>(w.ms / w.referenceOneThreadMs)};
-    float32 = float32 ? worst(*float32, ratio) : ratio;
+    std::optional<PerformanceInfo>& kind = w.quantized ? quantized : float32;
+    kind = kind ? worst(*kind, ratio) : ratio;
   }
   if (!float32) return invalidArgument("calibration: needs a float workload");
   c->float32 = *float32;
-  const float unsupported = std::numeric_limits<float>::max();
-  c->quantized = {unsupported, unsupported};
-  c->unmeasured = worst(*float32, PerformanceInfo{1.0f, 1.0f});
+  const float unmeasured = std::numeric_limits<float>::max();
+  c->quantized = quantized.value_or(PerformanceInfo{unmeasured, unmeasured});
+  c->unmeasured =
+      worst(quantized ? worst(*quantized, *float32) : *float32, PerformanceInfo{1.0f, 1.0f});
   return {};
 }
 

@@ -59,11 +59,12 @@ Result<void> computePerformance(Calibration* calibration);
 /// The level a GPU device's calibration is measured at (Calibration::isa).
 inline constexpr const char* kVulkanCalibrationLevel = "vulkan";
 
-/// computePerformance for a GPU device, which runs only the float workloads: float32 from
-/// them as above (powerUsage: the GPU's time over the one-thread reference's, as nothing
-/// measures its energy); the quantized types unsupported (FLT_MAX); every other type the
-/// largest float32 ratio, and never less than 1.0. Errors: INVALID_ARGUMENT when a time is
-/// not positive and finite or there is no float workload.
+/// computePerformance for a GPU device: float32 and quantized from their workloads as above
+/// (powerUsage: the GPU's time over the one-thread reference's, as nothing measures its
+/// energy); without a quantized workload, quantized is FLT_MAX (not measured: the device then
+/// reports its unmeasured default); every other type the largest ratio measured, and never
+/// less than 1.0. Errors: INVALID_ARGUMENT when a time is not positive and finite or there is
+/// no float workload.
 Result<void> computeGpuPerformance(Calibration* calibration);
 
 /// Writes `calibration` as JSON to `file` (replacing it atomically). GENERAL_FAILURE when it

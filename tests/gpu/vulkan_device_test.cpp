@@ -377,17 +377,37 @@ TEST(VulkanCalibration, CapabilitiesComeFromTheCalibrationOfThisDevice) {
   c.driverVersion = first->backend->version();
   c.isa = common::kVulkanCalibrationLevel;
   c.measuredAt = "2026-12-07T00:00:00Z";
-  c.workloads = {{"mobilenet_v2_1.0_224_float", false, 30.0, 10.0, 30.0, 20.0}};
-  ASSERT_TRUE(common::computeGpuPerformance(&c));
-  ASSERT_TRUE(common::writeCalibration(dir.path() / common::kCalibrationFileName, c));
-  auto measured = backend::createVulkanBackend(options);
-  ASSERT_TRUE(measured);
-  for (const OperandPerformance& p : measured->backend->capabilities().operandPerformance) {
-    const bool runs = p.type == OperandType::TENSOR_FLOAT32 || p.type == OperandType::FLOAT32 ||
-                      p.type == OperandType::TENSOR_FLOAT16 || p.type == OperandType::FLOAT16 ||
-                      p.type == OperandType::INT32 || p.type == OperandType::BOOL;
-    EXPECT_FLOAT_EQ(p.info.execTime, runs ? 3.0f : std::numeric_limits<float>::max())
-        << toString(p.type);
+  c.workloads = {{"mobilenet_v2_1.0_224_quant", true, 40.0, 10.0, 40.0, 20.0},
+                 {"mobilenet_v2_1.0_224_float", false, 30.0, 10.0, 30.0, 20.0}};
+  // The float types get the float workload's ratio, the 8-bit ones (with TENSOR_INT32, their
+  // biases) the quantized workload's, or 10 when the calibration ran none.
+  const auto expected = [](OperandType type, float quantized) {
+    switch (type) {
+      case OperandType::TENSOR_FLOAT32:
+      case OperandType::FLOAT32:
+      case OperandType::TENSOR_FLOAT16:
+      case OperandType::FLOAT16:
+      case OperandType::INT32:
+      case OperandType::BOOL:
+        return 3.0f;
+      case OperandType::TENSOR_QUANT8_ASYMM:
+      case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+      case OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL:
+      case OperandType::TENSOR_INT32:
+        return quantized;
+      default:
+        return std::numeric_limits<float>::max();
+    }
+  };
+  for (const float quantized : {4.0f, 10.0f}) {
+    if (quantized == 10.0f) c.workloads.erase(c.workloads.begin());
+    ASSERT_TRUE(common::computeGpuPerformance(&c));
+    ASSERT_TRUE(common::writeCalibration(dir.path() / common::kCalibrationFileName, c));
+    auto measured = backend::createVulkanBackend(options);
+    ASSERT_TRUE(measured);
+    for (const OperandPerformance& p : measured->backend->capabilities().operandPerformance) {
+      EXPECT_FLOAT_EQ(p.info.execTime, expected(p.type, quantized)) << toString(p.type);
+    }
   }
   // Another version string (another GPU or driver): the calibration does not apply.
   c.driverVersion += " elsewhere";

@@ -72,23 +72,32 @@ TEST_F(CalibrationTest, WorkloadsWithoutAKindOrWithBadTimesAreRefused) {
   EXPECT_FALSE(computePerformance(&c));
 }
 
-// A GPU device runs the float workload only: float32 from it (powerUsage against the
-// one-thread reference), the quantized types unsupported, the rest never better than parity;
-// without a float workload, nothing to compute.
-TEST_F(CalibrationTest, AGpuCalibrationTakesTheFloatWorkloadOnly) {
+// A GPU device: float32 and quantized from their workloads (powerUsage against the
+// one-thread reference); without a quantized workload the quantized types are not measured
+// (FLT_MAX); the rest never better than parity; without a float workload, nothing to compute.
+TEST_F(CalibrationTest, AGpuCalibrationTakesEachKindFromItsWorkloads) {
   Calibration c = sample();
   c.isa = kVulkanCalibrationLevel;
+  ASSERT_TRUE(c.workloads[0].quantized && c.workloads[1].quantized && !c.workloads[2].quantized);
+  c.workloads[0] = {"q1", true, 30.0, 10.0, 99.0, 60.0};
+  c.workloads[1] = {"q2", true, 20.0, 10.0, 99.0, 40.0};
   c.workloads[2] = {"f", false, 20.0, 10.0, 20.0, 40.0};
   ASSERT_TRUE(computeGpuPerformance(&c));
   EXPECT_FLOAT_EQ(c.float32.execTime, 2.0f);
   EXPECT_FLOAT_EQ(c.float32.powerUsage, 0.5f);
-  EXPECT_EQ(c.quantized.execTime, std::numeric_limits<float>::max());
-  EXPECT_FLOAT_EQ(c.unmeasured.execTime, 2.0f);
+  EXPECT_FLOAT_EQ(c.quantized.execTime, 3.0f);    // the worse of the two quantized
+  EXPECT_FLOAT_EQ(c.quantized.powerUsage, 0.5f);  // 30 / 60 and 20 / 40
+  EXPECT_FLOAT_EQ(c.unmeasured.execTime, 3.0f);
   EXPECT_FLOAT_EQ(c.unmeasured.powerUsage, 1.0f);
   // What is written reads back, and applies to level "vulkan" only.
   ASSERT_TRUE(writeCalibration(file(), c));
   EXPECT_TRUE(applicableCalibration(dir_, c.driverVersion, kVulkanCalibrationLevel));
   EXPECT_FALSE(applicableCalibration(dir_, c.driverVersion, "avx2"));
+  // The float workload alone: the quantized types are not measured.
+  c.workloads.erase(c.workloads.begin(), c.workloads.begin() + 2);
+  ASSERT_TRUE(computeGpuPerformance(&c));
+  EXPECT_EQ(c.quantized.execTime, std::numeric_limits<float>::max());
+  EXPECT_FLOAT_EQ(c.unmeasured.execTime, 2.0f);
   c.workloads.pop_back();
   EXPECT_EQ(computeGpuPerformance(&c).error().status, ErrorStatus::INVALID_ARGUMENT);
 }

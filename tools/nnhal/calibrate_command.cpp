@@ -210,9 +210,6 @@ Result<void> calibrate(const CalibrateArgs& args) {
   NNHAL_ASSIGN_OR_RETURN(
       std::vector<CalibrationWorkload> workloads,
       args.models.empty() ? tools::builtInCalibrationWorkloads() : workloadsFrom(args.models));
-  if (gpu) {  // the GPU device runs no quantized network
-    std::erase_if(workloads, [](const CalibrationWorkload& w) { return w.quantized; });
-  }
   const unsigned cores = allowedCores();
   std::fprintf(stderr,
                "nnhal calibrate: %zu workloads (%s), median of %u runs each, kernels at %s, "

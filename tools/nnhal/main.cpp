@@ -164,7 +164,7 @@ CLI::App* addCalibrateCommand(CLI::App& app, cli::CalibrateArgs& calibrateArgs) 
       ->capture_default_str()
       ->check(CLI::Range(1u, 1000u));
   calibrate->add_option("--device", calibrateArgs.device,
-                        "nnhal-cpu (default) or nnhal-vulkan, the GPU device (its float workload; "
+                        "nnhal-cpu (default) or nnhal-vulkan, the GPU device (the same workloads; "
                         "NNHAL_VULKAN_DEVICE picks the GPU)");
   calibrate->add_flag("--if-stale", calibrateArgs.ifStale,
                       "Measure only when the state directory holds no calibration of this "

@@ -11,10 +11,11 @@
 // the Vulkan device, its driver version and pipeline-cache UUID, so a cache made on another
 // GPU or driver is never loaded.
 //
-// Capabilities: the float32 ratios `nnhal calibrate --device nnhal-vulkan` measured for this
-// device and driver (common/calibration.h), for every type it runs; until then 10 (ten times
-// the CPU reference path). The other types report the HAL's "not supported" maximum: nothing
-// better than what was measured is claimed.
+// Capabilities: the ratios `nnhal calibrate --device nnhal-vulkan` measured for this device
+// and driver (common/calibration.h): the float workload's for the float types, INT32 and BOOL,
+// the quantized workloads' for the 8-bit types and TENSOR_INT32; a kind not measured reports
+// 10 (ten times the CPU reference path). The types it never runs report the HAL's "not
+// supported" maximum: nothing better than what was measured is claimed.
 //
 // Thread safety: as Backend.
 #pragma once
@@ -28,11 +29,16 @@
 
 namespace nnhal::backend::vulkan {
 
+/// What an applicable calibration measured of this device, by kind of workload.
+struct MeasuredPerformance {
+  std::optional<PerformanceInfo> float32;
+  std::optional<PerformanceInfo> quantized;
+};
+
 class VulkanBackend final : public Backend {
  public:
-  /// `measured`: the float32 PerformanceInfo of an applicable calibration, if any.
   VulkanBackend(std::shared_ptr<Context> context, std::string version,
-                std::optional<PerformanceInfo> measured);
+                MeasuredPerformance measured);
 
   std::string name() const override { return "nnhal-vulkan"; }
   std::string version() const override { return version_; }
@@ -54,7 +60,7 @@ class VulkanBackend final : public Backend {
 
   std::shared_ptr<Context> context_;
   std::string version_;
-  std::optional<PerformanceInfo> measured_;
+  MeasuredPerformance measured_;
 };
 
 }  // namespace nnhal::backend::vulkan

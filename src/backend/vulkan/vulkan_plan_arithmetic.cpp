@@ -1,0 +1,280 @@
+// The arithmetic: binary and unary element-wise operations, 8-bit ones through the CPU
+// device's requantization and lookup tables (vulkan_planner.h).
+#include "backend/vulkan/vulkan_planner.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <variant>
+
+#include "kernels/activations.h"
+#include "kernels/binary_math.h"
+#include "kernels/elementwise.h"
+#include "kernels/quantization.h"
+#include "kernels/unary_math.h"
+
+namespace nnhal::backend::vulkan::planning {
+
+Planned<void> Planner::binary(uint32_t code, bool fusedActivation) {
+  // ADD (0) and MUL (1) also on 8-bit tensors (the shader's ops 7 and 8).
+  // MAXIMUM (4) and MINIMUM (5) too (ops 9 and 10): both inputs requantized to the output
+  // through the CPU device's tables, then compared.
+  const bool quantized = code <= 5 && code != 2 && code != 3 && isQuant8(input(0).type);
+  std::optional<uint32_t> table;
+  if (quantized && (code == 4 || code == 5)) {
+    NNHAL_PLAN_TRY(t, requantizeTables());
+    table = t;
+  }
+  NNHAL_PLAN_TRY(a, tensor(inputIndex(0), quantized));
+  NNHAL_PLAN_TRY(b, tensor(inputIndex(1), quantized));
+  std::pair<float, float> range{-kInfinity, kInfinity};
+  std::array<uint32_t, 9> requant{};  // zero points, then (multiplier, shift) pairs
+  if (table) {
+    const bool isSigned = input(0).type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    range = {isSigned ? -128.0f : 0.0f, isSigned ? 127.0f : 255.0f};
+    code += 5;
+  } else if (quantized) {
+    NNHAL_PLAN_TRY(words, quantizedArithmetic(code == 0));
+    requant = words;
+    NNHAL_PLAN_TRY(levels, quantizedActivation(2));
+    range = {static_cast<float>(levels.first), static_cast<float>(levels.second)};
+    code += 7;
+  } else if (fusedActivation) {
+    NNHAL_PLAN_TRY(r, activation(2));
+    range = r;
+  }
+  const size_t rank = std::max(input(0).dimensions.size(), input(1).dimensions.size());
+  const auto da = rank4(input(0).dimensions);
+  const auto db = rank4(input(1).dimensions);
+  std::vector<uint32_t> broadcast;
+  for (size_t d = 4 - rank; d < 4; ++d) {
+    const uint32_t size = std::max(da[d], db[d]);
+    if ((da[d] != size && da[d] != 1) || (db[d] != size && db[d] != 1)) {
+      return invalid("the input shapes do not broadcast");
+    }
+    broadcast.push_back(size);
+  }
+  NNHAL_PLAN_CHECK(shapeOutput(std::move(broadcast)));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
+  const auto dims = rank4(output(0).dimensions);
+  const auto strides = [&](const Operand& o) {
+    const auto d = rank4(o.dimensions);
+    std::array<uint32_t, 4> s{};
+    uint32_t step = 1;
+    for (int i = 3; i >= 0; --i) {
+      s[i] = d[i] == 1 && dims[i] != 1 ? 0 : step;
+      step *= d[i];
+    }
+    return s;
+  };
+  const auto sa = strides(input(0));
+  const auto sb = strides(input(1));
+  const bool clamped = range.first != -kInfinity || range.second != kInfinity;
+  dispatch(Shader::kBinary, elementsOf(output(0)),
+           {elementsOf(output(0)),
+            code,
+            offsetWord(out),
+            offsetWord(a),
+            offsetWord(b),
+            clamped ? 1u : 0u,
+            floatBits(range.first),
+            floatBits(range.second),
+            dims[0],
+            dims[1],
+            dims[2],
+            dims[3],
+            sa[0],
+            sa[1],
+            sa[2],
+            sa[3],
+            sb[0],
+            sb[1],
+            sb[2],
+            sb[3],
+            requant[0],
+            requant[1],
+            requant[2],
+            requant[3],
+            requant[4],
+            requant[5],
+            requant[6],
+            requant[7],
+            requant[8],
+            offsetWord(table.value_or(a))});
+  return {};
+}
+
+Planned<uint32_t> Planner::requantizeTables() {
+  const Operand& a = input(0);
+  const Operand& b = input(1);
+  const Operand& out = output(0);
+  if (b.type != a.type || out.type != a.type) return invalid("the operand types differ");
+  std::vector<int32_t> bits;
+  const auto append = [&bits](const auto& table) {
+    for (auto level : table) bits.push_back(std::bit_cast<int32_t>(static_cast<float>(level)));
+  };
+  for (const Operand* in : {&a, &b}) {
+    if (a.type == OperandType::TENSOR_QUANT8_ASYMM) {
+      append(kernels::makeRequantizeTable<uint8_t>(in->scale, in->zeroPoint, out.scale,
+                                                   out.zeroPoint));
+    } else {
+      append(
+          kernels::makeRequantizeTable<int8_t>(in->scale, in->zeroPoint, out.scale, out.zeroPoint));
+    }
+  }
+  const uint32_t table = ownConstant(std::move(bits));
+  NNHAL_PLAN_CHECK(tensor(table, true));
+  return table;
+}
+
+Planned<std::array<uint32_t, 9>> Planner::quantizedArithmetic(bool add) const {
+  const Operand& a = input(0);
+  const Operand& b = input(1);
+  const Operand& out = output(0);
+  if (b.type != a.type || out.type != a.type) return invalid("the operand types differ");
+  // The CPU device's parameters (kernels/elementwise.h), so that the results are its own.
+  const int32_t lowest = a.type == OperandType::TENSOR_QUANT8_ASYMM ? 0 : -128;
+  std::array<int32_t, 9> words{a.zeroPoint, b.zeroPoint, out.zeroPoint};
+  if (add) {
+    const auto params = kernels::makeQuantAddParams(a.scale, a.zeroPoint, b.scale, b.zeroPoint,
+                                                    out.scale, out.zeroPoint, lowest, lowest + 255);
+    if (!params) return invalid("a scale is not positive or a multiplier is out of range");
+    words = {a.zeroPoint,
+             b.zeroPoint,
+             out.zeroPoint,
+             params->inputMultiplier1.multiplier,
+             params->inputMultiplier1.shift,
+             params->inputMultiplier2.multiplier,
+             params->inputMultiplier2.shift,
+             params->outputMultiplier.multiplier,
+             params->outputMultiplier.shift};
+  } else {
+    const auto params = kernels::makeQuantMulParams(a.scale, a.zeroPoint, b.scale, b.zeroPoint,
+                                                    out.scale, out.zeroPoint, lowest, lowest + 255);
+    if (!params) return invalid("a scale is not positive or a multiplier is out of range");
+    words[3] = params->outputMultiplier.multiplier;
+    words[4] = params->outputMultiplier.shift;
+  }
+  std::array<uint32_t, 9> bits{};
+  for (size_t k = 0; k < words.size(); ++k) bits[k] = static_cast<uint32_t>(words[k]);
+  return bits;
+}
+
+Planned<std::vector<uint32_t>> Planner::reshaped() const {
+  const Operand& shape = input(1);
+  const uint8_t* bytes = constantBytes(shape);
+  if (shape.type != OperandType::TENSOR_INT32 || bytes == nullptr || shape.dimensions.size() != 1) {
+    return refuse("the shape must be a constant TENSOR_INT32 vector");
+  }
+  std::vector<int32_t> values(shape.dimensions[0]);
+  std::memcpy(values.data(), bytes, values.size() * sizeof(int32_t));
+  std::vector<uint32_t> dims;
+  uint64_t known = 1;
+  std::optional<size_t> free;
+  for (size_t k = 0; k < values.size(); ++k) {
+    if (values[k] == -1 && !free) {
+      free = k;
+      dims.push_back(1);
+    } else if (values[k] > 0) {
+      dims.push_back(static_cast<uint32_t>(values[k]));
+      known *= static_cast<uint32_t>(values[k]);
+    } else {
+      return invalid("the shape holds " + std::to_string(values[k]));
+    }
+  }
+  const uint64_t elements = elementsOf(input(0));
+  if (free) {
+    if (known == 0 || elements % known != 0) return invalid("the shape does not fit the input");
+    dims[*free] = static_cast<uint32_t>(elements / known);
+  } else if (known != elements) {
+    return invalid("the shape's size is not the input's");
+  }
+  return dims;
+}
+
+void Planner::unaryDispatch(uint32_t code, uint32_t out, uint32_t in, float alpha,
+                            std::optional<uint32_t> table) {
+  dispatch(Shader::kUnary, elementsOf(output(0)),
+           {elementsOf(output(0)), code, offsetWord(out), offsetWord(in), floatBits(alpha),
+            offsetWord(table.value_or(in))});
+}
+
+Planned<void> Planner::quantizedLookup(uint32_t code) {
+  const Operand& i = input(0);
+  const Operand& o = output(0);
+  if (o.type != i.type) return invalid("the output's type must be the input's");
+  const bool isSigned = i.type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  // The CPU device's tables (kernels/activations.h, kernels/unary_math.h), by stored byte.
+  std::array<int32_t, 256> levels{};
+  const auto fill = [&levels](const auto& table) {
+    for (size_t b = 0; b < 256; ++b) levels[b] = table[b];
+  };
+  if (code <= 2) {  // the RELU family clamps in the input's own steps
+    if (o.scale != i.scale || o.zeroPoint != i.zeroPoint) {
+      return invalid("the output's quantization must be the input's");
+    }
+    const int32_t qmin = isSigned ? -128 : 0;
+    int32_t lo = 0, hi = 0;
+    kernels::activationRangeQuantized(static_cast<FusedActivationFunc>(code + 1), i.scale,
+                                      i.zeroPoint, qmin, qmin + 255, &lo, &hi);
+    for (size_t b = 0; b < 256; ++b) {
+      const int32_t v = isSigned ? static_cast<int8_t>(b) : static_cast<int32_t>(b);
+      levels[b] = std::clamp(v, lo, hi);
+    }
+  } else if (code == 3 || code == 4) {
+    // LOGISTIC: scale 1/256, zero point 0 (-128 signed); TANH: 1/128, 128 (0 signed).
+    const float scale = code == 3 ? 1.0f / 256.0f : 1.0f / 128.0f;
+    const int32_t zeroPoint = code == 3 ? (isSigned ? -128 : 0) : (isSigned ? 0 : 128);
+    if (o.scale != scale || o.zeroPoint != zeroPoint) {
+      return invalid("the output must have scale " + std::string(code == 3 ? "1/256" : "1/128") +
+                     " and zero point " + std::to_string(zeroPoint));
+    }
+    if (code == 3) {
+      isSigned ? fill(kernels::makeLogisticTable<int8_t>(i.scale, i.zeroPoint))
+               : fill(kernels::makeLogisticTable<uint8_t>(i.scale, i.zeroPoint));
+    } else {
+      isSigned ? fill(kernels::makeTanhTable<int8_t>(i.scale, i.zeroPoint))
+               : fill(kernels::makeTanhTable<uint8_t>(i.scale, i.zeroPoint));
+    }
+  } else {
+    isSigned
+        ? fill(kernels::makeHardSwishTable<int8_t>(i.scale, i.zeroPoint, o.scale, o.zeroPoint))
+        : fill(kernels::makeHardSwishTable<uint8_t>(i.scale, i.zeroPoint, o.scale, o.zeroPoint));
+  }
+  std::vector<int32_t> bits;
+  for (int32_t level : levels) bits.push_back(std::bit_cast<int32_t>(static_cast<float>(level)));
+  const uint32_t table = ownConstant(std::move(bits));  // it may move the operands
+  NNHAL_PLAN_CHECK(tensor(table, true));
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), true));
+  NNHAL_PLAN_CHECK(shapeOutput(input(0).dimensions));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), true));
+  unaryDispatch(16, out, in, 0.0f, table);
+  return {};
+}
+
+Planned<void> Planner::unary(uint32_t code) {
+  if (code <= 5 && isQuant8(input(0).type)) return quantizedLookup(code);
+  bool quantized = false;
+  if (code == 6) {  // RESHAPE moves 8-bit values too
+    NNHAL_PLAN_TRY(moves, movesQuantized());
+    quantized = moves;
+  }
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), quantized));
+  if (code == 6) {
+    NNHAL_PLAN_TRY(shape, reshaped());
+    NNHAL_PLAN_CHECK(shapeOutput(shape));
+  } else {
+    NNHAL_PLAN_CHECK(shapeOutput(input(0).dimensions));
+  }
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
+  float alpha = 0.0f;
+  if (code == 15) {  // ELU
+    NNHAL_PLAN_TRY(a, scalarFloat(1));
+    alpha = a;
+  }
+  unaryDispatch(code, out, in, alpha);
+  return {};
+}
+
+}  // namespace nnhal::backend::vulkan::planning
