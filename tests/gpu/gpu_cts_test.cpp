@@ -9,6 +9,7 @@
 #include <string>
 
 #include "gpu/gpu_test_models.h"
+#include "nnhal/device.h"
 #include "tools/common/cts_model.h"
 #include "tools/common/cts_runner.h"
 
@@ -53,6 +54,40 @@ TEST_P(GpuCts, PassesOrIsUnsupported) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Folders, GpuCts, ::testing::Values("V1_0", "V1_1", "V1_2", "V1_3"));
+
+// The 8-bit SUB (an ADD whose second multiplier is negated) and TRANSPOSE_CONV_2D run on the
+// GPU and give the CPU device's bytes, in both 8-bit types (the VTS's signed twin of each
+// model) and both layouts: none of these models is refused.
+TEST(GpuCtsBytes, EightBitSubAndTransposedConvolutionGiveTheCpuDevicesBytes) {
+  gputest::ValidatedGpu gpu = gputest::validatedGpu();
+  if (gpu.device == nullptr) GTEST_SKIP() << gpu.whyNot;
+  auto cpu = createDevice({});
+  ASSERT_TRUE(cpu);
+  size_t compared = 0;
+  const fs::path folder = fs::path(NNHAL_SHARED_DIR) / "cts" / "V1_2";
+  for (const char* file : {"sub_quantized_different_scales.json", "transpose_conv2d.json",
+                           "transpose_conv2d_large.json"}) {
+    auto models = loadCtsFile(folder / file);
+    ASSERT_TRUE(models) << models.error().message;
+    for (const CtsModel& original : *models) {
+      const bool eightBit = original.name.find("quant8") != std::string::npos ||
+                            original.spec.find("sub_quantized") != std::string::npos;
+      // The zero-sized models start with BOX_WITH_NMS_LIMIT, which the GPU refuses.
+      if (!eightBit || original.name.find("zero_sized") != std::string::npos) continue;
+      for (const CtsModel& cts : {original, toSignedQuantization(original)}) {
+        auto expected = computeOutputs(**cpu, cts);
+        ASSERT_TRUE(expected) << cts.name << ": " << expected.error().message;
+        auto actual = computeOutputs(*gpu.device, cts);
+        ASSERT_TRUE(actual) << cts.name << ": " << actual.error().message;
+        EXPECT_EQ(*actual, *expected) << cts.name;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GE(compared, 100u);
+  gpu.device.reset();
+  EXPECT_EQ(gpu.vulkan->context().validationErrors(), 0u);
+}
 
 }  // namespace
 }  // namespace nnhal::tools

@@ -53,12 +53,19 @@ constexpr uint32_t kTransposeConvSpirv[] = {
 constexpr uint32_t kConvQuantSpirv[] = {
 #include "conv2d_quant.spv.inc"
 };
+constexpr uint32_t kTransposeConvQuantSpirv[] = {
+#include "transpose_conv_quant.spv.inc"
+};
 
 /// Indexed by Shader (vulkan_plan.h), in its order.
 constexpr std::array<std::span<const uint32_t>, kShaderCount> kSpirv{
-    kBinarySpirv,         kUnarySpirv,         kConv2dSpirv,   kPoolSpirv, kSoftmaxSpirv,
-    kFullyConnectedSpirv, kConcatSpirv,        kGatherSpirv,   kMeanSpirv, kResizeSpirv,
-    kQuantizeSpirv,       kTransposeConvSpirv, kConvQuantSpirv};
+    kBinarySpirv,    kUnarySpirv,
+    kConv2dSpirv,    kPoolSpirv,
+    kSoftmaxSpirv,   kFullyConnectedSpirv,
+    kConcatSpirv,    kGatherSpirv,
+    kMeanSpirv,      kResizeSpirv,
+    kQuantizeSpirv,  kTransposeConvSpirv,
+    kConvQuantSpirv, kTransposeConvQuantSpirv};
 
 std::span<const uint32_t> spirvOf(Shader shader) { return kSpirv[static_cast<size_t>(shader)]; }
 

@@ -194,6 +194,7 @@ std::vector<size_t> offsetWords(Shader shader) {
     case Shader::kTransposeConv:
       return {1, 2, 3, 4};
     case Shader::kConvQuant:
+    case Shader::kTransposeConvQuant:
       return {1, 2, 3, 4, 5};
   }
   return {};

@@ -64,8 +64,9 @@ enum class Shader : uint8_t {
   kQuantize,
   kTransposeConv,
   kConvQuant,
+  kTransposeConvQuant,
 };
-inline constexpr size_t kShaderCount = 13;
+inline constexpr size_t kShaderCount = 14;
 
 /// Push-constant words at most (the 128 bytes every device allows).
 inline constexpr size_t kMaxPushWords = 32;

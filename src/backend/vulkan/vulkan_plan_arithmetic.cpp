@@ -17,10 +17,11 @@
 namespace nnhal::backend::vulkan::planning {
 
 Planned<void> Planner::binary(uint32_t code, bool fusedActivation) {
-  // ADD (0) and MUL (1) also on 8-bit tensors (the shader's ops 7 and 8).
+  // ADD (0) and MUL (1) also on 8-bit tensors (the shader's ops 7 and 8), and SUB (2) as
+  // an ADD with the second input's multiplier negated (op 7).
   // MAXIMUM (4) and MINIMUM (5) too (ops 9 and 10): both inputs requantized to the output
   // through the CPU device's tables, then compared.
-  const bool quantized = code <= 5 && code != 2 && code != 3 && isQuant8(input(0).type);
+  const bool quantized = code <= 5 && code != 3 && isQuant8(input(0).type);
   std::optional<uint32_t> table;
   if (quantized && (code == 4 || code == 5)) {
     NNHAL_PLAN_TRY(t, requantizeTables());
@@ -35,11 +36,11 @@ Planned<void> Planner::binary(uint32_t code, bool fusedActivation) {
     range = {isSigned ? -128.0f : 0.0f, isSigned ? 127.0f : 255.0f};
     code += 5;
   } else if (quantized) {
-    NNHAL_PLAN_TRY(words, quantizedArithmetic(code == 0));
+    NNHAL_PLAN_TRY(words, quantizedArithmetic(code));
     requant = words;
     NNHAL_PLAN_TRY(levels, quantizedActivation(2));
     range = {static_cast<float>(levels.first), static_cast<float>(levels.second)};
-    code += 7;
+    code = code == 1 ? 8 : 7;
   } else if (fusedActivation) {
     NNHAL_PLAN_TRY(r, activation(2));
     range = r;
@@ -128,7 +129,7 @@ Planned<uint32_t> Planner::requantizeTables() {
   return table;
 }
 
-Planned<std::array<uint32_t, 9>> Planner::quantizedArithmetic(bool add) const {
+Planned<std::array<uint32_t, 9>> Planner::quantizedArithmetic(uint32_t op) const {
   const Operand& a = input(0);
   const Operand& b = input(1);
   const Operand& out = output(0);
@@ -136,9 +137,12 @@ Planned<std::array<uint32_t, 9>> Planner::quantizedArithmetic(bool add) const {
   // The CPU device's parameters (kernels/elementwise.h), so that the results are its own.
   const int32_t lowest = a.type == OperandType::TENSOR_QUANT8_ASYMM ? 0 : -128;
   std::array<int32_t, 9> words{a.zeroPoint, b.zeroPoint, out.zeroPoint};
-  if (add) {
-    const auto params = kernels::makeQuantAddParams(a.scale, a.zeroPoint, b.scale, b.zeroPoint,
-                                                    out.scale, out.zeroPoint, lowest, lowest + 255);
+  if (op != 1) {
+    const auto params =
+        op == 0 ? kernels::makeQuantAddParams(a.scale, a.zeroPoint, b.scale, b.zeroPoint, out.scale,
+                                              out.zeroPoint, lowest, lowest + 255)
+                : kernels::makeQuantSubParams(a.scale, a.zeroPoint, b.scale, b.zeroPoint, out.scale,
+                                              out.zeroPoint, lowest, lowest + 255);
     if (!params) return invalid("a scale is not positive or a multiplier is out of range");
     words = {a.zeroPoint,
              b.zeroPoint,

@@ -342,11 +342,13 @@ Planned<void> Planner::transposeConv() {
   NNHAL_PLAN_TRY(nchw, scalarBool(strides + 3));
   if (nchw && !input0_) return refuse("the NCHW layout is not supported here");
   if (sw < 1 || sh < 1) return invalid("strides must be at least 1");
-  NNHAL_PLAN_TRY(in, inputTensor(0));
-  NNHAL_PLAN_TRY(filter, inputTensor(1));
-  NNHAL_PLAN_TRY(bias, inputTensor(2));
-  const auto& i = input(0).dimensions;
-  const auto& f = input(1).dimensions;
+  const bool quantized = isQuant8(input(0).type);
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), quantized));
+  NNHAL_PLAN_TRY(filter, tensor(inputIndex(1), quantized));
+  NNHAL_PLAN_TRY(bias, tensor(inputIndex(2), quantized));
+  // Copies: the plan's own constants (quantizedDot) may move the operands.
+  const std::vector<uint32_t> i = input(0).dimensions;
+  const std::vector<uint32_t> f = input(1).dimensions;
   if (i.size() != 4 || f.size() != 4 || f[3] != i[3] ||
       input(2).dimensions != std::vector<uint32_t>{f[0]}) {
     return invalid("the input, filter and bias shapes do not fit together");
@@ -383,13 +385,36 @@ Planned<void> Planner::transposeConv() {
   }
   NNHAL_PLAN_CHECK(
       shapeOutput({i[0], static_cast<uint32_t>(outH), static_cast<uint32_t>(outW), f[0]}));
-  NNHAL_PLAN_TRY(out, outputTensor(0));
-  dispatch(
-      Shader::kTransposeConv, elementsOf(output(0)),
-      {elementsOf(output(0)), offsetWord(out), offsetWord(in), offsetWord(filter), offsetWord(bias),
-       i[1], i[2], i[3], static_cast<uint32_t>(outH), static_cast<uint32_t>(outW), f[0], f[1], f[2],
-       static_cast<uint32_t>(sh), static_cast<uint32_t>(sw), static_cast<uint32_t>(pads[2]),
-       static_cast<uint32_t>(pads[0]), floatBits(range.first), floatBits(range.second)});
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
+  const std::vector<uint32_t> geometry = {i[1],
+                                          i[2],
+                                          i[3],
+                                          static_cast<uint32_t>(outH),
+                                          static_cast<uint32_t>(outW),
+                                          f[0],
+                                          f[1],
+                                          f[2],
+                                          static_cast<uint32_t>(sh),
+                                          static_cast<uint32_t>(sw),
+                                          static_cast<uint32_t>(pads[2]),
+                                          static_cast<uint32_t>(pads[0])};
+  std::vector<uint32_t> words = {elementsOf(output(0)), offsetWord(out), offsetWord(in),
+                                 offsetWord(filter), offsetWord(bias)};
+  if (quantized) {
+    // Per-channel filters are [outC, fH, fW, inC]: their scales along dimension 0.
+    NNHAL_PLAN_TRY(q, quantizedDot(0, f[0], strides + 2));
+    words.push_back(offsetWord(q.requant));
+    words.insert(words.end(), geometry.begin(), geometry.end());
+    for (int32_t v : {q.inZero, q.filterZero, q.outZero, q.lo, q.hi}) {
+      words.push_back(static_cast<uint32_t>(v));
+    }
+    dispatch(Shader::kTransposeConvQuant, elementsOf(output(0)), std::move(words));
+    return {};
+  }
+  words.insert(words.end(), geometry.begin(), geometry.end());
+  words.push_back(floatBits(range.first));
+  words.push_back(floatBits(range.second));
+  dispatch(Shader::kTransposeConv, elementsOf(output(0)), std::move(words));
   return {};
 }
 

@@ -125,9 +125,10 @@ class Planner {
   /// and quantization.
   Planned<bool> movesQuantized() const;
   Planned<void> binary(uint32_t op, bool fusedActivation);
-  /// The push words of a quantized ADD (`add`) or MUL: the zero points of inputs 0 and 1 and
+  /// The push words of a quantized ADD (`op` 0), MUL (1) or SUB (2, an ADD whose second
+  /// multiplier is negated, as on the CPU device): the zero points of inputs 0 and 1 and
   /// output 0, then (multiplier, shift) pairs as shaders/binary.comp reads them.
-  Planned<std::array<uint32_t, 9>> quantizedArithmetic(bool add) const;
+  Planned<std::array<uint32_t, 9>> quantizedArithmetic(uint32_t op) const;
   /// The CPU device's tables requantizing inputs 0 and 1 of a quantized MAXIMUM or MINIMUM
   /// to output 0: one constant of 512 floats (input 0's, then input 1's), by stored byte.
   Planned<uint32_t> requantizeTables();
