@@ -47,8 +47,9 @@ Planned<uint32_t> Planner::tensor(uint32_t operandIndex, bool quantized, bool in
       }
       rawWords_.insert(operandIndex);
     }
-  } else if (quantized && isQuant8(o.type)) {
-    // The quantized operations, DEQUANTIZE's input and QUANTIZE's output.
+  } else if (quantized && (isQuant8(o.type) || o.type == OperandType::TENSOR_BOOL8)) {
+    // The quantized operations, DEQUANTIZE's input and QUANTIZE's output; the comparisons'
+    // BOOL8 tensors (one byte each, 0 or 1, held as floats).
   } else if (o.type != OperandType::TENSOR_FLOAT32 && o.type != OperandType::TENSOR_FLOAT16) {
     return refuse("operand type " + std::string(toString(o.type)) +
                   " is not supported here (TENSOR_FLOAT32 and TENSOR_FLOAT16; the 8-bit types "
@@ -279,6 +280,18 @@ Planned<void> Planner::operation(uint32_t index) {
       return binary(5, false);
     case OperationType::PRELU:
       return binary(6, false);
+    case OperationType::EQUAL:
+      return binary(11, false);
+    case OperationType::NOT_EQUAL:
+      return binary(12, false);
+    case OperationType::GREATER:
+      return binary(13, false);
+    case OperationType::GREATER_EQUAL:
+      return binary(14, false);
+    case OperationType::LESS:
+      return binary(15, false);
+    case OperationType::LESS_EQUAL:
+      return binary(16, false);
     case OperationType::SPLIT:
       return split();
     case OperationType::RELU:

@@ -10,6 +10,7 @@
 
 #include "kernels/activations.h"
 #include "kernels/binary_math.h"
+#include "kernels/comparisons.h"
 #include "kernels/elementwise.h"
 #include "kernels/quantization.h"
 #include "kernels/unary_math.h"
@@ -21,17 +22,28 @@ Planned<void> Planner::binary(uint32_t code, bool fusedActivation) {
   // an ADD with the second input's multiplier negated (op 7).
   // MAXIMUM (4) and MINIMUM (5) too (ops 9 and 10): both inputs requantized to the output
   // through the CPU device's tables, then compared.
+  // The comparisons (11 + CompareOp) give TENSOR_BOOL8 outputs (0 or 1); 8-bit and BOOL8
+  // inputs are compared through tables of their values (17 + CompareOp).
+  const bool comparison = code >= 11;
   const bool quantized = code <= 5 && code != 3 && isQuant8(input(0).type);
+  const bool tabled =
+      comparison && (isQuant8(input(0).type) || input(0).type == OperandType::TENSOR_BOOL8);
   std::optional<uint32_t> table;
   if (quantized && (code == 4 || code == 5)) {
     NNHAL_PLAN_TRY(t, requantizeTables());
     table = t;
+  } else if (tabled) {
+    NNHAL_PLAN_TRY(t, comparisonTables());
+    table = t;
+    code += 6;
   }
-  NNHAL_PLAN_TRY(a, tensor(inputIndex(0), quantized));
-  NNHAL_PLAN_TRY(b, tensor(inputIndex(1), quantized));
+  NNHAL_PLAN_TRY(a, tensor(inputIndex(0), quantized || tabled));
+  NNHAL_PLAN_TRY(b, tensor(inputIndex(1), quantized || tabled));
   std::pair<float, float> range{-kInfinity, kInfinity};
   std::array<uint32_t, 9> requant{};  // zero points, then (multiplier, shift) pairs
-  if (table) {
+  if (comparison) {
+    if (output(0).type != OperandType::TENSOR_BOOL8) return invalid("the output must be BOOL8");
+  } else if (table) {
     const bool isSigned = input(0).type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
     range = {isSigned ? -128.0f : 0.0f, isSigned ? 127.0f : 255.0f};
     code += 5;
@@ -57,7 +69,7 @@ Planned<void> Planner::binary(uint32_t code, bool fusedActivation) {
     broadcast.push_back(size);
   }
   NNHAL_PLAN_CHECK(shapeOutput(std::move(broadcast)));
-  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized || comparison));
   const auto dims = rank4(output(0).dimensions);
   const auto strides = [&](const Operand& o) {
     const auto d = rank4(o.dimensions);
@@ -123,6 +135,28 @@ Planned<uint32_t> Planner::requantizeTables() {
       append(
           kernels::makeRequantizeTable<int8_t>(in->scale, in->zeroPoint, out.scale, out.zeroPoint));
     }
+  }
+  const uint32_t table = ownConstant(std::move(bits));
+  NNHAL_PLAN_CHECK(tensor(table, true));
+  return table;
+}
+
+Planned<uint32_t> Planner::comparisonTables() {
+  const Operand& a = input(0);
+  const Operand& b = input(1);
+  if (b.type != a.type) return invalid("the operand types differ");
+  std::vector<int32_t> bits;
+  for (const Operand* in : {&a, &b}) {
+    // The CPU device's real values (kernels/comparisons.h); BOOL8: any non-zero byte is true.
+    kernels::DequantTable values{};
+    if (in->type == OperandType::TENSOR_QUANT8_ASYMM) {
+      values = kernels::makeDequantTable<uint8_t>(in->scale, in->zeroPoint);
+    } else if (in->type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED) {
+      values = kernels::makeDequantTable<int8_t>(in->scale, in->zeroPoint);
+    } else {
+      for (size_t byte = 1; byte < values.size(); ++byte) values[byte] = 1.0f;
+    }
+    for (float v : values) bits.push_back(std::bit_cast<int32_t>(v));
   }
   const uint32_t table = ownConstant(std::move(bits));
   NNHAL_PLAN_CHECK(tensor(table, true));

@@ -125,6 +125,9 @@ class Planner {
   /// and quantization.
   Planned<bool> movesQuantized() const;
   Planned<void> binary(uint32_t op, bool fusedActivation);
+  /// The real values of inputs 0 and 1 by stored byte (two 256-entry float tables, as own
+  /// constants, in the CPU device's float arithmetic): comparisons of 8-bit and BOOL8 inputs.
+  Planned<uint32_t> comparisonTables();
   /// The push words of a quantized ADD (`op` 0), MUL (1) or SUB (2, an ADD whose second
   /// multiplier is negated, as on the CPU device): the zero points of inputs 0 and 1 and
   /// output 0, then (multiplier, shift) pairs as shaders/binary.comp reads them.

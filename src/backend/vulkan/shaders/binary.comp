@@ -2,7 +2,8 @@
 // ADD, MUL, SUB, DIV, MAXIMUM, MINIMUM and PRELU over float32 tensors, and ADD and MUL over
 // 8-bit quantized ones (ops 7 and 8: the CPU device's requantization, kernels/elementwise.h,
 // on the integer values held as floats), and MAXIMUM and MINIMUM over 8-bit ones (ops 9 and
-// 10: both inputs through the CPU device's requantization tables), with NumPy broadcasting: output element i (rank 4,
+// 10: both inputs through the CPU device's requantization tables), the six comparisons (ops
+// 11-22, BOOL8 outputs of 0 and 1), with NumPy broadcasting: output element i (rank 4,
 // leading 1s) reads a and b through their strides, 0 along broadcast dimensions; then the
 // fused activation's clamp (for 8-bit outputs, its range in output steps).
 #include "common.glsl"
@@ -26,7 +27,7 @@ layout(push_constant) uniform Params {
   int zeroB;
   int zeroOut;
   int requant[6];
-  uint tableOffset;  // ops 9, 10: 512 floats, a's requantization then b's, by stored byte
+  uint tableOffset;  // ops 9, 10, 17-22: 512 floats, a's values then b's, by stored byte
 } p;
 
 // TFLite's quantized ADD: both inputs moved to a common scale with 20 bits of headroom,
@@ -75,7 +76,26 @@ void main() {
       r = p.op == 9 ? max(ra, rb) : min(ra, rb);
       break;
     }
-    default: r = a < 0.0 ? a * b : a; break;  // PRELU: b is alpha
+    case 6: r = a < 0.0 ? a * b : a; break;  // PRELU: b is alpha
+    default: {
+      // 11-16: EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL on the values;
+      // 17-22: the same on the tables' values of the stored bytes (8-bit and BOOL8 inputs).
+      float x = a;
+      float y = b;
+      if (p.op >= 17u) {
+        x = data[p.tableOffset + (uint(int(a)) & 255u)];
+        y = data[p.tableOffset + 256u + (uint(int(b)) & 255u)];
+      }
+      const uint k = (p.op - 11u) % 6u;
+      const bool t = k == 0u ? x == y
+                   : k == 1u ? !(x == y)
+                   : k == 2u ? x > y
+                   : k == 3u ? x >= y
+                   : k == 4u ? x < y
+                             : x <= y;
+      r = t ? 1.0 : 0.0;
+      break;
+    }
   }
   if (p.clamped != 0) r = min(max(r, p.lo), p.hi);
   data[p.outOffset + i] = r;
