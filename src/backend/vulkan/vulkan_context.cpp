@@ -56,6 +56,9 @@ constexpr uint32_t kConvQuantSpirv[] = {
 constexpr uint32_t kTransposeConvQuantSpirv[] = {
 #include "transpose_conv_quant.spv.inc"
 };
+constexpr uint32_t kSelectSpirv[] = {
+#include "select.spv.inc"
+};
 
 /// Indexed by Shader (vulkan_plan.h), in its order.
 constexpr std::array<std::span<const uint32_t>, kShaderCount> kSpirv{
@@ -65,7 +68,8 @@ constexpr std::array<std::span<const uint32_t>, kShaderCount> kSpirv{
     kConcatSpirv,    kGatherSpirv,
     kMeanSpirv,      kResizeSpirv,
     kQuantizeSpirv,  kTransposeConvSpirv,
-    kConvQuantSpirv, kTransposeConvQuantSpirv};
+    kConvQuantSpirv, kTransposeConvQuantSpirv,
+    kSelectSpirv};
 
 std::span<const uint32_t> spirvOf(Shader shader) { return kSpirv[static_cast<size_t>(shader)]; }
 

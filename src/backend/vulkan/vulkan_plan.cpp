@@ -196,6 +196,7 @@ std::vector<size_t> offsetWords(Shader shader) {
       return {1, 2, 3, 4};
     case Shader::kConvQuant:
     case Shader::kTransposeConvQuant:
+    case Shader::kSelect:
       return {1, 2, 3, 4, 5};
   }
   return {};
@@ -280,6 +281,8 @@ Planned<void> Planner::operation(uint32_t index) {
       return binary(5, false);
     case OperationType::PRELU:
       return binary(6, false);
+    case OperationType::SELECT:
+      return select();
     case OperationType::EQUAL:
       return binary(11, false);
     case OperationType::NOT_EQUAL:

@@ -65,8 +65,9 @@ enum class Shader : uint8_t {
   kTransposeConv,
   kConvQuant,
   kTransposeConvQuant,
+  kSelect,
 };
-inline constexpr size_t kShaderCount = 14;
+inline constexpr size_t kShaderCount = 15;
 
 /// Push-constant words at most (the 128 bytes every device allows).
 inline constexpr size_t kMaxPushWords = 32;

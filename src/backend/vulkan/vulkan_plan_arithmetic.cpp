@@ -118,9 +118,9 @@ Planned<void> Planner::binary(uint32_t code, bool fusedActivation) {
   return {};
 }
 
-Planned<uint32_t> Planner::requantizeTables() {
-  const Operand& a = input(0);
-  const Operand& b = input(1);
+Planned<uint32_t> Planner::requantizeTables(size_t first, size_t second) {
+  const Operand& a = input(first);
+  const Operand& b = input(second);
   const Operand& out = output(0);
   if (b.type != a.type || out.type != a.type) return invalid("the operand types differ");
   std::vector<int32_t> bits;
@@ -139,6 +139,31 @@ Planned<uint32_t> Planner::requantizeTables() {
   const uint32_t table = ownConstant(std::move(bits));
   NNHAL_PLAN_CHECK(tensor(table, true));
   return table;
+}
+
+Planned<void> Planner::select() {
+  // Inputs: 0 the TENSOR_BOOL8 condition, 1 and 2 the values; every shape the output's.
+  const OperandType type = input(1).type;
+  const bool quantized = isQuant8(type);
+  if (input(0).type != OperandType::TENSOR_BOOL8) return invalid("the condition must be BOOL8");
+  if (input(2).type != type || output(0).type != type) return invalid("the value types differ");
+  if (input(0).dimensions != input(1).dimensions || input(2).dimensions != input(1).dimensions) {
+    return invalid("the condition and the values differ in shape");
+  }
+  std::optional<uint32_t> table;
+  if (quantized) {
+    NNHAL_PLAN_TRY(t, requantizeTables(1, 2));
+    table = t;
+  }
+  NNHAL_PLAN_TRY(condition, tensor(inputIndex(0), true));
+  NNHAL_PLAN_TRY(a, tensor(inputIndex(1), quantized));
+  NNHAL_PLAN_TRY(b, tensor(inputIndex(2), quantized));
+  NNHAL_PLAN_CHECK(shapeOutput(input(1).dimensions));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
+  dispatch(Shader::kSelect, elementsOf(output(0)),
+           {elementsOf(output(0)), offsetWord(out), offsetWord(condition), offsetWord(a),
+            offsetWord(b), offsetWord(table.value_or(a)), table ? 1u : 0u});
+  return {};
 }
 
 Planned<uint32_t> Planner::comparisonTables() {

@@ -134,7 +134,8 @@ class Planner {
   Planned<std::array<uint32_t, 9>> quantizedArithmetic(uint32_t op) const;
   /// The CPU device's tables requantizing inputs 0 and 1 of a quantized MAXIMUM or MINIMUM
   /// to output 0: one constant of 512 floats (input 0's, then input 1's), by stored byte.
-  Planned<uint32_t> requantizeTables();
+  Planned<uint32_t> requantizeTables(size_t first = 0, size_t second = 1);
+  Planned<void> select();
   Planned<void> unary(uint32_t op);
   /// A dispatch of the unary shader: op `code` from tensor `in` to `out` (`table` for op 16).
   void unaryDispatch(uint32_t code, uint32_t out, uint32_t in, float alpha = 0.0f,
