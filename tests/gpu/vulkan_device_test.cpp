@@ -127,6 +127,69 @@ TEST_F(VulkanDeviceTest, GivesTheCpuDevicesBytesOnQuantizedModels) {
   }
 }
 
+// GATHER's indices that arrive with the request are checked by the host before the run, as
+// the CPU device checks them: one outside [0, axis size) fails that execution with
+// GENERAL_FAILURE naming it, and the next execution runs normally. Constant indices outside
+// the range make the model invalid at preparation.
+TEST_F(VulkanDeviceTest, ChecksGathersIndicesBeforeTheRun) {
+  const auto gatherModel = [](const std::vector<int32_t>* constantIndices) {
+    cachetest::ModelBuilder b;
+    const OperandType f = OperandType::TENSOR_FLOAT32;
+    const OperandType i = OperandType::TENSOR_INT32;
+    const uint32_t values = b.tensor(f, {4, 2}, 0.0f, 0, OperandLifeTime::SUBGRAPH_INPUT);
+    const uint32_t indices =
+        constantIndices != nullptr
+            ? b.constant(i, {3}, 0.0f, 0, constantIndices->data(), 3 * sizeof(int32_t))
+            : b.tensor(i, {3}, 0.0f, 0, OperandLifeTime::SUBGRAPH_INPUT);
+    const uint32_t out = b.tensor(f, {3, 2}, 0.0f, 0, OperandLifeTime::SUBGRAPH_OUTPUT);
+    b.operation(OperationType::GATHER, {values, b.scalar(0), indices}, {out});
+    b.model.main.inputIndexes = constantIndices != nullptr ? std::vector<uint32_t>{values}
+                                                           : std::vector<uint32_t>{values, indices};
+    b.model.main.outputIndexes = {out};
+    // A constant pool only where the indices are constant.
+    return constantIndices != nullptr ? b.finish() : std::move(b.model);
+  };
+  auto prepared = prepare(gatherModel(nullptr));
+  ASSERT_NE(prepared, nullptr);
+  const auto run = [&](std::array<int32_t, 3> indices) -> Result<std::vector<float>> {
+    Memory pool = *Memory::create(8 * 4 + 3 * 4 + 6 * 4);
+    for (int k = 0; k < 8; ++k) {
+      const float v = static_cast<float>(10 * (k / 2) + k % 2);  // row r: 10r, 10r + 1
+      std::memcpy(pool.data() + k * 4, &v, 4);
+    }
+    std::memcpy(pool.data() + 32, indices.data(), 12);
+    Request request;
+    request.pools = {pool};
+    request.inputs = {{false, {0, 0, 32}, {}}, {false, {0, 32, 12}, {}}};
+    request.outputs = {{false, {0, 44, 24}, {}}};
+    NNHAL_TRY(prepared->executeSynchronously(request));
+    std::vector<float> out(6);
+    std::memcpy(out.data(), pool.data() + 44, 24);
+    return out;
+  };
+  auto rows = run({3, 0, 1});
+  ASSERT_TRUE(rows) << rows.error().message;
+  EXPECT_EQ(*rows, (std::vector<float>{30, 31, 0, 1, 10, 11}));
+  for (const std::array<int32_t, 3> bad : {std::array<int32_t, 3>{0, 4, 1}, {-1, 0, 0}}) {
+    auto refused = run(bad);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().status, ErrorStatus::GENERAL_FAILURE);
+    EXPECT_NE(refused.error().message.find("GATHER input 2 (indices) element"), std::string::npos)
+        << refused.error().message;
+  }
+  rows = run({2, 2, 0});
+  ASSERT_TRUE(rows) << rows.error().message;
+  EXPECT_EQ(*rows, (std::vector<float>{20, 21, 20, 21, 0, 1}));
+
+  const std::vector<int32_t> outside = {0, 5, 1};
+  auto invalid = device_->prepareModel(gatherModel(&outside));
+  ASSERT_FALSE(invalid);
+  EXPECT_NE(invalid.error().message.find("is 5, outside [0, 4)"), std::string::npos)
+      << invalid.error().message;
+  const std::vector<int32_t> inside = {1, 1, 3};
+  EXPECT_NE(prepare(gatherModel(&inside)), nullptr);
+}
+
 TEST_F(VulkanDeviceTest, RunsNchwAsTheCpuDeviceDoes) {
   auto cpu = createDevice({});
   ASSERT_TRUE(cpu);

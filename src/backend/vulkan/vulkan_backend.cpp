@@ -181,6 +181,20 @@ Result<std::vector<OutputShape>> VulkanCompiledModel::execute(const Request& req
       return std::unexpected(read.error());
     }
   }
+  // Indices that arrived with the request, as the CPU device checks them (GATHER's).
+  for (const IndexCheck& check : plan_.indexChecks) {
+    const TensorRange& r = plan_.inputs[check.input];
+    const float* values = rangeIn(slot->bytes(), r);
+    for (size_t e = 0; e < r.elements; ++e) {
+      if (values[e] < 0.0f || values[e] >= static_cast<float>(check.bound)) {
+        slots.give(std::move(slot));
+        return fail(ErrorStatus::GENERAL_FAILURE,
+                    check.what + " element " + std::to_string(e) + " is " +
+                        std::to_string(static_cast<int64_t>(values[e])) + ", outside [0, " +
+                        std::to_string(check.bound) + ")");
+      }
+    }
+  }
   if (options.yield != nullptr) options.yield->yield();
   auto ran = slot->run(options);
   if (!ran) {

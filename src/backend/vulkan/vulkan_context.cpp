@@ -59,6 +59,9 @@ constexpr uint32_t kTransposeConvQuantSpirv[] = {
 constexpr uint32_t kSelectSpirv[] = {
 #include "select.spv.inc"
 };
+constexpr uint32_t kGatherAxisSpirv[] = {
+#include "gather_axis.spv.inc"
+};
 
 /// Indexed by Shader (vulkan_plan.h), in its order.
 constexpr std::array<std::span<const uint32_t>, kShaderCount> kSpirv{
@@ -69,7 +72,7 @@ constexpr std::array<std::span<const uint32_t>, kShaderCount> kSpirv{
     kMeanSpirv,      kResizeSpirv,
     kQuantizeSpirv,  kTransposeConvSpirv,
     kConvQuantSpirv, kTransposeConvQuantSpirv,
-    kSelectSpirv};
+    kSelectSpirv,    kGatherAxisSpirv};
 
 std::span<const uint32_t> spirvOf(Shader shader) { return kSpirv[static_cast<size_t>(shader)]; }
 

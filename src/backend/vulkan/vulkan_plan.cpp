@@ -186,6 +186,8 @@ std::vector<size_t> offsetWords(Shader shader) {
       return {4, 5};
     case Shader::kGather:
       return {1, 2};
+    case Shader::kGatherAxis:
+      return {1, 2, 3};
     case Shader::kMean:
       return {1, 2};
     case Shader::kResize:
@@ -283,6 +285,8 @@ Planned<void> Planner::operation(uint32_t index) {
       return binary(6, false);
     case OperationType::SELECT:
       return select();
+    case OperationType::GATHER:
+      return gather();
     case OperationType::EQUAL:
       return binary(11, false);
     case OperationType::NOT_EQUAL:
@@ -418,6 +422,7 @@ Result<Plan> Planner::finish() {
     if (!ranges_[index].known && !tensor(index)) ignored[index] = true;
   }
   Plan plan;
+  plan.indexChecks = std::move(indexChecks_);
   plan.bufferElements = constantElements_ + otherElements_;
   const auto offsetOf = [&](uint32_t operandIndex) -> uint32_t {
     const Assigned& a = ranges_[operandIndex];

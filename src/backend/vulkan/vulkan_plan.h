@@ -66,8 +66,9 @@ enum class Shader : uint8_t {
   kConvQuant,
   kTransposeConvQuant,
   kSelect,
+  kGatherAxis,
 };
-inline constexpr size_t kShaderCount = 15;
+inline constexpr size_t kShaderCount = 16;
 
 /// Push-constant words at most (the 128 bytes every device allows).
 inline constexpr size_t kMaxPushWords = 32;
@@ -101,8 +102,17 @@ struct TensorRange {
   }
 };
 
+/// A model input holding indices (TENSOR_INT32) that an operation reads: every element must
+/// lie in [0, bound), checked by the host before the run (GENERAL_FAILURE naming `what`).
+struct IndexCheck {
+  size_t input = 0;  ///< position in model.main.inputIndexes
+  uint32_t bound = 0;
+  std::string what;
+};
+
 struct Plan {
   std::vector<Dispatch> dispatches;
+  std::vector<IndexCheck> indexChecks;
   /// The buffer's size in elements; its first constantImage.size() hold the constants.
   uint64_t bufferElements = 0;
   std::vector<float> constantImage;

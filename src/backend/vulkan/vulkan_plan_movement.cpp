@@ -45,6 +45,61 @@ Planned<void> Planner::cast() {
   return {};
 }
 
+Planned<void> Planner::gather() {
+  // Inputs: 0 the values, 1 the axis (INT32 scalar), 2 the TENSOR_INT32 indices. The output
+  // is the input with its axis replaced by the indices' dimensions (the HAL's GATHER).
+  NNHAL_PLAN_TRY(movesQuant, movesQuantized());
+  const std::vector<uint32_t> in = input(0).dimensions;
+  const std::vector<uint32_t> indexDims = input(2).dimensions;
+  if (input(2).type != OperandType::TENSOR_INT32) return invalid("the indices must be INT32");
+  NNHAL_PLAN_TRY(axisValue, scalarInt(1));
+  const auto rank = static_cast<int32_t>(in.size());
+  if (rank < 1 || axisValue < -rank || axisValue >= rank) {
+    return invalid("the axis is outside the input's rank");
+  }
+  const auto axis = static_cast<size_t>(axisValue < 0 ? axisValue + rank : axisValue);
+  std::vector<uint32_t> outDims(in.begin(), in.begin() + static_cast<ptrdiff_t>(axis));
+  outDims.insert(outDims.end(), indexDims.begin(), indexDims.end());
+  outDims.insert(outDims.end(), in.begin() + static_cast<ptrdiff_t>(axis) + 1, in.end());
+  const uint32_t axisSize = in[axis];
+  uint32_t inner = 1;
+  for (size_t d = axis + 1; d < in.size(); ++d) inner *= in[d];
+  const std::string what = "GATHER input 2 (indices)";
+  uint32_t indices = 0;
+  if (constantAt(inputIndex(2)) != nullptr) {
+    // Checked here, and kept as floats (a TENSOR_INT32 constant is otherwise raw words).
+    NNHAL_PLAN_TRY(values, constantInts(2));
+    std::vector<int32_t> bits;
+    for (size_t e = 0; e < values.size(); ++e) {
+      if (values[e] < 0 || static_cast<uint32_t>(values[e]) >= axisSize) {
+        return invalid(what + " element " + std::to_string(e) + " is " + std::to_string(values[e]) +
+                       ", outside [0, " + std::to_string(axisSize) + ")");
+      }
+      bits.push_back(std::bit_cast<int32_t>(static_cast<float>(values[e])));
+    }
+    indices = ownConstant(std::move(bits));
+    NNHAL_PLAN_CHECK(tensor(indices, true));
+  } else {
+    const auto& inputs = model_.main.inputIndexes;
+    const auto at = std::find(inputs.begin(), inputs.end(), inputIndex(2));
+    if (at == inputs.end()) {
+      return refuse("GATHER's indices must be a constant or a model input");
+    }
+    NNHAL_PLAN_TRY(t, tensor(inputIndex(2), false, true));
+    indices = t;
+    indexChecks_.push_back({static_cast<size_t>(at - inputs.begin()), axisSize, what});
+  }
+  NNHAL_PLAN_TRY(from, tensor(inputIndex(0), movesQuant));
+  NNHAL_PLAN_CHECK(shapeOutput(std::move(outDims)));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), movesQuant));
+  uint32_t indexCount = 1;
+  for (uint32_t d : indexDims) indexCount *= d;
+  dispatch(Shader::kGatherAxis, elementsOf(output(0)),
+           {elementsOf(output(0)), offsetWord(out), offsetWord(from), offsetWord(indices), axisSize,
+            indexCount, inner});
+  return {};
+}
+
 Planned<void> Planner::squeeze() {
   const auto& dims = input(0).dimensions;
   std::vector<bool> drop(dims.size(), false);

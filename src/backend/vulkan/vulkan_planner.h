@@ -136,6 +136,9 @@ class Planner {
   /// to output 0: one constant of 512 floats (input 0's, then input 1's), by stored byte.
   Planned<uint32_t> requantizeTables(size_t first = 0, size_t second = 1);
   Planned<void> select();
+  /// GATHER along a constant axis by constant indices or indices that are a model input
+  /// (checked by the host before each run: Plan::indexChecks).
+  Planned<void> gather();
   Planned<void> unary(uint32_t op);
   /// A dispatch of the unary shader: op `code` from tensor `in` to `out` (`table` for op 16).
   void unaryDispatch(uint32_t code, uint32_t out, uint32_t in, float alpha = 0.0f,
@@ -224,6 +227,8 @@ class Planner {
   std::vector<Dispatch> dispatches_;
   /// TENSOR_INT32 model inputs held as raw words (quantized biases).
   std::set<uint32_t> rawWords_;
+  /// Model inputs read as indices, with their bounds (Plan::indexChecks).
+  std::vector<IndexCheck> indexChecks_;
   /// The bytes of the plan's own constants, by operand index.
   std::unordered_map<uint32_t, std::vector<uint8_t>> ownConstants_;
 };
