@@ -101,7 +101,14 @@ Planned<void> Planner::argExtreme(bool largest) {
 }
 
 Planned<void> Planner::mean(uint32_t kind) {
-  NNHAL_PLAN_TRY(in, inputTensor(0));
+  // REDUCE_MAX (2) and REDUCE_MIN (3) also on 8-bit tensors: the output keeps the input's
+  // scale and zero point (the HAL's rule), so the extreme stored value is the answer.
+  bool quantized = false;
+  if (kind == 2 || kind == 3) {
+    NNHAL_PLAN_TRY(moves, movesQuantized());
+    quantized = moves;
+  }
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), quantized));
   NNHAL_PLAN_TRY(axes, constantInts(1));
   // MEAN's keep_dims is an INT32 (> 0: keep); the REDUCE_* operations' a BOOL.
   int32_t keep = 0;
@@ -131,7 +138,7 @@ Planned<void> Planner::mean(uint32_t kind) {
   }
   if (kept.empty()) kept.push_back(1);
   NNHAL_PLAN_CHECK(shapeOutput(kept));
-  NNHAL_PLAN_TRY(out, outputTensor(0));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
   const auto d4 = rank4(dims);
   dispatch(Shader::kMean, elementsOf(output(0)),
            {elementsOf(output(0)), offsetWord(out), offsetWord(in), reducedCount, d4[0], d4[1],
