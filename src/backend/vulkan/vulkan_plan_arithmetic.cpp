@@ -25,7 +25,8 @@ Planned<void> Planner::binary(uint32_t code, bool fusedActivation) {
   // The comparisons (11 + CompareOp) give TENSOR_BOOL8 outputs (0 or 1); 8-bit and BOOL8
   // inputs are compared through tables of their values (17 + CompareOp).
   const bool comparison = code >= 11;
-  const bool quantized = code <= 5 && code != 3 && isQuant8(input(0).type);
+  // PRELU (6) too (op 23): the CPU device's two multipliers, one per sign of the input.
+  const bool quantized = code <= 6 && code != 3 && isQuant8(input(0).type);
   const bool tabled =
       comparison && (isQuant8(input(0).type) || input(0).type == OperandType::TENSOR_BOOL8);
   std::optional<uint32_t> table;
@@ -43,10 +44,16 @@ Planned<void> Planner::binary(uint32_t code, bool fusedActivation) {
   std::array<uint32_t, 9> requant{};  // zero points, then (multiplier, shift) pairs
   if (comparison) {
     if (output(0).type != OperandType::TENSOR_BOOL8) return invalid("the output must be BOOL8");
-  } else if (table) {
+  } else if (table || (quantized && code == 6)) {
     const bool isSigned = input(0).type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
     range = {isSigned ? -128.0f : 0.0f, isSigned ? 127.0f : 255.0f};
-    code += 5;
+    if (code == 6) {
+      NNHAL_PLAN_TRY(words, quantizedArithmetic(code));
+      requant = words;
+      code = 23;
+    } else {
+      code += 5;
+    }
   } else if (quantized) {
     NNHAL_PLAN_TRY(words, quantizedArithmetic(code));
     requant = words;
@@ -196,7 +203,20 @@ Planned<std::array<uint32_t, 9>> Planner::quantizedArithmetic(uint32_t op) const
   // The CPU device's parameters (kernels/elementwise.h), so that the results are its own.
   const int32_t lowest = a.type == OperandType::TENSOR_QUANT8_ASYMM ? 0 : -128;
   std::array<int32_t, 9> words{a.zeroPoint, b.zeroPoint, out.zeroPoint};
-  if (op != 1) {
+  if (op == 6) {
+    const auto params = kernels::makeQuantPreluParams(a.scale, a.zeroPoint, b.scale, b.zeroPoint,
+                                                      out.scale, out.zeroPoint);
+    if (!params) return invalid("a scale is not positive or a multiplier is out of range");
+    words = {a.zeroPoint,
+             b.zeroPoint,
+             out.zeroPoint,
+             params->positive.multiplier,
+             params->positive.shift,
+             params->negative.multiplier,
+             params->negative.shift,
+             0,
+             0};
+  } else if (op != 1) {
     const auto params =
         op == 0 ? kernels::makeQuantAddParams(a.scale, a.zeroPoint, b.scale, b.zeroPoint, out.scale,
                                               out.zeroPoint, lowest, lowest + 255)

@@ -128,9 +128,10 @@ class Planner {
   /// The real values of inputs 0 and 1 by stored byte (two 256-entry float tables, as own
   /// constants, in the CPU device's float arithmetic): comparisons of 8-bit and BOOL8 inputs.
   Planned<uint32_t> comparisonTables();
-  /// The push words of a quantized ADD (`op` 0), MUL (1) or SUB (2, an ADD whose second
-  /// multiplier is negated, as on the CPU device): the zero points of inputs 0 and 1 and
-  /// output 0, then (multiplier, shift) pairs as shaders/binary.comp reads them.
+  /// The push words of a quantized ADD (`op` 0), MUL (1), SUB (2, an ADD whose second
+  /// multiplier is negated, as on the CPU device) or PRELU (6: the multipliers of the
+  /// non-negative and the negative inputs): the zero points of inputs 0 and 1 and output 0,
+  /// then (multiplier, shift) pairs as shaders/binary.comp reads them.
   Planned<std::array<uint32_t, 9>> quantizedArithmetic(uint32_t op) const;
   /// The CPU device's tables requantizing inputs 0 and 1 of a quantized MAXIMUM or MINIMUM
   /// to output 0: one constant of 512 floats (input 0's, then input 1's), by stored byte.

@@ -3,7 +3,7 @@
 // 8-bit quantized ones (ops 7 and 8: the CPU device's requantization, kernels/elementwise.h,
 // on the integer values held as floats), and MAXIMUM and MINIMUM over 8-bit ones (ops 9 and
 // 10: both inputs through the CPU device's requantization tables), the six comparisons (ops
-// 11-22, BOOL8 outputs of 0 and 1), with NumPy broadcasting: output element i (rank 4,
+// 11-22, BOOL8 outputs of 0 and 1), PRELU over 8-bit ones (op 23), with NumPy broadcasting: output element i (rank 4,
 // leading 1s) reads a and b through their strides, 0 along broadcast dimensions; then the
 // fused activation's clamp (for 8-bit outputs, its range in output steps).
 #include "common.glsl"
@@ -38,6 +38,14 @@ float quantizedAdd(int a, int b) {
   const int sum = requantize(shiftedA, p.requant[0], p.requant[1]) +
                   requantize(shiftedB, p.requant[2], p.requant[3]);
   return float(requantize(sum, p.requant[4], p.requant[5]) + p.zeroOut);
+}
+
+// The CPU device's quantized PRELU (kernels/binary_math.h): b is alpha.
+float quantizedPrelu(int a, int b) {
+  const int x = a - p.zeroA;
+  const int r = x >= 0 ? requantize(x, p.requant[0], p.requant[1])
+                       : requantize(x * (b - p.zeroB), p.requant[2], p.requant[3]);
+  return float(r + p.zeroOut);
 }
 
 float quantizedMul(int a, int b) {
@@ -77,6 +85,7 @@ void main() {
       break;
     }
     case 6: r = a < 0.0 ? a * b : a; break;  // PRELU: b is alpha
+    case 23: r = quantizedPrelu(int(a), int(b)); break;
     default: {
       // 11-16: EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL on the values;
       // 17-22: the same on the tables' values of the stored bytes (8-bit and BOOL8 inputs).
