@@ -190,6 +190,59 @@ TEST_F(VulkanDeviceTest, ChecksGathersIndicesBeforeTheRun) {
   EXPECT_NE(prepare(gatherModel(&inside)), nullptr);
 }
 
+// TILE by constant multiples repeats the whole input along each dimension, as on the CPU
+// device; multiples given with the request are refused (the plan needs them).
+TEST_F(VulkanDeviceTest, TilesAsTheCpuDeviceDoes) {
+  const auto tileModel = [](bool constantMultiples) {
+    cachetest::ModelBuilder b;
+    const OperandType f = OperandType::TENSOR_FLOAT32;
+    const OperandType i = OperandType::TENSOR_INT32;
+    const std::vector<int32_t> repeats = {3, 1, 2};
+    const uint32_t values = b.tensor(f, {2, 1, 3}, 0.0f, 0, OperandLifeTime::SUBGRAPH_INPUT);
+    const uint32_t multiples =
+        constantMultiples ? b.constant(i, {3}, 0.0f, 0, repeats.data(), 3 * sizeof(int32_t))
+                          : b.tensor(i, {3}, 0.0f, 0, OperandLifeTime::SUBGRAPH_INPUT);
+    const uint32_t out = b.tensor(f, {6, 1, 6}, 0.0f, 0, OperandLifeTime::SUBGRAPH_OUTPUT);
+    b.operation(OperationType::TILE, {values, multiples}, {out});
+    b.model.main.inputIndexes = constantMultiples ? std::vector<uint32_t>{values}
+                                                  : std::vector<uint32_t>{values, multiples};
+    b.model.main.outputIndexes = {out};
+    return constantMultiples ? b.finish() : std::move(b.model);
+  };
+  auto cpu = createDevice({});
+  ASSERT_TRUE(cpu);
+  const auto run = [](PreparedModel& prepared) {
+    Memory pool = *Memory::create(6 * 4 + 36 * 4);
+    for (int k = 0; k < 6; ++k) {
+      const float v = static_cast<float>(k + 1);
+      std::memcpy(pool.data() + k * 4, &v, 4);
+    }
+    Request request;
+    request.pools = {pool};
+    request.inputs = {{false, {0, 0, 24}, {}}};
+    request.outputs = {{false, {0, 24, 144}, {}}};
+    auto result = prepared.executeSynchronously(request);
+    EXPECT_TRUE(result) << result.error().message;
+    std::vector<float> out(36);
+    std::memcpy(out.data(), pool.data() + 24, 144);
+    return out;
+  };
+  auto onGpu = prepare(tileModel(true));
+  ASSERT_NE(onGpu, nullptr);
+  auto onCpu = (*cpu)->prepareModel(tileModel(true));
+  ASSERT_TRUE(onCpu) << onCpu.error().message;
+  const std::vector<float> tiled = run(*onGpu);
+  EXPECT_EQ(tiled, run(**onCpu));
+  // Row 0 of the output: input row 0 twice; output rows 2 and 4 repeat rows 0 and 1.
+  EXPECT_EQ(std::vector<float>(tiled.begin(), tiled.begin() + 6),
+            (std::vector<float>{1, 2, 3, 1, 2, 3}));
+  EXPECT_EQ(std::vector<float>(tiled.begin() + 24, tiled.begin() + 30),
+            (std::vector<float>{1, 2, 3, 1, 2, 3}));
+  auto supported = device_->explainSupportedOperations(tileModel(false));
+  ASSERT_TRUE(supported) << supported.error().message;
+  EXPECT_NE(supported->at(0).find("must be a constant"), std::string::npos) << supported->at(0);
+}
+
 TEST_F(VulkanDeviceTest, RunsNchwAsTheCpuDeviceDoes) {
   auto cpu = createDevice({});
   ASSERT_TRUE(cpu);

@@ -286,7 +286,11 @@ Planned<void> Planner::operation(uint32_t index) {
     case OperationType::SELECT:
       return select();
     case OperationType::GATHER:
-      return gather();
+      return gatherAlongAxis();
+    case OperationType::TILE:
+      return tile();
+    case OperationType::POW:
+      return binary(24, false);
     case OperationType::EQUAL:
       return binary(11, false);
     case OperationType::NOT_EQUAL:

@@ -18,13 +18,14 @@
 namespace nnhal::backend::vulkan::planning {
 
 Planned<void> Planner::binary(uint32_t code, bool fusedActivation) {
+  // POW (24) on float tensors only.
   // ADD (0) and MUL (1) also on 8-bit tensors (the shader's ops 7 and 8), and SUB (2) as
   // an ADD with the second input's multiplier negated (op 7).
   // MAXIMUM (4) and MINIMUM (5) too (ops 9 and 10): both inputs requantized to the output
   // through the CPU device's tables, then compared.
   // The comparisons (11 + CompareOp) give TENSOR_BOOL8 outputs (0 or 1); 8-bit and BOOL8
   // inputs are compared through tables of their values (17 + CompareOp).
-  const bool comparison = code >= 11;
+  const bool comparison = code >= 11 && code <= 16;
   // PRELU (6) too (op 23): the CPU device's two multipliers, one per sign of the input.
   const bool quantized = code <= 6 && code != 3 && isQuant8(input(0).type);
   const bool tabled =

@@ -45,7 +45,7 @@ Planned<void> Planner::cast() {
   return {};
 }
 
-Planned<void> Planner::gather() {
+Planned<void> Planner::gatherAlongAxis() {
   // Inputs: 0 the values, 1 the axis (INT32 scalar), 2 the TENSOR_INT32 indices. The output
   // is the input with its axis replaced by the indices' dimensions (the HAL's GATHER).
   NNHAL_PLAN_TRY(movesQuant, movesQuantized());
@@ -256,6 +256,37 @@ static int64_t clampedIndex(int64_t index, int64_t dim, bool positiveStride) {
   const auto wrap = [dim](int64_t v) { return ((v % dim) + dim) % dim; };
   if (positiveStride) return index >= dim ? dim : wrap(std::min(std::max(index, -dim), dim));
   return index < -dim ? -1 : wrap(std::min(std::max(index, -dim), dim - 1));
+}
+
+Planned<void> Planner::tile() {
+  NNHAL_PLAN_TRY(quantized, movesQuantized());
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), quantized));
+  const std::vector<uint32_t> dims = input(0).dimensions;
+  NNHAL_PLAN_TRY(multiples, constantInts(1));
+  if (multiples.size() != dims.size()) return invalid("one multiple per input dimension");
+  const auto strides = signedStrides(rank4(dims));
+  // Output dimension d, viewed as [multiples[d], dims[d]], reads the input with stride 0 along
+  // the first: every copy is the whole input. Multiples of 1 add no view dimension.
+  std::vector<uint32_t> viewDims;
+  std::vector<int32_t> viewStrides;
+  std::vector<uint32_t> outDims;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (multiples[d] < 1) return refuse("a multiple below 1 (an empty output)");
+    const uint64_t size = uint64_t{dims[d]} * static_cast<uint64_t>(multiples[d]);
+    if (size > kMaxBufferElements) return refuse("the output exceeds the execution buffer");
+    if (multiples[d] > 1) {
+      viewDims.push_back(static_cast<uint32_t>(multiples[d]));
+      viewStrides.push_back(0);
+    }
+    viewDims.push_back(dims[d]);
+    viewStrides.push_back(strides[4 - dims.size() + d]);
+    outDims.push_back(static_cast<uint32_t>(size));
+  }
+  if (viewDims.size() > 6) return refuse("TILE repeating more than two of four dimensions");
+  NNHAL_PLAN_CHECK(shapeOutput(std::move(outDims)));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
+  gather(out, in, blockView(viewDims, viewStrides));
+  return {};
 }
 
 Planned<void> Planner::slice(bool strided) {

@@ -139,7 +139,9 @@ class Planner {
   Planned<void> select();
   /// GATHER along a constant axis by constant indices or indices that are a model input
   /// (checked by the host before each run: Plan::indexChecks).
-  Planned<void> gather();
+  Planned<void> gatherAlongAxis();
+  /// TILE by constant multiples: a gather view of [multiple, size] per dimension.
+  Planned<void> tile();
   Planned<void> unary(uint32_t op);
   /// A dispatch of the unary shader: op `code` from tensor `in` to `out` (`table` for op 16).
   void unaryDispatch(uint32_t code, uint32_t out, uint32_t in, float alpha = 0.0f,

@@ -3,7 +3,7 @@
 // 8-bit quantized ones (ops 7 and 8: the CPU device's requantization, kernels/elementwise.h,
 // on the integer values held as floats), and MAXIMUM and MINIMUM over 8-bit ones (ops 9 and
 // 10: both inputs through the CPU device's requantization tables), the six comparisons (ops
-// 11-22, BOOL8 outputs of 0 and 1), PRELU over 8-bit ones (op 23), with NumPy broadcasting: output element i (rank 4,
+// 11-22, BOOL8 outputs of 0 and 1), PRELU over 8-bit ones (op 23), POW (op 24), with NumPy broadcasting: output element i (rank 4,
 // leading 1s) reads a and b through their strides, 0 along broadcast dimensions; then the
 // fused activation's clamp (for 8-bit outputs, its range in output steps).
 #include "common.glsl"
@@ -48,6 +48,19 @@ float quantizedPrelu(int a, int b) {
   return float(r + p.zeroOut);
 }
 
+// std::pow's results where GLSL's pow leaves them undefined: a negative base with a whole
+// exponent, and a zero base.
+float powLikeC(float x, float y) {
+  if (y == 0.0) return 1.0;
+  if (x == 0.0) return y > 0.0 ? 0.0 : uintBitsToFloat(0x7f800000u);
+  if (x < 0.0) {
+    if (y != floor(y)) return uintBitsToFloat(0x7fc00000u);
+    const float m = pow(-x, y);
+    return mod(y, 2.0) != 0.0 ? -m : m;
+  }
+  return pow(x, y);
+}
+
 float quantizedMul(int a, int b) {
   const int product = (a - p.zeroA) * (b - p.zeroB);
   return float(requantize(product, p.requant[0], p.requant[1]) + p.zeroOut);
@@ -86,6 +99,7 @@ void main() {
     }
     case 6: r = a < 0.0 ? a * b : a; break;  // PRELU: b is alpha
     case 23: r = quantizedPrelu(int(a), int(b)); break;
+    case 24: r = powLikeC(a, b); break;
     default: {
       // 11-16: EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL on the values;
       // 17-22: the same on the tables' values of the stored bytes (8-bit and BOOL8 inputs).
