@@ -225,6 +225,14 @@ Capabilities VulkanBackend::capabilities() const {
   const PerformanceInfo unmeasured{kUnmeasured, kUnmeasured};
   const PerformanceInfo float32 = measured_.float32.value_or(unmeasured);
   const PerformanceInfo quantized = measured_.quantized.value_or(unmeasured);
+  // The types of the float workload, and those of the 8-bit operations (TENSOR_INT32: their
+  // biases and ARGMAX's indices).
+  constexpr std::array kFloatTypes = {OperandType::FLOAT32,        OperandType::INT32,
+                                      OperandType::TENSOR_FLOAT32, OperandType::BOOL,
+                                      OperandType::TENSOR_FLOAT16, OperandType::FLOAT16};
+  constexpr std::array kEightBitTypes = {
+      OperandType::TENSOR_INT32, OperandType::TENSOR_QUANT8_ASYMM,
+      OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL, OperandType::TENSOR_QUANT8_ASYMM_SIGNED};
   Capabilities c;
   c.relaxedFloat32toFloat16PerformanceScalar = float32;
   c.relaxedFloat32toFloat16PerformanceTensor = float32;
@@ -235,26 +243,12 @@ Capabilities VulkanBackend::capabilities() const {
         OperandType::FLOAT16, OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL,
         OperandType::TENSOR_QUANT16_ASYMM, OperandType::TENSOR_QUANT8_SYMM,
         OperandType::TENSOR_QUANT8_ASYMM_SIGNED}) {
-    PerformanceInfo info;  // the HAL's "not supported" maximum
-    switch (type) {
-      case OperandType::TENSOR_FLOAT32:
-      case OperandType::FLOAT32:
-      case OperandType::TENSOR_FLOAT16:
-      case OperandType::FLOAT16:
-      case OperandType::INT32:
-      case OperandType::BOOL:
-        info = float32;
-        break;
-      // The 8-bit operations, their INT32 biases and ARGMAX's indices.
-      case OperandType::TENSOR_QUANT8_ASYMM:
-      case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      case OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL:
-      case OperandType::TENSOR_INT32:
-        info = quantized;
-        break;
-      default:
-        break;
-    }
+    const auto among = [type](const auto& types) {
+      return std::ranges::find(types, type) != types.end();
+    };
+    const PerformanceInfo info = among(kFloatTypes)      ? float32
+                                 : among(kEightBitTypes) ? quantized
+                                                         : PerformanceInfo{};
     c.operandPerformance.push_back({type, info});
   }
   std::sort(c.operandPerformance.begin(), c.operandPerformance.end(),

@@ -266,59 +266,52 @@ Planned<void> Planner::withLayout(size_t layoutAt, Run run) {
   return {};
 }
 
+namespace {
+
+/// The operations of the binary and unary shaders, with the op code each shader reads
+/// (shaders/binary.comp, shaders/unary.comp) and whether a fused activation input follows.
+struct ElementwiseOperation {
+  OperationType type;
+  bool binary;
+  uint32_t code;
+  bool fusedActivation;
+};
+
+constexpr ElementwiseOperation kElementwise[] = {
+    {OperationType::ADD, true, 0, true},       {OperationType::MUL, true, 1, true},
+    {OperationType::SUB, true, 2, true},       {OperationType::DIV, true, 3, true},
+    {OperationType::MAXIMUM, true, 4, false},  {OperationType::MINIMUM, true, 5, false},
+    {OperationType::PRELU, true, 6, false},    {OperationType::POW, true, 24, false},
+    {OperationType::EQUAL, true, 11, false},   {OperationType::NOT_EQUAL, true, 12, false},
+    {OperationType::GREATER, true, 13, false}, {OperationType::GREATER_EQUAL, true, 14, false},
+    {OperationType::LESS, true, 15, false},    {OperationType::LESS_EQUAL, true, 16, false},
+    {OperationType::RELU, false, 0, false},    {OperationType::RELU1, false, 1, false},
+    {OperationType::RELU6, false, 2, false},   {OperationType::LOGISTIC, false, 3, false},
+    {OperationType::TANH, false, 4, false},    {OperationType::HARD_SWISH, false, 5, false},
+    {OperationType::RESHAPE, false, 6, false}, {OperationType::ABS, false, 7, false},
+    {OperationType::EXP, false, 8, false},     {OperationType::LOG, false, 9, false},
+    {OperationType::NEG, false, 10, false},    {OperationType::RSQRT, false, 11, false},
+    {OperationType::SQRT, false, 12, false},   {OperationType::SIN, false, 13, false},
+    {OperationType::FLOOR, false, 14, false},  {OperationType::ELU, false, 15, false},
+};
+
+}  // namespace
+
 Planned<void> Planner::operation(uint32_t index) {
   current_ = index;
+  for (const ElementwiseOperation& e : kElementwise) {
+    if (e.type != op().type) continue;
+    return e.binary ? binary(e.code, e.fusedActivation) : unary(e.code);
+  }
   switch (op().type) {
-    case OperationType::ADD:
-      return binary(0, true);
-    case OperationType::MUL:
-      return binary(1, true);
-    case OperationType::SUB:
-      return binary(2, true);
-    case OperationType::DIV:
-      return binary(3, true);
-    case OperationType::MAXIMUM:
-      return binary(4, false);
-    case OperationType::MINIMUM:
-      return binary(5, false);
-    case OperationType::PRELU:
-      return binary(6, false);
     case OperationType::SELECT:
       return select();
     case OperationType::GATHER:
       return gatherAlongAxis();
     case OperationType::TILE:
       return tile();
-    case OperationType::POW:
-      return binary(24, false);
-    case OperationType::EQUAL:
-      return binary(11, false);
-    case OperationType::NOT_EQUAL:
-      return binary(12, false);
-    case OperationType::GREATER:
-      return binary(13, false);
-    case OperationType::GREATER_EQUAL:
-      return binary(14, false);
-    case OperationType::LESS:
-      return binary(15, false);
-    case OperationType::LESS_EQUAL:
-      return binary(16, false);
     case OperationType::SPLIT:
       return split();
-    case OperationType::RELU:
-      return unary(0);
-    case OperationType::RELU1:
-      return unary(1);
-    case OperationType::RELU6:
-      return unary(2);
-    case OperationType::LOGISTIC:
-      return unary(3);
-    case OperationType::TANH:
-      return unary(4);
-    case OperationType::HARD_SWISH:
-      return unary(5);
-    case OperationType::RESHAPE:
-      return unary(6);
     case OperationType::CAST:
       return cast();
     case OperationType::CONV_2D:
@@ -375,24 +368,6 @@ Planned<void> Planner::operation(uint32_t index) {
       return fullyConnected();
     case OperationType::CONCATENATION:
       return concatenation();
-    case OperationType::ABS:
-      return unary(7);
-    case OperationType::EXP:
-      return unary(8);
-    case OperationType::LOG:
-      return unary(9);
-    case OperationType::NEG:
-      return unary(10);
-    case OperationType::RSQRT:
-      return unary(11);
-    case OperationType::SQRT:
-      return unary(12);
-    case OperationType::SIN:
-      return unary(13);
-    case OperationType::FLOOR:
-      return unary(14);
-    case OperationType::ELU:
-      return unary(15);
     case OperationType::PAD:
       return pad(false);
     case OperationType::PAD_V2:

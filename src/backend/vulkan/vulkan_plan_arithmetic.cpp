@@ -203,46 +203,34 @@ Planned<std::array<uint32_t, 9>> Planner::quantizedArithmetic(uint32_t op) const
   if (b.type != a.type || out.type != a.type) return invalid("the operand types differ");
   // The CPU device's parameters (kernels/elementwise.h), so that the results are its own.
   const int32_t lowest = a.type == OperandType::TENSOR_QUANT8_ASYMM ? 0 : -128;
-  std::array<int32_t, 9> words{a.zeroPoint, b.zeroPoint, out.zeroPoint};
+  std::vector<kernels::QuantizedMultiplier> multipliers;
   if (op == 6) {
     const auto params = kernels::makeQuantPreluParams(a.scale, a.zeroPoint, b.scale, b.zeroPoint,
                                                       out.scale, out.zeroPoint);
-    if (!params) return invalid("a scale is not positive or a multiplier is out of range");
-    words = {a.zeroPoint,
-             b.zeroPoint,
-             out.zeroPoint,
-             params->positive.multiplier,
-             params->positive.shift,
-             params->negative.multiplier,
-             params->negative.shift,
-             0,
-             0};
-  } else if (op != 1) {
-    const auto params =
-        op == 0 ? kernels::makeQuantAddParams(a.scale, a.zeroPoint, b.scale, b.zeroPoint, out.scale,
-                                              out.zeroPoint, lowest, lowest + 255)
-                : kernels::makeQuantSubParams(a.scale, a.zeroPoint, b.scale, b.zeroPoint, out.scale,
-                                              out.zeroPoint, lowest, lowest + 255);
-    if (!params) return invalid("a scale is not positive or a multiplier is out of range");
-    words = {a.zeroPoint,
-             b.zeroPoint,
-             out.zeroPoint,
-             params->inputMultiplier1.multiplier,
-             params->inputMultiplier1.shift,
-             params->inputMultiplier2.multiplier,
-             params->inputMultiplier2.shift,
-             params->outputMultiplier.multiplier,
-             params->outputMultiplier.shift};
-  } else {
+    if (params) multipliers = {params->positive, params->negative};
+  } else if (op == 1) {
     const auto params = kernels::makeQuantMulParams(a.scale, a.zeroPoint, b.scale, b.zeroPoint,
                                                     out.scale, out.zeroPoint, lowest, lowest + 255);
-    if (!params) return invalid("a scale is not positive or a multiplier is out of range");
-    words[3] = params->outputMultiplier.multiplier;
-    words[4] = params->outputMultiplier.shift;
+    if (params) multipliers = {params->outputMultiplier};
+  } else {
+    const auto make = op == 0 ? kernels::makeQuantAddParams : kernels::makeQuantSubParams;
+    const auto params = make(a.scale, a.zeroPoint, b.scale, b.zeroPoint, out.scale, out.zeroPoint,
+                             lowest, lowest + 255);
+    if (params) {
+      multipliers = {params->inputMultiplier1, params->inputMultiplier2, params->outputMultiplier};
+    }
   }
-  std::array<uint32_t, 9> bits{};
-  for (size_t k = 0; k < words.size(); ++k) bits[k] = static_cast<uint32_t>(words[k]);
-  return bits;
+  if (multipliers.empty()) {
+    return invalid("a scale is not positive or a multiplier is out of range");
+  }
+  std::array<uint32_t, 9> words{static_cast<uint32_t>(a.zeroPoint),
+                                static_cast<uint32_t>(b.zeroPoint),
+                                static_cast<uint32_t>(out.zeroPoint)};
+  for (size_t k = 0; k < multipliers.size(); ++k) {
+    words[3 + 2 * k] = static_cast<uint32_t>(multipliers[k].multiplier);
+    words[4 + 2 * k] = static_cast<uint32_t>(multipliers[k].shift);
+  }
+  return words;
 }
 
 Planned<std::vector<uint32_t>> Planner::reshaped() const {
