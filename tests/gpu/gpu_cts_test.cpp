@@ -119,5 +119,27 @@ TEST(GpuCtsBytes, GiveTheCpuDevicesBytes) {
   EXPECT_EQ(gpu.vulkan->context().validationErrors(), 0u);
 }
 
+// Float operations whose results the CTS judges with its tolerance (the GPU computes in
+// float32 where the CPU device may use double): each model of these files runs and passes on
+// the GPU, none is refused.
+TEST(GpuCtsRuns, InstanceNormalizationAndPowPass) {
+  gputest::ValidatedGpu gpu = gputest::validatedGpu();
+  if (gpu.device == nullptr) GTEST_SKIP() << gpu.whyNot;
+  size_t passed = 0;
+  const fs::path folder = fs::path(NNHAL_SHARED_DIR) / "cts" / "V1_2";
+  for (const char* file : {"instance_normalization.json", "pow.json"}) {
+    auto models = loadCtsFile(folder / file);
+    ASSERT_TRUE(models) << models.error().message;
+    for (const CtsModel& cts : *models) {
+      const CtsOutcome outcome = runCtsModel(*gpu.device, cts, CtsMode::kSynchronous);
+      EXPECT_TRUE(outcome.passed) << cts.name << ": " << outcome.message;
+      passed += outcome.passed ? 1 : 0;
+    }
+  }
+  EXPECT_GE(passed, 40u);
+  gpu.device.reset();
+  EXPECT_EQ(gpu.vulkan->context().validationErrors(), 0u);
+}
+
 }  // namespace
 }  // namespace nnhal::tools

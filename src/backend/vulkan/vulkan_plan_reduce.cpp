@@ -72,6 +72,27 @@ Planned<void> Planner::alongAxis(uint32_t kind) {
   return {};
 }
 
+Planned<void> Planner::instanceNormalization() {
+  // Inputs: 0 the tensor [batches, height, width, channels], 1 gamma, 2 beta, 3 epsilon, 4 the
+  // layout (handled by withLayout).
+  NNHAL_PLAN_TRY(gamma, scalarFloat(1));
+  NNHAL_PLAN_TRY(beta, scalarFloat(2));
+  NNHAL_PLAN_TRY(epsilon, scalarFloat(3));
+  if (!(epsilon > 0.0f)) return invalid("epsilon must be positive");
+  NNHAL_PLAN_TRY(in, inputTensor(0));
+  const std::vector<uint32_t> dims = input(0).dimensions;
+  if (dims.size() != 4) return invalid("the input must have rank 4");
+  NNHAL_PLAN_CHECK(shapeOutput(dims));
+  NNHAL_PLAN_TRY(out, outputTensor(0));
+  const uint32_t spatial = dims[1] * dims[2];
+  if (spatial == 0) return invalid("an empty image");
+  const uint32_t rows = dims[0] * dims[3];
+  dispatch(Shader::kSoftmax, rows,
+           {rows, spatial, offsetWord(out), offsetWord(in), floatBits(1.0f), dims[3], 7u, 0u,
+            floatBits(beta), floatBits(gamma), floatBits(epsilon), offsetWord(in), 0u});
+  return {};
+}
+
 Planned<void> Planner::argExtreme(bool largest) {
   NNHAL_PLAN_TRY(in, tensor(inputIndex(0), isQuant8(input(0).type)));
   NNHAL_PLAN_TRY(given, scalarInt(1));

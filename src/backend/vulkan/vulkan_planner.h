@@ -185,6 +185,9 @@ class Planner {
   Planned<void> mean(uint32_t kind = 0);
   /// ARGMAX (`largest`) and ARGMIN: the index along the axis (the softmax shader's ops 5, 6).
   Planned<void> argExtreme(bool largest);
+  /// INSTANCE_NORMALIZATION (NHWC; NCHW through withLayout): the softmax shader's op 7 over
+  /// rows of height * width elements, one row per image and channel.
+  Planned<void> instanceNormalization();
   Planned<void> resize(bool bilinear);
   Planned<void> quantization(bool quantize);
   Planned<void> transposeConv();

@@ -10,6 +10,7 @@
 // away from zero, - 128) and saturated. Bit-exact where the device divides correctly
 // rounded (lavapipe does), else within one step. 5 ARGMAX and 6 ARGMIN: the index of the
 // first largest (smallest) value along the axis, written at the row's place in the output.
+// 7 INSTANCE_NORMALIZATION over a row (the spatial positions of one image and channel).
 #include "common.glsl"
 #include "quant.glsl"
 
@@ -71,6 +72,23 @@ void main() {
       }
     }
     data[p.outOffset + row] = float(best);
+    return;
+  }
+  if (p.op == 7) {
+    // INSTANCE_NORMALIZATION: (x - mean) * gamma / sqrt(variance + epsilon) + beta, with
+    // gamma in alpha, beta in bias and epsilon in lrnBeta.
+    float sum = 0.0;
+    for (uint k = 0; k < p.axisSize; ++k) sum += data[in0 + k * p.inner];
+    const float mean = sum / float(p.axisSize);
+    float squares = 0.0;
+    for (uint k = 0; k < p.axisSize; ++k) {
+      const float d = data[in0 + k * p.inner] - mean;
+      squares += d * d;
+    }
+    const float scale = p.alpha / sqrt(squares / float(p.axisSize) + p.lrnBeta);
+    for (uint k = 0; k < p.axisSize; ++k) {
+      data[out0 + k * p.inner] = (data[in0 + k * p.inner] - mean) * scale + p.bias;
+    }
     return;
   }
   if (p.op == 1) {
