@@ -310,6 +310,8 @@ Planned<void> Planner::operation(uint32_t index) {
       return gatherAlongAxis();
     case OperationType::TILE:
       return tile();
+    case OperationType::TOPK_V2:
+      return topK();
     case OperationType::INSTANCE_NORMALIZATION:
       return withLayout(4, [this] { return instanceNormalization(); });
     case OperationType::SPLIT:

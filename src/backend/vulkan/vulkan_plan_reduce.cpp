@@ -93,6 +93,35 @@ Planned<void> Planner::instanceNormalization() {
   return {};
 }
 
+Planned<void> Planner::topK() {
+  // Inputs: 0 the values, 1 k; outputs: 0 the k largest values of each row (the last axis),
+  // 1 their TENSOR_INT32 indices.
+  NNHAL_PLAN_TRY(quantized, movesQuantized());
+  NNHAL_PLAN_TRY(k, scalarInt(1));
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), quantized));
+  const std::vector<uint32_t> dims = input(0).dimensions;
+  const uint32_t rowSize = dims.back();
+  if (k < 1 || static_cast<uint32_t>(k) > rowSize) return invalid("k is outside [1, row size]");
+  if (rowSize > (1u << 24)) return refuse("a row longer than 2^24");
+  if (op().outputs.size() != 2 || operand(op().outputs[1]).type != OperandType::TENSOR_INT32) {
+    return invalid("the second output must be TENSOR_INT32");
+  }
+  std::vector<uint32_t> outDims = dims;
+  outDims.back() = static_cast<uint32_t>(k);
+  NNHAL_PLAN_CHECK(shapeOutput(outDims));
+  NNHAL_PLAN_TRY(values, tensor(outputIndex(0), quantized));
+  output0_ = op().outputs[1];  // the indices stand in for output 0
+  auto shaped = shapeOutput(outDims);
+  auto indices = shaped ? tensor(outputIndex(0), false, true) : std::unexpected(shaped.error());
+  output0_.reset();
+  if (!indices) return std::unexpected(indices.error());
+  const uint32_t rows = elementsOf(input(0)) / rowSize;
+  dispatch(Shader::kSoftmax, rows,
+           {rows, rowSize, offsetWord(values), offsetWord(in), floatBits(1.0f), 1u, 8u,
+            static_cast<uint32_t>(k), 0u, 0u, 0u, offsetWord(*indices), 0u});
+  return {};
+}
+
 Planned<void> Planner::argExtreme(bool largest) {
   NNHAL_PLAN_TRY(in, tensor(inputIndex(0), isQuant8(input(0).type)));
   NNHAL_PLAN_TRY(given, scalarInt(1));

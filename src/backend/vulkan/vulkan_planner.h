@@ -188,6 +188,8 @@ class Planner {
   /// INSTANCE_NORMALIZATION (NHWC; NCHW through withLayout): the softmax shader's op 7 over
   /// rows of height * width elements, one row per image and channel.
   Planned<void> instanceNormalization();
+  /// TOPK_V2 on float or 8-bit values: the softmax shader's op 8, one row per invocation.
+  Planned<void> topK();
   Planned<void> resize(bool bilinear);
   Planned<void> quantization(bool quantize);
   Planned<void> transposeConv();

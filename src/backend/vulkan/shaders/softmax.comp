@@ -11,6 +11,7 @@
 // rounded (lavapipe does), else within one step. 5 ARGMAX and 6 ARGMIN: the index of the
 // first largest (smallest) value along the axis, written at the row's place in the output.
 // 7 INSTANCE_NORMALIZATION over a row (the spatial positions of one image and channel).
+// 8 TOPK_V2 (below).
 #include "common.glsl"
 #include "quant.glsl"
 
@@ -72,6 +73,33 @@ void main() {
       }
     }
     data[p.outOffset + row] = float(best);
+    return;
+  }
+  if (p.op == 8) {
+    // TOPK_V2 along the last axis (inner 1), k in radius: the k largest values in the CPU
+    // device's order (larger values first, of equal values the later one first), to
+    // outOffset, and their indices to tableOffset, k per row. Each pass takes the largest
+    // element that comes after the one taken before in that order.
+    const uint k = uint(p.radius);
+    float previous = 0.0;
+    int previousIndex = -1;
+    for (uint j = 0; j < k; ++j) {
+      int best = -1;
+      float bestValue = 0.0;
+      for (uint t = 0; t < p.axisSize; ++t) {
+        const float v = data[in0 + t];
+        const int ti = int(t);
+        if (j != 0u && !(v < previous || (v == previous && ti < previousIndex))) continue;
+        if (best < 0 || v > bestValue || (v == bestValue && ti > best)) {
+          best = ti;
+          bestValue = v;
+        }
+      }
+      data[p.outOffset + row * k + j] = bestValue;
+      data[p.tableOffset + row * k + j] = float(best);
+      previous = bestValue;
+      previousIndex = best;
+    }
     return;
   }
   if (p.op == 7) {
