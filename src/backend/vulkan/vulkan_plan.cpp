@@ -308,6 +308,8 @@ Planned<void> Planner::operation(uint32_t index) {
       return select();
     case OperationType::GATHER:
       return gatherAlongAxis();
+    case OperationType::EMBEDDING_LOOKUP:
+      return embeddingLookup();
     case OperationType::TILE:
       return tile();
     case OperationType::TOPK_V2:

@@ -46,13 +46,29 @@ Planned<void> Planner::cast() {
 }
 
 Planned<void> Planner::gatherAlongAxis() {
-  // Inputs: 0 the values, 1 the axis (INT32 scalar), 2 the TENSOR_INT32 indices. The output
-  // is the input with its axis replaced by the indices' dimensions (the HAL's GATHER).
-  NNHAL_PLAN_TRY(movesQuant, movesQuantized());
-  const std::vector<uint32_t> in = input(0).dimensions;
-  const std::vector<uint32_t> indexDims = input(2).dimensions;
-  if (input(2).type != OperandType::TENSOR_INT32) return invalid("the indices must be INT32");
-  NNHAL_PLAN_TRY(axisValue, scalarInt(1));
+  // GATHER: 0 the values, 1 the axis (INT32 scalar), 2 the TENSOR_INT32 indices.
+  NNHAL_PLAN_TRY(axis, scalarInt(1));
+  return gatherBy(0, 2, axis, "GATHER input 2 (indices)");
+}
+
+Planned<void> Planner::embeddingLookup() {
+  // EMBEDDING_LOOKUP: 0 the TENSOR_INT32 lookups, 1 the values; rows along axis 0.
+  return gatherBy(1, 0, 0, "EMBEDDING_LOOKUP input 0 (lookups)");
+}
+
+Planned<void> Planner::gatherBy(size_t valuesAt, size_t indicesAt, int32_t axisValue,
+                                const std::string& what) {
+  // The output is the values with their axis replaced by the indices' dimensions.
+  if (output(0).type != input(valuesAt).type || output(0).scale != input(valuesAt).scale ||
+      output(0).zeroPoint != input(valuesAt).zeroPoint) {
+    return invalid("the output's type and quantization must be the values'");
+  }
+  const bool movesQuant = isQuant8(input(valuesAt).type);
+  const std::vector<uint32_t> in = input(valuesAt).dimensions;
+  const std::vector<uint32_t> indexDims = input(indicesAt).dimensions;
+  if (input(indicesAt).type != OperandType::TENSOR_INT32) {
+    return invalid("the indices must be INT32");
+  }
   const auto rank = static_cast<int32_t>(in.size());
   if (rank < 1 || axisValue < -rank || axisValue >= rank) {
     return invalid("the axis is outside the input's rank");
@@ -64,11 +80,10 @@ Planned<void> Planner::gatherAlongAxis() {
   const uint32_t axisSize = in[axis];
   uint32_t inner = 1;
   for (size_t d = axis + 1; d < in.size(); ++d) inner *= in[d];
-  const std::string what = "GATHER input 2 (indices)";
   uint32_t indices = 0;
-  if (constantAt(inputIndex(2)) != nullptr) {
+  if (constantAt(inputIndex(indicesAt)) != nullptr) {
     // Checked here, and kept as floats (a TENSOR_INT32 constant is otherwise raw words).
-    NNHAL_PLAN_TRY(values, constantInts(2));
+    NNHAL_PLAN_TRY(values, constantInts(indicesAt));
     std::vector<int32_t> bits;
     for (size_t e = 0; e < values.size(); ++e) {
       if (values[e] < 0 || static_cast<uint32_t>(values[e]) >= axisSize) {
@@ -81,15 +96,13 @@ Planned<void> Planner::gatherAlongAxis() {
     NNHAL_PLAN_CHECK(tensor(indices, true));
   } else {
     const auto& inputs = model_.main.inputIndexes;
-    const auto at = std::find(inputs.begin(), inputs.end(), inputIndex(2));
-    if (at == inputs.end()) {
-      return refuse("GATHER's indices must be a constant or a model input");
-    }
-    NNHAL_PLAN_TRY(t, tensor(inputIndex(2), false, true));
+    const auto at = std::find(inputs.begin(), inputs.end(), inputIndex(indicesAt));
+    if (at == inputs.end()) return refuse("the indices must be a constant or a model input");
+    NNHAL_PLAN_TRY(t, tensor(inputIndex(indicesAt), false, true));
     indices = t;
     indexChecks_.push_back({static_cast<size_t>(at - inputs.begin()), axisSize, what});
   }
-  NNHAL_PLAN_TRY(from, tensor(inputIndex(0), movesQuant));
+  NNHAL_PLAN_TRY(from, tensor(inputIndex(valuesAt), movesQuant));
   NNHAL_PLAN_CHECK(shapeOutput(std::move(outDims)));
   NNHAL_PLAN_TRY(out, tensor(outputIndex(0), movesQuant));
   uint32_t indexCount = 1;

@@ -140,6 +140,11 @@ class Planner {
   /// GATHER along a constant axis by constant indices or indices that are a model input
   /// (checked by the host before each run: Plan::indexChecks).
   Planned<void> gatherAlongAxis();
+  Planned<void> embeddingLookup();
+  /// GATHER and EMBEDDING_LOOKUP: the values of input `valuesAt` along `axis` by the indices
+  /// of input `indicesAt`, constant (checked here) or a model input (checked by the host
+  /// before each run: Plan::indexChecks, whose failures name `what`).
+  Planned<void> gatherBy(size_t valuesAt, size_t indicesAt, int32_t axis, const std::string& what);
   /// TILE by constant multiples: a gather view of [multiple, size] per dimension.
   Planned<void> tile();
   Planned<void> unary(uint32_t op);
