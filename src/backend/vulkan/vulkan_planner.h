@@ -1,9 +1,10 @@
 // backend/vulkan/vulkan_planner.h — the Planner behind vulkan_plan.h, shared by the files
 // that plan each family of operations (vulkan_plan_arithmetic.cpp: element-wise arithmetic;
-// vulkan_plan_window.cpp: convolutions, pooling, FULLY_CONNECTED; vulkan_plan_movement.cpp: the
-// data movements through the gather shader; vulkan_plan_reduce.cpp: the operations along an axis,
-// reductions, resizing, quantization) and vulkan_plan.cpp (tensor layout, shapes, the NCHW wrapper,
-// the operation switch). Internal to the GPU backend.
+// vulkan_plan_window.cpp: convolutions, pooling, FULLY_CONNECTED; vulkan_plan_indexed.cpp:
+// GATHER and EMBEDDING_LOOKUP; vulkan_plan_movement.cpp: the data movements through the
+// gather shader; vulkan_plan_reduce.cpp: the operations along an axis, reductions, resizing,
+// quantization) and vulkan_plan.cpp (tensor layout, shapes, the NCHW wrapper, the operation
+// switch). Internal to the GPU backend.
 //
 // Thread safety: one Planner per plan, used by one thread.
 #pragma once
