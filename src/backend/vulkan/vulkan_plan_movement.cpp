@@ -33,15 +33,20 @@ Planned<void> Planner::cast() {
   const OperandType to = output(0).type;
   const bool sameQuant8 = isQuant8(to) && to == from && output(0).scale == input(0).scale &&
                           output(0).zeroPoint == input(0).zeroPoint;
-  if (to != OperandType::TENSOR_FLOAT32 && to != OperandType::TENSOR_FLOAT16 && !sameQuant8) {
+  // From a float type to TENSOR_QUANT8_ASYMM's raw values (the HAL casts no scale).
+  const bool floatToUint8 =
+      to == OperandType::TENSOR_QUANT8_ASYMM &&
+      (from == OperandType::TENSOR_FLOAT32 || from == OperandType::TENSOR_FLOAT16);
+  if (to != OperandType::TENSOR_FLOAT32 && to != OperandType::TENSOR_FLOAT16 && !sameQuant8 &&
+      !floatToUint8) {
     return refuse("CAST to " + std::string(toString(to)) + " is not supported");
   }
   // From the float types, or from the 8-bit ones, whose stored integers the buffer already
   // holds as floats: a copy.
   NNHAL_PLAN_TRY(in, tensor(inputIndex(0), isQuant8(from)));
   NNHAL_PLAN_CHECK(shapeOutput(input(0).dimensions));
-  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), sameQuant8));
-  unaryDispatch(6, out, in);
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0), sameQuant8 || floatToUint8));
+  unaryDispatch(floatToUint8 ? 17 : 6, out, in);
   return {};
 }
 

@@ -7,7 +7,8 @@
 layout(push_constant) uniform Params {
   uint count;
   // 0 RELU, 1 RELU1, 2 RELU6, 3 LOGISTIC, 4 TANH, 5 HARD_SWISH, 6 copy, 7 ABS, 8 EXP, 9 LOG,
-  // 10 NEG, 11 RSQRT, 12 SQRT, 13 SIN, 14 FLOOR, 15 ELU (alpha), 16 table lookup
+  // 10 NEG, 11 RSQRT, 12 SQRT, 13 SIN, 14 FLOOR, 15 ELU (alpha), 16 table lookup, 17 CAST to
+  // uint8
   uint op;
   uint outOffset;
   uint inOffset;
@@ -37,6 +38,9 @@ void main() {
     case 14: r = floor(x); break;
     case 15: r = x < 0.0 ? p.alpha * (exp(x) - 1.0) : x; break;
     case 16: r = data[p.tableOffset + (uint(int(x)) & 255u)]; break;
+    // CAST to TENSOR_QUANT8_ASYMM's raw values, as the CPU device (kernels/cast.h): NaN 0,
+    // below 0 0, above 255 255, the rest truncated toward zero.
+    case 17: r = isnan(x) ? 0.0 : trunc(clamp(x, 0.0, 255.0)); break;
     default: r = x; break;
   }
   data[p.outOffset + i] = r;
