@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 namespace nnhal::kernels {
 
@@ -11,6 +12,12 @@ std::optional<size_t> findIndexOutOfRange(const int32_t* indices, size_t count,
     if (indices[i] < 0 || static_cast<size_t>(indices[i]) >= limit) return i;
   }
   return std::nullopt;
+}
+
+std::string indexOutOfRangeMessage(std::string_view what, size_t position, int64_t value,
+                                   size_t limit) {
+  return std::string(what) + " element " + std::to_string(position) + " is " +
+         std::to_string(value) + ", outside [0, " + std::to_string(limit) + ")";
 }
 
 void gatherBlocks(const void* src, size_t axisSize, size_t innerBytes, const int32_t* indices,

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <string_view>
 
 namespace nnhal::kernels {
 
@@ -15,6 +17,11 @@ namespace nnhal::kernels {
 /// when all are inside.
 std::optional<size_t> findIndexOutOfRange(const int32_t* indices, size_t count,
                                           size_t limit) noexcept;
+
+/// What every device says of such an index: "<what> element <position> is <value>, outside
+/// [0, <limit>)".
+std::string indexOutOfRangeMessage(std::string_view what, size_t position, int64_t value,
+                                   size_t limit);
 
 /// GATHER: the input is viewed as [outer, axisSize, inner] (inner counted in bytes as
 /// `innerBytes`), the output as [outer, indexCount, inner]; output block (o, k) is input block

@@ -19,6 +19,7 @@
 #include "engine/prepared_state.h"
 #include "hal/pool_io.h"
 #include "hal/validation.h"
+#include "kernels/gather.h"
 #include "nnhal/version.h"
 
 namespace nnhal::backend::vulkan {
@@ -189,9 +190,8 @@ Result<std::vector<OutputShape>> VulkanCompiledModel::execute(const Request& req
       if (values[e] < 0.0f || values[e] >= static_cast<float>(check.bound)) {
         slots.give(std::move(slot));
         return fail(ErrorStatus::GENERAL_FAILURE,
-                    check.what + " element " + std::to_string(e) + " is " +
-                        std::to_string(static_cast<int64_t>(values[e])) + ", outside [0, " +
-                        std::to_string(check.bound) + ")");
+                    kernels::indexOutOfRangeMessage(check.what, e, static_cast<int64_t>(values[e]),
+                                                    check.bound));
       }
     }
   }

@@ -1,6 +1,7 @@
 #include "backend/vulkan/vulkan_plan.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "backend/vulkan/vulkan_planner.h"
@@ -30,6 +31,15 @@ uint32_t Planner::ownConstant(std::vector<int32_t> values) {
   std::vector<uint8_t> bytes(values.size() * sizeof(int32_t));
   std::memcpy(bytes.data(), values.data(), bytes.size());
   ownConstants_.emplace(index, std::move(bytes));
+  return index;
+}
+
+Planned<uint32_t> Planner::floatConstant(const std::vector<float>& values) {
+  std::vector<int32_t> bits;
+  bits.reserve(values.size());
+  for (float v : values) bits.push_back(std::bit_cast<int32_t>(v));
+  const uint32_t index = ownConstant(std::move(bits));
+  NNHAL_PLAN_CHECK(tensor(index, true));
   return index;
 }
 

@@ -131,9 +131,9 @@ Planned<uint32_t> Planner::requantizeTables(size_t first, size_t second) {
   const Operand& b = input(second);
   const Operand& out = output(0);
   if (b.type != a.type || out.type != a.type) return invalid("the operand types differ");
-  std::vector<int32_t> bits;
-  const auto append = [&bits](const auto& table) {
-    for (auto level : table) bits.push_back(std::bit_cast<int32_t>(static_cast<float>(level)));
+  std::vector<float> levels;
+  const auto append = [&levels](const auto& table) {
+    for (auto level : table) levels.push_back(static_cast<float>(level));
   };
   for (const Operand* in : {&a, &b}) {
     if (a.type == OperandType::TENSOR_QUANT8_ASYMM) {
@@ -144,9 +144,7 @@ Planned<uint32_t> Planner::requantizeTables(size_t first, size_t second) {
           kernels::makeRequantizeTable<int8_t>(in->scale, in->zeroPoint, out.scale, out.zeroPoint));
     }
   }
-  const uint32_t table = ownConstant(std::move(bits));
-  NNHAL_PLAN_CHECK(tensor(table, true));
-  return table;
+  return floatConstant(levels);
 }
 
 Planned<void> Planner::select() {
@@ -178,7 +176,7 @@ Planned<uint32_t> Planner::comparisonTables() {
   const Operand& a = input(0);
   const Operand& b = input(1);
   if (b.type != a.type) return invalid("the operand types differ");
-  std::vector<int32_t> bits;
+  std::vector<float> tables;
   for (const Operand* in : {&a, &b}) {
     // The CPU device's real values (kernels/comparisons.h); BOOL8: any non-zero byte is true.
     kernels::DequantTable values{};
@@ -189,11 +187,9 @@ Planned<uint32_t> Planner::comparisonTables() {
     } else {
       for (size_t byte = 1; byte < values.size(); ++byte) values[byte] = 1.0f;
     }
-    for (float v : values) bits.push_back(std::bit_cast<int32_t>(v));
+    tables.insert(tables.end(), values.begin(), values.end());
   }
-  const uint32_t table = ownConstant(std::move(bits));
-  NNHAL_PLAN_CHECK(tensor(table, true));
-  return table;
+  return floatConstant(tables);
 }
 
 Planned<std::array<uint32_t, 9>> Planner::quantizedArithmetic(uint32_t op) const {
@@ -314,10 +310,8 @@ Planned<void> Planner::quantizedLookup(uint32_t code) {
         ? fill(kernels::makeHardSwishTable<int8_t>(i.scale, i.zeroPoint, o.scale, o.zeroPoint))
         : fill(kernels::makeHardSwishTable<uint8_t>(i.scale, i.zeroPoint, o.scale, o.zeroPoint));
   }
-  std::vector<int32_t> bits;
-  for (int32_t level : levels) bits.push_back(std::bit_cast<int32_t>(static_cast<float>(level)));
-  const uint32_t table = ownConstant(std::move(bits));  // it may move the operands
-  NNHAL_PLAN_CHECK(tensor(table, true));
+  // It may move the operands.
+  NNHAL_PLAN_TRY(table, floatConstant(std::vector<float>(levels.begin(), levels.end())));
   NNHAL_PLAN_TRY(in, tensor(inputIndex(0), true));
   NNHAL_PLAN_CHECK(shapeOutput(input(0).dimensions));
   NNHAL_PLAN_TRY(out, tensor(outputIndex(0), true));

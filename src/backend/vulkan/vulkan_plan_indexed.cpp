@@ -6,6 +6,8 @@
 #include <bit>
 #include <string>
 
+#include "kernels/gather.h"
+
 namespace nnhal::backend::vulkan::planning {
 
 Planned<void> Planner::gatherAlongAxis() {
@@ -47,16 +49,11 @@ Planned<void> Planner::gatherBy(size_t valuesAt, size_t indicesAt, int32_t axisV
   if (constantAt(inputIndex(indicesAt)) != nullptr) {
     // Checked here, and kept as floats (a TENSOR_INT32 constant is otherwise raw words).
     NNHAL_PLAN_TRY(values, constantInts(indicesAt));
-    std::vector<int32_t> bits;
-    for (size_t e = 0; e < values.size(); ++e) {
-      if (values[e] < 0 || static_cast<uint32_t>(values[e]) >= axisSize) {
-        return invalid(what + " element " + std::to_string(e) + " is " + std::to_string(values[e]) +
-                       ", outside [0, " + std::to_string(axisSize) + ")");
-      }
-      bits.push_back(std::bit_cast<int32_t>(static_cast<float>(values[e])));
+    if (const auto bad = kernels::findIndexOutOfRange(values.data(), values.size(), axisSize)) {
+      return invalid(kernels::indexOutOfRangeMessage(what, *bad, values[*bad], axisSize));
     }
-    indices = ownConstant(std::move(bits));
-    NNHAL_PLAN_CHECK(tensor(indices, true));
+    NNHAL_PLAN_TRY(t, floatConstant(std::vector<float>(values.begin(), values.end())));
+    indices = t;
   } else {
     const auto& inputs = model_.main.inputIndexes;
     const auto at = std::find(inputs.begin(), inputs.end(), inputIndex(indicesAt));

@@ -44,10 +44,8 @@ Planned<void> Planner::alongAxis(uint32_t kind) {
           "(-128 for TENSOR_QUANT8_ASYMM_SIGNED)");
     }
     const kernels::SoftmaxExpTable weights = kernels::makeSoftmaxExpTable(beta, input(0).scale);
-    std::vector<int32_t> bits;
-    for (float w : weights) bits.push_back(std::bit_cast<int32_t>(w));
-    table = ownConstant(std::move(bits));
-    NNHAL_PLAN_CHECK(tensor(*table, true));
+    NNHAL_PLAN_TRY(t, floatConstant(std::vector<float>(weights.begin(), weights.end())));
+    table = t;
   }
   NNHAL_PLAN_TRY(in, tensor(inputIndex(0), quantized));
   const auto& dims = input(0).dimensions;

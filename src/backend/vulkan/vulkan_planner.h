@@ -89,6 +89,9 @@ class Planner {
   uint32_t temporary(const Operand& like, std::vector<uint32_t> dims);
   /// A constant TENSOR_INT32 vector of the plan's own (not the model's): its operand index.
   uint32_t ownConstant(std::vector<int32_t> values);
+  /// `values` as a constant of the plan's own that shaders read as floats (a table, or
+  /// indices), with its range in the buffer: its operand index. It may move the operands.
+  Planned<uint32_t> floatConstant(const std::vector<float>& values);
   /// The bytes of constant operand `index` (the model's or the plan's own), else null.
   const uint8_t* constantAt(uint32_t index) const;
   /// Input `layoutAt` of the current operation, when present, is the NCHW layout flag: the

@@ -25,10 +25,8 @@ std::unique_ptr<Kernel> makeGatherKernel(size_t data, size_t indicesInput, size_
   return makeKernel([=, what = std::move(what)](const RunContext& rc) -> Result<void> {
     const auto* indices = rc.input<int32_t>(indicesInput);
     if (const auto bad = kernels::findIndexOutOfRange(indices, indexCount, axisSize)) {
-      return fail(ErrorStatus::GENERAL_FAILURE, what + " element " + std::to_string(*bad) + " is " +
-                                                    std::to_string(indices[*bad]) +
-                                                    ", outside [0, " + std::to_string(axisSize) +
-                                                    ")");
+      return fail(ErrorStatus::GENERAL_FAILURE,
+                  kernels::indexOutOfRangeMessage(what, *bad, indices[*bad], axisSize));
     }
     const void* src = rc.input<void>(data);
     void* dst = rc.output<void>(0);
