@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "child_process.h"
 #include "ipc/frame.h"
 #include "ipc/messages.h"
 #include "ipc_test_util.h"
@@ -24,19 +25,28 @@ namespace {
 
 using namespace std::chrono_literals;
 
-/// Runs `body` in a child process as another application; its exit code (or -1 when the test
-/// does not run as root or runs under ThreadSanitizer, -2 when the child died, -3 when it
-/// hung).
-template <typename Body>
-int asAnotherApplication(Body body) {
-  if (::geteuid() != 0 || kUnderThreadSanitizer) return -1;
-  const pid_t child = forkWhenQuiet();
-  if (child == 0) {
-    if (!becomeAnotherApplication()) ::_exit(100);
-    ::_exit(body());
-  }
-  return waitForChild(child);
+/// Runs child role `role` (child_process.h) with `args` as another application; its exit
+/// code (-1 when the test does not run as root, else as ChildProcess::wait).
+int asAnotherApplication(const char* role, const std::vector<std::string>& args) {
+  if (::geteuid() != 0) return -1;
+  ChildProcess child(role, args, true);
+  return child.wait();
 }
+
+/// Child role "prepare" (args: socket, a count): connects and prepares the add model `count`
+/// times, keeping each. Exit codes: 2 no connection, 3 a preparation refused.
+int prepareModels(const std::vector<std::string>& args) {
+  auto device = connect(args.at(0));
+  if (!device) return 2;
+  std::vector<std::shared_ptr<PreparedModel>> held;
+  for (int i = 0; i < std::stoi(args.at(1)); ++i) {
+    auto prepared = (*device)->prepareModel(addModel());
+    if (!prepared) return 3;
+    held.push_back(*prepared);
+  }
+  return 0;
+}
+[[maybe_unused]] const bool kPrepareRole = registerChildRole("prepare", &prepareModels);
 
 std::shared_ptr<Device> connectOrFail(const Daemon& daemon) {
   auto device = connect(daemon.socket());
@@ -67,14 +77,7 @@ TEST(ApplicationQuota, PreparedModelsAreCountedForAllConnectionsOfAnApplication)
   EXPECT_NE(refused.error().message.find("at most 3 prepared models"), std::string::npos)
       << refused.error().message;
   // Another application has its own quota.
-  const int other = asAnotherApplication([&] {
-    auto device = connect(daemon.socket());
-    if (!device) return 2;
-    for (int i = 0; i < 3; ++i) {
-      if (!(*device)->prepareModel(addModel())) return 3;
-    }
-    return 0;
-  });
+  const int other = asAnotherApplication("prepare", {daemon.socket().string(), "3"});
   if (other != -1) {
     EXPECT_EQ(other, 0);
   }
@@ -96,11 +99,7 @@ TEST(ApplicationQuota, ConnectionsAreCountedPerApplication) {
   auto fourth = connect(daemon.socket());
   EXPECT_FALSE(fourth) << "a fourth connection of one uid was served";
   // Another uid still connects and is served.
-  const int other = asAnotherApplication([&] {
-    auto device = connect(daemon.socket());
-    if (!device) return 2;
-    return (*device)->prepareModel(addModel()) ? 0 : 3;
-  });
+  const int other = asAnotherApplication("prepare", {daemon.socket().string(), "1"});
   if (other != -1) {
     EXPECT_EQ(other, 0);
   }
@@ -222,14 +221,45 @@ std::chrono::microseconds victimMedian(Device& device, int count) {
   return median(times);
 }
 
+/// Child role "high-priority-aggressor" (args: socket, a pipe's write end): three
+/// connections each prepare a slow model at HIGH priority; once all three have, a byte goes to
+/// the pipe and each executes its model again and again until the child is killed. Exit
+/// codes: 2 no connection, 3 not prepared.
+int highPriorityAggressor(const std::vector<std::string>& args) {
+  const int ready = std::stoi(args.at(1));
+  std::vector<std::thread> threads;
+  std::atomic<int> started{0};
+  for (int c = 0; c < 3; ++c) {
+    threads.emplace_back([&] {
+      auto device = connect(args.at(0));
+      if (!device) ::_exit(2);
+      PrepareOptions options;
+      options.priority = Priority::HIGH;
+      auto prepared = (*device)->prepareModel(slowModel(32, 128, 512), options);
+      if (!prepared) ::_exit(3);
+      Memory pool = *Memory::create(2 * 128 * 512 * 4);
+      Request request;
+      request.pools = {pool};
+      request.inputs = {{false, {0, 0, 128 * 512 * 4}, {}}};
+      request.outputs = {{false, {0, 128 * 512 * 4, 128 * 512 * 4}, {}}};
+      // All three prepare before any executes: the application's own executions would
+      // otherwise hold its later preparations back (its priorities, its share).
+      if (++started == 3) (void)!::write(ready, "x", 1);
+      while (started.load() < 3) std::this_thread::sleep_for(1ms);
+      for (;;) (void)(*prepared)->executeSynchronously(request);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  return 0;
+}
+[[maybe_unused]] const bool kAggressorRole =
+    registerChildRole("high-priority-aggressor", &highPriorityAggressor);
+
 // The HAL scopes priority to one application: an aggressor at HIGH keeping every slot busy
 // from several connections does not hold a MEDIUM victim of another application back; the
 // victim's median latency stays within 2x (+ a slice) of what it is alone.
 TEST(ApplicationFairness, AnotherApplicationsHighPriorityWorkDoesNotStarveAMediumVictim) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to run the aggressor as another uid";
-  if (kUnderThreadSanitizer) {
-    GTEST_SKIP() << "ThreadSanitizer cannot follow the aggressor's forked, threaded process";
-  }
   Daemon daemon({"--socket-mode", "0666", "--driver-threads", "2"});
   ASSERT_TRUE(daemon.running());
   auto victim = connectOrFail(daemon);
@@ -237,43 +267,15 @@ TEST(ApplicationFairness, AnotherApplicationsHighPriorityWorkDoesNotStarveAMediu
   const auto alone = victimMedian(*victim, 15);
   int ready[2];
   ASSERT_EQ(::pipe(ready), 0);
-  const pid_t aggressor = forkWhenQuiet();
-  if (aggressor == 0) {
-    ::close(ready[0]);
-    if (!becomeAnotherApplication()) ::_exit(100);
-    std::vector<std::thread> threads;
-    std::atomic<int> started{0};
-    for (int c = 0; c < 3; ++c) {
-      threads.emplace_back([&] {
-        auto device = connect(daemon.socket());
-        if (!device) ::_exit(2);
-        PrepareOptions options;
-        options.priority = Priority::HIGH;
-        auto prepared = (*device)->prepareModel(slowModel(32, 128, 512), options);
-        if (!prepared) ::_exit(3);
-        Memory pool = *Memory::create(2 * 128 * 512 * 4);
-        Request request;
-        request.pools = {pool};
-        request.inputs = {{false, {0, 0, 128 * 512 * 4}, {}}};
-        request.outputs = {{false, {0, 128 * 512 * 4, 128 * 512 * 4}, {}}};
-        // All three prepare before any executes: the application's own executions would
-        // otherwise hold its later preparations back (its priorities, its share).
-        if (++started == 3) (void)!::write(ready[1], "x", 1);
-        while (started.load() < 3) std::this_thread::sleep_for(1ms);
-        for (;;) (void)(*prepared)->executeSynchronously(request);
-      });
-    }
-    for (std::thread& t : threads) t.join();
-    ::_exit(0);
-  }
+  ChildProcess aggressor("high-priority-aggressor",
+                         {daemon.socket().string(), std::to_string(ready[1])}, true);
   ::close(ready[1]);
   char byte = 0;
-  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1) << "the aggressor did not start";
   ::close(ready[0]);
   std::this_thread::sleep_for(200ms);  // the aggressor keeps both slots busy
   const auto contended = victimMedian(*victim, 15);
-  ::kill(aggressor, SIGKILL);
-  ::waitpid(aggressor, nullptr, 0);
+  aggressor.kill();
   std::printf("[ fairness ] victim median alone %lld us, beside a HIGH aggressor %lld us\n",
               static_cast<long long>(alone.count()), static_cast<long long>(contended.count()));
   if (kUnderSanitizer) {

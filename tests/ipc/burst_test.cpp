@@ -12,6 +12,7 @@
 #include <mutex>
 #include <thread>
 
+#include "child_process.h"
 #include "ipc/burst_packets.h"
 #include "ipc/client/remote_device.h"
 #include "ipc/daemon/client_limits.h"
@@ -470,6 +471,33 @@ TEST_F(BurstTest, QueueLengthsOutOfRangeAreRefused) {
 
 // --- liveness ------------------------------------------------------------------------------
 
+/// Child role "bursts-until-killed" (args: socket, a pipe's write end): three bursts of the
+/// add model each execute once, a byte goes to the pipe, and they execute on until the child
+/// is killed. Exit codes: 2 no connection, 3 not prepared, 4 no burst, 5 a failed execution.
+int burstsUntilKilled(const std::vector<std::string>& args) {
+  auto device = connect(args.at(0));
+  if (!device) return 2;
+  auto prepared = (*device)->prepareModel(addModel());
+  if (!prepared) return 3;
+  std::vector<std::shared_ptr<Burst>> bursts;
+  std::vector<AddRequest> requests;
+  for (int i = 0; i < 3; ++i) {
+    auto burst = (*prepared)->configureExecutionBurst();
+    if (!burst) return 4;
+    bursts.push_back(*burst);
+    requests.push_back(addRequest());
+    if (!bursts.back()->execute(requests.back().request, MeasureTiming::NO)) return 5;
+  }
+  (void)!::write(std::stoi(args.at(1)), "x", 1);
+  for (;;) {  // executing when killed
+    for (size_t i = 0; i < bursts.size(); ++i) {
+      (void)bursts[i]->execute(requests[i].request, MeasureTiming::NO);
+    }
+  }
+}
+[[maybe_unused]] const bool kBurstsUntilKilledRole =
+    registerChildRole("bursts-until-killed", &burstsUntilKilled);
+
 TEST(BurstLiveness, AClientKilledMidBurstReleasesEverythingWithinASecond) {
   Daemon daemon;
   ASSERT_TRUE(daemon.running());
@@ -479,29 +507,7 @@ TEST(BurstLiveness, AClientKilledMidBurstReleasesEverythingWithinASecond) {
   const Stats baseline = statsOf(observer);
   int ready[2];
   ASSERT_EQ(::pipe(ready), 0);
-  const pid_t child = forkWhenQuiet();
-  if (child == 0) {
-    ::close(ready[0]);
-    auto device = connect(daemon.socket());
-    if (!device) ::_exit(2);
-    auto prepared = (*device)->prepareModel(addModel());
-    if (!prepared) ::_exit(3);
-    std::vector<std::shared_ptr<Burst>> bursts;
-    std::vector<AddRequest> requests;
-    for (int i = 0; i < 3; ++i) {
-      auto burst = (*prepared)->configureExecutionBurst();
-      if (!burst) ::_exit(4);
-      bursts.push_back(*burst);
-      requests.push_back(addRequest());
-      if (!bursts.back()->execute(requests.back().request, MeasureTiming::NO)) ::_exit(5);
-    }
-    (void)!::write(ready[1], "x", 1);
-    for (;;) {  // executing when killed
-      for (size_t i = 0; i < bursts.size(); ++i) {
-        (void)bursts[i]->execute(requests[i].request, MeasureTiming::NO);
-      }
-    }
-  }
+  ChildProcess child("bursts-until-killed", {daemon.socket().string(), std::to_string(ready[1])});
   ::close(ready[1]);
   pollfd pfd{ready[0], POLLIN, 0};
   ASSERT_EQ(::poll(&pfd, 1, 30000), 1) << "the child did not start its bursts";
@@ -511,8 +517,7 @@ TEST(BurstLiveness, AClientKilledMidBurstReleasesEverythingWithinASecond) {
   EXPECT_EQ(during.bursts, baseline.bursts + 3);
   EXPECT_EQ(during.burstListeners, baseline.burstListeners + 3);
   EXPECT_EQ(during.burstMemories, baseline.burstMemories + 3);
-  ::kill(child, SIGKILL);
-  ::waitpid(child, nullptr, 0);
+  child.kill();
   auto settled = statsSettle(
       observer, [&](const Stats& s) { return s == baseline; }, 5s);
   ASSERT_TRUE(settled) << "stats " << ::testing::PrintToString(statsOf(observer)) << ", baseline "

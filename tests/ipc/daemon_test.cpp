@@ -11,6 +11,7 @@
 #include <future>
 #include <random>
 
+#include "child_process.h"
 #include "ipc/client/remote_device.h"
 #include "ipc/frame.h"
 #include "ipc/messages.h"
@@ -319,6 +320,31 @@ TEST(Daemon, ReleasesModelsAndPoolsTheClientDrops) {
   EXPECT_EQ(statsOf(device), (Stats{1, 0, 0, 0}));
 }
 
+/// Child role "executions-until-killed" (args: socket, a pipe's write end): launches 4 slow
+/// executions, writes a byte to the pipe and sleeps until killed. Exit codes: 2 no
+/// connection, 3 not prepared.
+int executionsUntilKilled(const std::vector<std::string>& args) {
+  auto device = connect(args.at(0));
+  if (!device) return 2;
+  auto prepared = (*device)->prepareModel(slowModel());
+  if (!prepared) return 3;
+  std::vector<Memory> pools;
+  for (int i = 0; i < 4; ++i) {
+    Memory pool = *Memory::create(2 * 512 * 1024 * 4);
+    Request request;
+    request.pools = {pool};
+    request.inputs = {{false, {0, 0, 512 * 1024 * 4}, {}}};
+    request.outputs = {{false, {0, 512 * 1024 * 4, 512 * 1024 * 4}, {}}};
+    (*prepared)->execute(request, {}, [](Result<ExecutionResult>) {});
+    pools.push_back(pool);
+  }
+  (void)!::write(std::stoi(args.at(1)), "x", 1);
+  std::this_thread::sleep_for(100s);
+  ::_exit(0);
+}
+[[maybe_unused]] const bool kExecutionsUntilKilledRole =
+    registerChildRole("executions-until-killed", &executionsUntilKilled);
+
 TEST(Daemon, ReleasesEverythingOfAClientKilledMidExecution) {
   Daemon daemon;
   ASSERT_TRUE(daemon.running());
@@ -331,27 +357,8 @@ TEST(Daemon, ReleasesEverythingOfAClientKilledMidExecution) {
   const Stats baseline = statsOf(observer);
   int ready[2];
   ASSERT_EQ(::pipe(ready), 0);
-  const pid_t child = forkWhenQuiet();
-  if (child == 0) {
-    ::close(ready[0]);
-    auto device = connect(daemon.socket());
-    if (!device) ::_exit(2);
-    auto prepared = (*device)->prepareModel(slowModel());
-    if (!prepared) ::_exit(3);
-    std::vector<Memory> pools;
-    for (int i = 0; i < 4; ++i) {
-      Memory pool = *Memory::create(2 * 512 * 1024 * 4);
-      Request request;
-      request.pools = {pool};
-      request.inputs = {{false, {0, 0, 512 * 1024 * 4}, {}}};
-      request.outputs = {{false, {0, 512 * 1024 * 4, 512 * 1024 * 4}, {}}};
-      (*prepared)->execute(request, {}, [](Result<ExecutionResult>) {});
-      pools.push_back(pool);
-    }
-    (void)!::write(ready[1], "x", 1);
-    std::this_thread::sleep_for(100s);
-    ::_exit(0);
-  }
+  ChildProcess child("executions-until-killed",
+                     {daemon.socket().string(), std::to_string(ready[1])});
   ::close(ready[1]);
   pollfd pfd{ready[0], POLLIN, 0};
   ASSERT_EQ(::poll(&pfd, 1, 30000), 1) << "the child did not start its executions";
@@ -360,8 +367,7 @@ TEST(Daemon, ReleasesEverythingOfAClientKilledMidExecution) {
   EXPECT_EQ(during.sessions, baseline.sessions + 1);
   EXPECT_EQ(during.preparedModels, 1u);
   EXPECT_GE(during.pools, 1u);
-  ::kill(child, SIGKILL);
-  ::waitpid(child, nullptr, 0);
+  child.kill();
   ::close(ready[0]);
   EXPECT_TRUE(statsReach(observer, baseline))
       << "stats now: sessions " << statsOf(observer).sessions << ", models "

@@ -18,6 +18,7 @@
 #include <optional>
 #include <thread>
 
+#include "child_process.h"
 #include "common/hostile_models.h"
 #include "ipc/client/remote_device.h"
 #include "ipc_test_util.h"
@@ -402,72 +403,68 @@ TEST(HostileClient, OverflowingShapesAndDeepNestingAreInvalid) {
 
 // --- work that never ends --------------------------------------------------------------
 
-/// A child process that starts WHILE loops ending only by the 15 s loop timeout, then
-/// sleeps: from 4 threads synchronously and 8 asynchronous calls, or as 16 fenced
-/// executions. It runs as another application (another uid) when the test runs as root: it
-/// then gets its fair share of the driver, and the test's own clients theirs. Killed with
-/// SIGKILL by the destructor (or kill()).
+/// Child role "endless-loops" (args: socket, "fenced" or "sync", a pipe's write end): starts
+/// WHILE loops ending only by the 15 s loop timeout, writes a byte to the pipe, then sleeps:
+/// from 4 threads synchronously and 8 asynchronous calls, or as 16 fenced executions.
+/// Exit codes: 2 no connection, 3 not prepared, 4 a fenced launch refused.
+int endlessLoops(const std::vector<std::string>& args) {
+  auto device = connect(args.at(0));
+  if (!device) return 2;
+  auto prepared = (*device)->prepareModel(endlessWhileModel());
+  if (!prepared) return 3;
+  Memory pool = *Memory::create(64);
+  Request request;
+  request.pools = {pool};
+  request.inputs = {{false, {0, 0, 4}, {}}};
+  request.outputs = {{false, {0, 16, 4}, {}}};
+  ExecuteOptions options;
+  options.loopTimeout = kMaxLoopTimeout;
+  std::vector<std::thread> threads;
+  std::vector<FencedExecutionResult> launched;
+  if (args.at(1) == "fenced") {
+    // Launched at once (a chain of fences must not wait in a queue); their runs still wait
+    // for the client's running slots.
+    for (int i = 0; i < 16; ++i) {
+      auto started = (*prepared)->executeFenced(request, {}, options);
+      if (!started) return 4;
+      launched.push_back(std::move(*started));
+    }
+  } else {
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&] { (void)(*prepared)->executeSynchronously(request, options); });
+    }
+    for (int a = 0; a < 8; ++a) {
+      (void)(*prepared)->execute(request, options, [](Result<ExecutionResult>) {});
+    }
+  }
+  (void)!::write(std::stoi(args.at(2)), "x", 1);
+  std::this_thread::sleep_for(100s);
+  ::_exit(0);  // the threads still wait for their loops
+}
+[[maybe_unused]] const bool kEndlessLoopsRole = registerChildRole("endless-loops", &endlessLoops);
+
+/// A child running "endless-loops" as another application (another uid) when the test runs
+/// as root: it then gets its fair share of the driver, and the test's own clients theirs.
+/// Killed with SIGKILL by the destructor (or kill()).
 class EndlessLooper {
  public:
   EndlessLooper(const Daemon& daemon, bool fenced) {
     int ready[2];
     EXPECT_EQ(::pipe(ready), 0);
-    pid_ = forkWhenQuiet();
-    if (pid_ == 0) {
-      ::close(ready[0]);
-      becomeAnotherApplication();
-      ::_exit(attack(daemon, fenced, ready[1]));
-    }
+    child_.emplace("endless-loops",
+                   std::vector<std::string>{daemon.socket().string(), fenced ? "fenced" : "sync",
+                                            std::to_string(ready[1])},
+                   true);
     ::close(ready[1]);
     pollfd pfd{ready[0], POLLIN, 0};
-    started_ = ::poll(&pfd, 1, 30000) == 1;
+    started_ = child_->started() && ::poll(&pfd, 1, 30000) == 1;
     ::close(ready[0]);
   }
-  ~EndlessLooper() { kill(); }
   bool started() const { return started_; }
-  void kill() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-  }
+  void kill() { child_->kill(); }
 
  private:
-  static int attack(const Daemon& daemon, bool fenced, int ready) {
-    auto device = connect(daemon.socket());
-    if (!device) return 2;
-    auto prepared = (*device)->prepareModel(endlessWhileModel());
-    if (!prepared) return 3;
-    Memory pool = *Memory::create(64);
-    Request request;
-    request.pools = {pool};
-    request.inputs = {{false, {0, 0, 4}, {}}};
-    request.outputs = {{false, {0, 16, 4}, {}}};
-    ExecuteOptions options;
-    options.loopTimeout = kMaxLoopTimeout;
-    std::vector<std::thread> threads;
-    std::vector<FencedExecutionResult> launched;
-    if (fenced) {
-      // Launched at once (a chain of fences must not wait in a queue); their runs still
-      // wait for the client's running slots.
-      for (int i = 0; i < 16; ++i) {
-        auto started = (*prepared)->executeFenced(request, {}, options);
-        if (!started) return 4;
-        launched.push_back(std::move(*started));
-      }
-    } else {
-      for (int t = 0; t < 4; ++t) {
-        threads.emplace_back([&] { (void)(*prepared)->executeSynchronously(request, options); });
-      }
-      for (int a = 0; a < 8; ++a) {
-        (void)(*prepared)->execute(request, options, [](Result<ExecutionResult>) {});
-      }
-    }
-    (void)!::write(ready, "x", 1);
-    std::this_thread::sleep_for(100s);
-    return 0;
-  }
-  pid_t pid_ = -1;
+  std::optional<ChildProcess> child_;
   bool started_ = false;
 };
 
@@ -686,6 +683,25 @@ TEST(HostileClient, ModelsTooLargeForAnExecutionAreRefused) {
   EXPECT_TRUE(alive(daemon));
 }
 
+/// Child role "flood-and-leave" (args: socket): launches 4 slow executions and exits 200 ms
+/// later without waiting for any. Exit codes: 2 no connection, 3 not prepared.
+int floodAndLeave(const std::vector<std::string>& args) {
+  auto device = connect(args.at(0));
+  if (!device) return 2;
+  auto slow = (*device)->prepareModel(slowModel(32, 512, 1024));
+  if (!slow) return 3;
+  Memory big = *Memory::create(2 * 512 * 1024 * 4);
+  Request flood;
+  flood.pools = {big};
+  flood.inputs = {{false, {0, 0, 512 * 1024 * 4}, {}}};
+  flood.outputs = {{false, {0, 512 * 1024 * 4, 512 * 1024 * 4}, {}}};
+  for (int i = 0; i < 4; ++i) (void)(*slow)->execute(flood, {}, [](Result<ExecutionResult>) {});
+  std::this_thread::sleep_for(200ms);
+  ::_exit(0);  // without waiting for anything
+}
+[[maybe_unused]] const bool kFloodAndLeaveRole =
+    registerChildRole("flood-and-leave", &floodAndLeave);
+
 TEST(HostileClient, QueuedWorkIsBoundedAndDroppedWhenItsClientDies) {
   Daemon daemon({"--max-running", "1", "--max-queued", "3"});
   ASSERT_TRUE(daemon.running());
@@ -709,22 +725,8 @@ TEST(HostileClient, QueuedWorkIsBoundedAndDroppedWhenItsClientDies) {
   EXPECT_EQ(std::count(launched.begin(), launched.end(), ErrorStatus::RESOURCE_EXHAUSTED_TRANSIENT),
             2);
   // A child process floods the same way, then dies: its queue is dropped.
-  const pid_t child = forkWhenQuiet();
-  if (child == 0) {
-    auto device = connect(daemon.socket());
-    if (!device) ::_exit(2);
-    auto slow = (*device)->prepareModel(slowModel(32, 512, 1024));
-    if (!slow) ::_exit(3);
-    Memory big = *Memory::create(2 * 512 * 1024 * 4);
-    Request flood;
-    flood.pools = {big};
-    flood.inputs = {{false, {0, 0, 512 * 1024 * 4}, {}}};
-    flood.outputs = {{false, {0, 512 * 1024 * 4, 512 * 1024 * 4}, {}}};
-    for (int i = 0; i < 4; ++i) (void)(*slow)->execute(flood, {}, [](Result<ExecutionResult>) {});
-    std::this_thread::sleep_for(200ms);
-    ::_exit(0);  // without waiting for anything
-  }
-  ::waitpid(child, nullptr, 0);
+  ChildProcess child("flood-and-leave", {daemon.socket().string()});
+  EXPECT_EQ(child.wait(), 0) << "2: no connection, 3: not prepared";
   const auto until = std::chrono::steady_clock::now() + 20s;
   while (callbacks.load() < 6 && std::chrono::steady_clock::now() < until) {
     std::this_thread::sleep_for(10ms);
@@ -810,29 +812,34 @@ TEST(HostileClient, AnOversizedSparseDataCacheIsRefusedWithoutReadingIt) {
   EXPECT_TRUE(alive(daemon));
 }
 
+/// Child role "connection-flood" (args: socket, a pipe's write end): opens 20 connections
+/// to the daemon, each saying Hello, and writes to the pipe how many got no answer.
+int connectionFlood(const std::vector<std::string>& args) {
+  std::vector<std::unique_ptr<RawClient>> clients;
+  int refused = 0;
+  for (int i = 0; i < 20; ++i) {
+    clients.push_back(std::make_unique<RawClient>(args.at(0)));
+    OutMessage hello;
+    encode(Hello{kProtocolVersion, "flood"}, hello);
+    clients.back()->send(MessageType::kHello, hello);
+    if (!clients.back()->readFrame(2s)) ++refused;
+  }
+  (void)!::write(std::stoi(args.at(1)), &refused, sizeof(refused));
+  return 0;
+}
+[[maybe_unused]] const bool kConnectionFloodRole =
+    registerChildRole("connection-flood", &connectionFlood);
+
 TEST(HostileClient, ConnectionsAreBoundedPerProcess) {
   Daemon daemon({"--max-connections-per-process", "6"});
   ASSERT_TRUE(daemon.running());
   Watchdog watchdog(daemon);  // connected before the flood
   int report[2];
   ASSERT_EQ(::pipe(report), 0);
-  const pid_t child = forkWhenQuiet();
-  if (child == 0) {
-    std::vector<std::unique_ptr<RawClient>> clients;
-    int refused = 0;
-    for (int i = 0; i < 20; ++i) {
-      clients.push_back(std::make_unique<RawClient>(daemon.socket()));
-      OutMessage hello;
-      encode(Hello{kProtocolVersion, "flood"}, hello);
-      clients.back()->send(MessageType::kHello, hello);
-      if (!clients.back()->readFrame(2s)) ++refused;
-    }
-    (void)!::write(report[1], &refused, sizeof(refused));
-    ::_exit(0);
-  }
+  ChildProcess child("connection-flood", {daemon.socket().string(), std::to_string(report[1])});
   int refused = -1;
   ASSERT_EQ(::read(report[0], &refused, sizeof(refused)), static_cast<ssize_t>(sizeof(refused)));
-  ::waitpid(child, nullptr, 0);
+  EXPECT_EQ(child.wait(), 0);
   ::close(report[0]);
   ::close(report[1]);
   EXPECT_EQ(refused, 14);

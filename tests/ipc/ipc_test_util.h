@@ -62,72 +62,20 @@ inline constexpr bool kUnderSanitizer =
 inline constexpr bool kUnderSanitizer = false;
 #endif
 
-/// True in the ThreadSanitizer build, whose runtime cannot follow a forked child of a
-/// threaded test that starts threads of its own ("dup thread with used id"): tests that run
-/// another application in such a child skip that part there.
+/// True in the ThreadSanitizer build, several times slower again than the ASan build: a few
+/// tests leave out what would take minutes there.
 #if defined(__SANITIZE_THREAD__)
 inline constexpr bool kUnderThreadSanitizer = true;
 #else
 inline constexpr bool kUnderThreadSanitizer = false;
 #endif
 
-/// Forks a child that will run client code (allocate, start threads), once the test
-/// process's other threads are all asleep, and returns fork()'s result.
-///
-/// A child of a threaded process inherits every lock held at the fork by another thread.
-/// glibc's malloc takes its locks around fork(); the AddressSanitizer runtime of clang 16
-/// does not (LLVM 18 added it: llvm-project#75290), so a child forked while one of the
-/// client library's threads was inside the allocator waits forever on its first
-/// allocation. A thread inside the allocator is running (state R in /proc); this waits, up
-/// to 2 s, until every other thread of the process sleeps in the kernel (S), such as the
-/// readers waiting for their next frame, and then forks.
-inline pid_t forkWhenQuiet() {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  const std::string self = std::to_string(::gettid());
-  while (std::chrono::steady_clock::now() < until) {
-    bool quiet = true;
-    std::error_code ec;
-    for (const auto& task : fs::directory_iterator("/proc/self/task", ec)) {
-      if (task.path().filename() == self) continue;
-      std::ifstream stat(task.path() / "stat");
-      std::string line;
-      std::getline(stat, line);
-      // "tid (comm) S ...": the state follows the last ')' (comm may hold anything).
-      const size_t close = line.rfind(')');
-      if (close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'S') {
-        quiet = false;
-        break;
-      }
-    }
-    if (quiet) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return ::fork();
-}
-
-/// Waits up to `limit` for `child` to exit. Its exit code; -2 when it died of a signal, -3
-/// when it was still running at `limit` (it is then killed: a hung child fails its test
-/// instead of the suite's timeout ending every test after it).
-inline int waitForChild(pid_t child, std::chrono::seconds limit = std::chrono::seconds(120)) {
-  const auto until = std::chrono::steady_clock::now() + limit;
-  int status = 0;
-  while (::waitpid(child, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() >= until) {
-      ::kill(child, SIGKILL);
-      ::waitpid(child, &status, 0);
-      return -3;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -2;
-}
-
 /// The uid (and gid) another application's processes run as in the tests.
 inline constexpr uid_t kOtherApplicationUid = 65534;
 
-/// In a forked child: becomes uid kOtherApplicationUid, another application of nnhald than
-/// the test process (hal/application.h). Needs root; false (and nothing changed) otherwise.
-/// The daemon's socket must let that user connect (Daemon({"--socket-mode", "0666"})).
+/// In a child process (child_process.h): becomes uid kOtherApplicationUid, another application of
+/// nnhald than the test process (hal/application.h). Needs root; false (and nothing changed)
+/// otherwise. The daemon's socket must let that user connect (Daemon({"--socket-mode", "0666"})).
 inline bool becomeAnotherApplication() {
   if (::geteuid() != 0) return false;
   return ::setgroups(0, nullptr) == 0 && ::setgid(kOtherApplicationUid) == 0 &&
@@ -171,11 +119,11 @@ class Daemon {
                                      "--log-level",
                                      "error"};
     args.insert(args.end(), extraArgs.begin(), extraArgs.end());
+    std::vector<char*> argv;  // built before the fork: the child only execs (child_process.h)
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
     pid_ = ::fork();
     if (pid_ == 0) {
-      std::vector<char*> argv;
-      for (std::string& arg : args) argv.push_back(arg.data());
-      argv.push_back(nullptr);
       ::execv(argv[0], argv.data());
       ::_exit(127);
     }

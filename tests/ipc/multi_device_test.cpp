@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "child_process.h"
 #include "ipc_test_util.h"
 #include "nnhal/client.h"
 #include "nnhal/gpu_device.h"
@@ -122,30 +123,34 @@ TEST(MultiDevice, ADaemonWithOneDeviceListsOne) {
   EXPECT_EQ(notRemote.error().status, ErrorStatus::INVALID_ARGUMENT);
 }
 
+/// Child role "leave-a-hung-execution" (args: socket): executes the add model once, launches
+/// a second execution, and exits (0) once that has had no answer for 300 ms; with
+/// --test-hang-after-executions 1 it hangs. Exit codes: 2 no connection, 3 not prepared, 4
+/// the first execution failed, 5 the second was answered.
+int leaveAHungExecution(const std::vector<std::string>& args) {
+  auto device = connect(args.at(0));
+  if (!device) return 2;
+  auto prepared = (*device)->prepareModel(addModel());
+  if (!prepared) return 3;
+  AddRequest first = addRequest();
+  if (!(*prepared)->executeSynchronously(first.request)) return 4;
+  AddRequest second = addRequest();
+  std::promise<bool> answered;
+  (void)(*prepared)->execute(second.request, {},
+                             [&](Result<ExecutionResult>) { answered.set_value(true); });
+  const bool hung =
+      answered.get_future().wait_for(std::chrono::milliseconds(300)) == std::future_status::timeout;
+  ::_exit(hung ? 0 : 5);  // the execution still pending
+}
+[[maybe_unused]] const bool kLeaveAHungExecutionRole =
+    registerChildRole("leave-a-hung-execution", &leaveAHungExecution);
+
 TEST(MultiDevice, AHangingDeviceHoldsItsExecutionsUntilTheirClientLeaves) {
   Daemon daemon({"--test-hang-after-executions", "1"});
   ASSERT_TRUE(daemon.running());
   // A client process whose second execution hangs; it exits with that execution pending.
-  const pid_t client = forkWhenQuiet();
-  if (client == 0) {
-    auto device = connect(daemon.socket());
-    if (!device) ::_exit(2);
-    auto prepared = (*device)->prepareModel(addModel());
-    if (!prepared) ::_exit(3);
-    AddRequest first = addRequest();
-    if (!(*prepared)->executeSynchronously(first.request)) ::_exit(4);
-    AddRequest second = addRequest();
-    std::promise<bool> answered;
-    (void)(*prepared)->execute(second.request, {},
-                               [&](Result<ExecutionResult>) { answered.set_value(true); });
-    const bool hung = answered.get_future().wait_for(std::chrono::milliseconds(300)) ==
-                      std::future_status::timeout;
-    ::_exit(hung ? 0 : 5);
-  }
-  int status = -1;
-  ASSERT_EQ(::waitpid(client, &status, 0), client);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: no connection, 2-4: a call failed, 5: not hung";
+  ChildProcess client("leave-a-hung-execution", {daemon.socket().string()});
+  EXPECT_EQ(client.wait(), 0) << "2: no connection, 3-4: a call failed, 5: not hung";
   // Its hanging execution was cancelled when it left: another client prepares (the device
   // is free again), and the daemon stops gracefully.
   auto other = connectTo(daemon, "");
