@@ -35,10 +35,16 @@ struct Runtime::Watchdog : std::enable_shared_from_this<Runtime::Watchdog> {
     timer.expires_after(period);
     timer.async_wait([self = shared_from_this()](boost::system::error_code ec) {
       if (ec) return;
-      self->budget.trimIdle();
+      {
+        // Under the lock: once stop() has returned, the budget (the runtime's) is not used.
+        std::lock_guard lock(self->mutex);
+        if (self->stopped) return;
+        self->budget.trimIdle();
+      }
       self->arm();
     });
   }
+  /// Stops the timer; no handler uses the budget after this returns.
   void stop() {
     std::lock_guard lock(mutex);
     stopped = true;
@@ -77,23 +83,34 @@ Runtime::Runtime(const RuntimeOptions& options)
 
 Runtime::~Runtime() {
   if (watchdog_) watchdog_->stop();
-  if (pool_->get_executor().running_in_this_thread() ||
+  const bool onOwnThread =
+      pool_->get_executor().running_in_this_thread() ||
       background_->get_executor().running_in_this_thread() ||
-      (fairBackground_ && fairBackground_->get_executor().running_in_this_thread())) {
+      (fairBackground_ && fairBackground_->get_executor().running_in_this_thread());
+  // Everything the threads use, released in order once they have exited: the watchdog (its
+  // timer lives on the pool), the scheduler (its queue), the pools with the handlers they
+  // still hold; then stopped() becomes ready.
+  auto stop = [pool = std::move(pool_), background = std::move(background_),
+               fair = std::move(fairBackground_), watchdog = std::move(watchdog_),
+               scheduler = std::move(scheduler_), stopped = std::move(stopped_)]() mutable {
+    pool->join();
+    background->join();
+    if (fair) fair->join();
+    watchdog.reset();
+    scheduler.reset();
+    pool.reset();
+    background.reset();
+    fair.reset();
+    stopped.set_value();
+  };
+  if (onOwnThread) {
     // Released from inside one of our own handlers: joining here would join this thread.
     // Work still queued runs; a joiner thread owns the pools until their threads have exited,
     // and the process's thread reaper joins the joiner (common/thread_reaper.h).
-    common::adoptThread(std::thread([pool = std::move(pool_), background = std::move(background_),
-                                     fair = std::move(fairBackground_)] {
-      pool->join();
-      background->join();
-      if (fair) fair->join();
-    }));
+    common::adoptThread(std::thread(std::move(stop)));
     return;
   }
-  pool_->join();
-  background_->join();
-  if (fairBackground_) fairBackground_->join();
+  stop();
 }
 
 }  // namespace nnhal::actors

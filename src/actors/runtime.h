@@ -11,7 +11,8 @@
 // (actors hold a shared_ptr to it). When the last reference is dropped on one of the
 // runtime's own threads (a callback that released the last PreparedModel), the pool cannot
 // join itself: a short-lived thread joins it, and is joined in turn by the process's thread
-// reaper (common/thread_reaper.h). No thread is ever detached.
+// reaper (common/thread_reaper.h). No thread is ever detached. stopped() tells when that
+// has happened, whichever thread released the runtime.
 #pragma once
 
 #include <utility>  // before Asio (Boost 1.74 + g++ 12 needs std::exchange declared)
@@ -19,6 +20,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/thread_pool.hpp>
+#include <future>
 #include <memory>
 
 #include "actors/scheduler.h"
@@ -74,6 +76,12 @@ class Runtime {
   /// The memory every execution arena of the device may hold; an idle watchdog on the pool
   /// frees arenas unused for its idleRelease.
   engine::ArenaBudget& arenaBudget() { return arenaBudget_; }
+  /// Ready once the runtime is gone: its threads joined, its pools destroyed with every
+  /// handler they still held, its scheduler's queue released. When the last reference is
+  /// dropped on one of the runtime's own threads, that happens later, on another thread; an
+  /// embedder whose objects those handlers may hold (a session on its io_context) waits for
+  /// this before destroying what they use.
+  std::shared_future<void> stopped() const { return stoppedFuture_; }
 
  private:
   std::unique_ptr<boost::asio::thread_pool> pool_;
@@ -90,6 +98,8 @@ class Runtime {
   uint64_t maxExecutionBytes_;
   uint32_t maxQueuedExecutions_;
   std::shared_ptr<TraceRecorder> trace_;
+  std::promise<void> stopped_;
+  std::shared_future<void> stoppedFuture_{stopped_.get_future().share()};
 };
 
 /// Posts `handler` to the runtime's pool. `runtime` is held until post() returns: the handler

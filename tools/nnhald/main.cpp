@@ -23,10 +23,12 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <future>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "actors/runtime.h"
 #include "hal/driver_control.h"
 #include "ipc/daemon/server.h"
 #include "nnhal/device.h"
@@ -68,6 +70,30 @@ bool sameFile(const std::string& a, const std::string& b) {
   return a == b || (::stat(a.c_str(), &first) == 0 && ::stat(b.c_str(), &second) == 0 &&
                     first.st_dev == second.st_dev && first.st_ino == second.st_ino);
 }
+
+/// Waits, when destroyed, until the driver's runtime has stopped (actors/runtime.h,
+/// Runtime::stopped()). Its last reference may be dropped on one of its own threads (an
+/// execution finishing after its client left), and then its threads end later, on another
+/// thread; their handlers may still hold sessions, whose strands and timers live on the
+/// io_context destroyed right after this.
+class RuntimeStopAwaiter {
+ public:
+  void watch(std::shared_future<void> stopped) { stopped_ = std::move(stopped); }
+  RuntimeStopAwaiter() = default;
+  RuntimeStopAwaiter(const RuntimeStopAwaiter&) = delete;
+  RuntimeStopAwaiter& operator=(const RuntimeStopAwaiter&) = delete;
+  ~RuntimeStopAwaiter() {
+    if (!stopped_.valid()) return;
+    if (stopped_.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+      // Destroying the io_context under running handlers would be undefined behaviour.
+      spdlog::critical("the driver's threads did not stop within 30 s; exiting without them");
+      std::_Exit(1);
+    }
+  }
+
+ private:
+  std::shared_future<void> stopped_;
+};
 
 }  // namespace
 
@@ -137,11 +163,13 @@ int main(int argc, char** argv) {
   // Before the runtime: the sessions' strands live on it, and the runtime's threads may hold
   // the last reference to a session (a preparation's reply) until they are joined.
   boost::asio::io_context io;
+  RuntimeStopAwaiter runtimeStop;  // destroyed after everything below, before `io`
   auto runtime = nnhal::actors::makeRuntime(deviceOptions);
   if (!runtime) {
     spdlog::critical("cannot start the driver: {}", runtime.error().message);
     return 1;
   }
+  runtimeStop.watch((*runtime)->stopped());
   // One CPU engine (one TBB arena) under every device.
   std::shared_ptr<const nnhal::backend::CpuBackend> cpu;
   try {
