@@ -30,11 +30,22 @@ Planned<void> Planner::alongAxis(uint32_t kind) {
     alpha = a;
     lrnBeta = e;
   }
-  // SOFTMAX also on 8-bit tensors (the shader's op 4), with the CPU device's table.
-  const bool quantized = kind == 0 && isQuant8(input(0).type);
+  // SOFTMAX (the shader's op 4, with the CPU device's table) and L2_NORMALIZATION (op 9)
+  // also on 8-bit tensors.
+  const bool quantized = (kind == 0 || kind == 1) && isQuant8(input(0).type);
   std::optional<uint32_t> table;
   bool isSigned = false;
-  if (quantized) {
+  if (quantized && kind == 1) {
+    const Operand& o = output(0);
+    isSigned = input(0).type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+    if (o.type != input(0).type || o.scale != 1.0f / 128.0f ||
+        o.zeroPoint != (isSigned ? 0 : 128)) {
+      return invalid(
+          "the output must have the input's type, scale 1/128 and zero point 128 (0 for "
+          "TENSOR_QUANT8_ASYMM_SIGNED)");
+    }
+    radius = input(0).zeroPoint;
+  } else if (quantized) {
     const Operand& o = output(0);
     isSigned = input(0).type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
     if (o.type != input(0).type || o.scale != 1.0f / 256.0f ||
@@ -62,11 +73,14 @@ Planned<void> Planner::alongAxis(uint32_t kind) {
   for (int32_t d = axis + 1; d < rank; ++d) inner *= dims[d];
   const uint32_t axisSize = dims[axis];
   if (axisSize == 0) return invalid("an empty axis");
+  // 8-bit L2_NORMALIZATION sums the squares in 32 bits: 65536 * 255^2 < 2^32.
+  if (quantized && kind == 1 && axisSize > 65536) return refuse("an axis longer than 65536");
   const uint32_t rows = elementsOf(input(0)) / axisSize;
-  dispatch(Shader::kSoftmax, rows,
-           {rows, axisSize, offsetWord(out), offsetWord(in), floatBits(beta), inner,
-            quantized ? 4u : kind, static_cast<uint32_t>(radius), floatBits(bias), floatBits(alpha),
-            floatBits(lrnBeta), offsetWord(table.value_or(in)), isSigned ? 1u : 0u});
+  dispatch(
+      Shader::kSoftmax, rows,
+      {rows, axisSize, offsetWord(out), offsetWord(in), floatBits(beta), inner,
+       quantized ? (kind == 1 ? 9u : 4u) : kind, static_cast<uint32_t>(radius), floatBits(bias),
+       floatBits(alpha), floatBits(lrnBeta), offsetWord(table.value_or(in)), isSigned ? 1u : 0u});
   return {};
 }
 
@@ -151,10 +165,15 @@ Planned<void> Planner::argExtreme(bool largest) {
 Planned<void> Planner::mean(uint32_t kind) {
   // REDUCE_MAX (2) and REDUCE_MIN (3) also on 8-bit tensors: the output keeps the input's
   // scale and zero point (the HAL's rule), so the extreme stored value is the answer.
+  // MEAN (0) of 8-bit tensors requantizes to the output's scale and zero point (op 5).
   bool quantized = false;
   if (kind == 2 || kind == 3) {
     NNHAL_PLAN_TRY(moves, movesQuantized());
     quantized = moves;
+  } else if (kind == 0 && isQuant8(input(0).type)) {
+    if (output(0).type != input(0).type) return invalid("the output must have the input's type");
+    if (!(output(0).scale > 0.0f)) return invalid("the output's scale must be positive");
+    quantized = true;
   }
   NNHAL_PLAN_TRY(in, tensor(inputIndex(0), quantized));
   NNHAL_PLAN_TRY(axes, constantInts(1));
@@ -187,10 +206,20 @@ Planned<void> Planner::mean(uint32_t kind) {
   if (kept.empty()) kept.push_back(1);
   NNHAL_PLAN_CHECK(shapeOutput(kept));
   NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
+  // The int32 sum of 8-bit values is exact up to 2^23 of them.
+  if (quantized && kind == 0 && reducedCount > (1u << 23)) {
+    return refuse("a mean of more than 2^23 8-bit values");
+  }
+  const bool requantizes = quantized && kind == 0;
   const auto d4 = rank4(dims);
   dispatch(Shader::kMean, elementsOf(output(0)),
            {elementsOf(output(0)), offsetWord(out), offsetWord(in), reducedCount, d4[0], d4[1],
-            d4[2], d4[3], reduced[0], reduced[1], reduced[2], reduced[3], kind});
+            d4[2], d4[3], reduced[0], reduced[1], reduced[2], reduced[3], requantizes ? 5u : kind,
+            floatBits(requantizes ? static_cast<float>(static_cast<double>(input(0).scale) /
+                                                       output(0).scale)
+                                  : 1.0f),
+            static_cast<uint32_t>(input(0).zeroPoint), static_cast<uint32_t>(output(0).zeroPoint),
+            input(0).type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ? 1u : 0u});
   return {};
 }
 

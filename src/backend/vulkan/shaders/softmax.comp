@@ -11,7 +11,7 @@
 // rounded (lavapipe does), else within one step. 5 ARGMAX and 6 ARGMIN: the index of the
 // first largest (smallest) value along the axis, written at the row's place in the output.
 // 7 INSTANCE_NORMALIZATION over a row (the spatial positions of one image and channel).
-// 8 TOPK_V2 (below).
+// 8 TOPK_V2 (below). 9 L2_NORMALIZATION on 8-bit values (quantizedL2Normalization).
 #include "common.glsl"
 #include "quant.glsl"
 
@@ -52,6 +52,43 @@ void quantizedSoftmax(uint in0, uint out0) {
   }
 }
 
+// (2r + 1)^2 * sum > a, in 64 bits: whether |d| * 128 / sqrt(sum) < r + 0.5 (a = 65536 d^2).
+bool belowHalfAbove(uint r, uint sum, uint a) {
+  uint high;
+  uint low;
+  umulExtended((2u * r + 1u) * (2u * r + 1u), sum, high, low);
+  return high != 0u || low > a;
+}
+
+// L2_NORMALIZATION of 8-bit values as the CPU device computes it (kernels/
+// axis_normalization.h): d = q - input zero point (in radius), sum = the sum of d^2 along the
+// axis (exact in 32 bits: the planner bounds the axis), out = round(d * 128 / sqrt(sum)),
+// ties away from zero, plus the output zero point (128 for uint8, 0 for int8), saturated.
+// The float estimate of |d| * 128 / sqrt(sum) is corrected with exact integer comparisons
+// of (2r +- 1)^2 * sum against 65536 d^2, so the result is the exactly rounded value, which
+// is what the CPU device's double arithmetic gives at these sizes.
+void quantizedL2Normalization(uint in0, uint out0) {
+  uint sum = 0u;
+  for (uint k = 0; k < p.axisSize; ++k) {
+    const int d = int(data[in0 + k * p.inner]) - p.radius;
+    sum += uint(d * d);
+  }
+  const int zeroPoint = p.isSigned != 0 ? 0 : 128;
+  for (uint k = 0; k < p.axisSize; ++k) {
+    const int d = int(data[in0 + k * p.inner]) - p.radius;
+    const uint magnitude = uint(abs(d));
+    uint r = 0u;
+    if (sum != 0u && magnitude != 0u) {
+      const uint a = 65536u * magnitude * magnitude;
+      r = min(uint(float(128u * magnitude) / sqrt(float(sum)) + 0.5), 128u);
+      while (r > 0u && belowHalfAbove(r - 1u, sum, a)) --r;  // below r - 0.5
+      while (!belowHalfAbove(r, sum, a)) ++r;                // at or above r + 0.5
+    }
+    const int q = (d < 0 ? -int(r) : int(r)) + zeroPoint;
+    data[out0 + k * p.inner] = float(p.isSigned != 0 ? clamp(q, -128, 127) : clamp(q, 0, 255));
+  }
+}
+
 void main() {
   const uint row = invocationIndex();
   if (row >= p.rows) return;
@@ -60,6 +97,10 @@ void main() {
   const uint out0 = p.outOffset + base;
   if (p.op == 4) {
     quantizedSoftmax(in0, out0);
+    return;
+  }
+  if (p.op == 9) {
+    quantizedL2Normalization(in0, out0);
     return;
   }
   if (p.op == 5 || p.op == 6) {
