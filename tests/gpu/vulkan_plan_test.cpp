@@ -243,6 +243,47 @@ TEST(VulkanPlanTest, BroadcastStridesAreZeroAlongBroadcastDimensions) {
 
 // A hostile broadcast ([65536, 1] + [1, 65536] into an output of open shape) would make 2^32
 // elements: refused, not wrapped to a small buffer.
+// Elementwise unary operations, SELECT and the operations along an axis read their tensors
+// flat or as rows: any rank. The others index rank-4 views: a rank-5 tensor reaching one of
+// them is refused there, with the reason.
+TEST(VulkanPlanTest, FlatOperationsTakeAnyRankAndTheOthersRankFour) {
+  const auto chain = [](OperationType second) {
+    cachetest::ModelBuilder b;
+    const OperandType f = OperandType::TENSOR_FLOAT32;
+    const std::vector<uint32_t> dims = {2, 1, 3, 1, 4};
+    const uint32_t in = b.tensor(f, dims, 0.0f, 0, OperandLifeTime::SUBGRAPH_INPUT);
+    const uint32_t mid = b.tensor(f, dims, 0.0f, 0, OperandLifeTime::TEMPORARY_VARIABLE);
+    const uint32_t out = b.tensor(f, dims, 0.0f, 0, OperandLifeTime::SUBGRAPH_OUTPUT);
+    b.operation(OperationType::ABS, {in}, {mid});
+    if (second == OperationType::ADD) {
+      const uint32_t none = b.scalar(0);
+      b.operation(second, {mid, mid, none}, {out});
+    } else {
+      const uint32_t axis = b.scalar(2);
+      Operand beta;
+      beta.type = OperandType::FLOAT32;
+      beta.lifetime = OperandLifeTime::CONSTANT_COPY;
+      const float one = 1.0f;
+      beta.location = {0, static_cast<uint32_t>(b.model.operandValues.size()), 4};
+      b.model.operandValues.resize(b.model.operandValues.size() + 4);
+      std::memcpy(b.model.operandValues.data() + beta.location.offset, &one, 4);
+      const uint32_t betaIndex = b.add(std::move(beta));
+      b.operation(second, {mid, betaIndex, axis}, {out});
+    }
+    b.model.main.inputIndexes = {in};
+    b.model.main.outputIndexes = {out};
+    return std::move(b.model);
+  };
+  auto flat = buildPlan(chain(OperationType::LOG_SOFTMAX));
+  ASSERT_TRUE(flat) << flat.error().message;
+  EXPECT_EQ(flat->outputDimensions[0], (std::vector<uint32_t>{2, 1, 3, 1, 4}));
+  auto reasons = explainSupport(chain(OperationType::ADD));
+  ASSERT_TRUE(reasons) << reasons.error().message;
+  ASSERT_EQ(reasons->size(), 2u);
+  EXPECT_EQ((*reasons)[0], "");
+  EXPECT_NE((*reasons)[1].find("rank 1 to 4"), std::string::npos) << (*reasons)[1];
+}
+
 TEST(VulkanPlanTest, ShapesBeyondTheBufferAreRefused) {
   auto reasons = explainSupport(broadcastAddModel());
   ASSERT_TRUE(reasons) << reasons.error().message;

@@ -65,9 +65,8 @@ Planned<uint32_t> Planner::tensor(uint32_t operandIndex, bool quantized, bool in
                   " is not supported here (TENSOR_FLOAT32 and TENSOR_FLOAT16; the 8-bit types "
                   "in the operations docs/GPU.md lists)");
   }
-  if (o.dimensions.empty() || o.dimensions.size() > 4) {
-    return refuse("tensors of rank 1 to 4 only");
-  }
+  if (o.dimensions.empty()) return refuse("tensors of rank 0 are not supported");
+  if (!anyRank_ && o.dimensions.size() > 4) return refuse("tensors of rank 1 to 4 only");
   if (std::find(o.dimensions.begin(), o.dimensions.end(), 0u) != o.dimensions.end()) {
     return refuse("tensors whose dimensions the model leaves unknown are not supported");
   }
@@ -309,6 +308,7 @@ constexpr ElementwiseOperation kElementwise[] = {
 
 Planned<void> Planner::operation(uint32_t index) {
   current_ = index;
+  anyRank_ = false;
   for (const ElementwiseOperation& e : kElementwise) {
     if (e.type != op().type) continue;
     return e.binary ? binary(e.code, e.fusedActivation) : unary(e.code);

@@ -11,7 +11,8 @@
 //
 // What is supported (the first operations of issue 30; getSupportedOperations says the rest):
 // TENSOR_FLOAT32 and TENSOR_FLOAT16 tensors (float16 is held and computed as float32) of
-// rank 1 to 4, NHWC, the model's inputs with every dimension given
+// rank 1 to 4 (any rank in the flat and along-axis operations), NHWC, the model's inputs
+// with every dimension given
 // (the other shapes, or their open dimensions, are found from the inputs'), in ADD,
 // MUL, SUB, DIV, MAXIMUM, MINIMUM, PRELU (broadcasting), RELU, RELU1, RELU6, LOGISTIC, TANH,
 // HARD_SWISH, ELU, ABS, EXP, LOG, NEG, RSQRT, SQRT, SIN, FLOOR, CONV_2D, DEPTHWISE_CONV_2D and

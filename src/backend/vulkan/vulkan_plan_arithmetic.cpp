@@ -149,6 +149,7 @@ Planned<uint32_t> Planner::requantizeTables(size_t first, size_t second) {
 
 Planned<void> Planner::select() {
   // Inputs: 0 the TENSOR_BOOL8 condition, 1 and 2 the values; every shape the output's.
+  anyRank_ = true;  // elementwise
   const OperandType type = input(1).type;
   const bool quantized = isQuant8(type);
   if (input(0).type != OperandType::TENSOR_BOOL8) return invalid("the condition must be BOOL8");
@@ -320,6 +321,7 @@ Planned<void> Planner::quantizedLookup(uint32_t code) {
 }
 
 Planned<void> Planner::unary(uint32_t code) {
+  anyRank_ = true;  // elementwise, or a flat copy
   if (code <= 5 && isQuant8(input(0).type)) return quantizedLookup(code);
   bool quantized = false;
   if (code == 6) {  // RESHAPE moves 8-bit values too

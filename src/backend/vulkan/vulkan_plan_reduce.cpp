@@ -14,6 +14,7 @@ Planned<void> Planner::alongAxis(uint32_t kind) {
   // Inputs: SOFTMAX (x, beta, [axis]); L2_NORMALIZATION (x, [axis]); LOCAL_RESPONSE_
   // NORMALIZATION (x, radius, bias, alpha, beta, [axis]); LOG_SOFTMAX (x, beta, axis).
   const size_t axisAt = kind == 1 ? 1 : kind == 2 ? 5 : 2;
+  anyRank_ = true;  // rows of any shape (the product of the dimensions before and after)
   float beta = 1.0f, bias = 0.0f, alpha = 0.0f, lrnBeta = 0.0f;
   int32_t radius = 0;
   if (kind == 0 || kind == 3) {

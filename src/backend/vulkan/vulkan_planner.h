@@ -231,6 +231,10 @@ class Planner {
   const Model& model_;
   std::vector<Operand> operands_;
   uint32_t current_ = 0;
+  /// Whether the current operation reads its tensors flat or along one axis (the elementwise
+  /// unary operations, SELECT, the operations along an axis): tensors of any rank. The others
+  /// take rank 1 to 4 (their shaders index rank-4 views).
+  bool anyRank_ = false;
   std::optional<uint32_t> input0_;
   std::optional<uint32_t> output0_;
   struct Assigned {
