@@ -488,7 +488,7 @@ Planned<void> Planner::depthToSpace(bool toSpace) {
 
 Planned<void> Planner::batchToSpace(bool toSpace) {
   // BATCH_TO_SPACE_ND (toSpace): (input, block shape [2], [layout]); SPACE_TO_BATCH_ND:
-  // (input, block shape [2], paddings [2, 2], [layout]), here without padding only.
+  // (input, block shape [2], paddings [2, 2], [layout]).
   NNHAL_PLAN_TRY(quantized, movesQuantized());
   NNHAL_PLAN_TRY(in, tensor(inputIndex(0), quantized));
   NNHAL_PLAN_TRY(block, constantInts(1));
@@ -513,17 +513,50 @@ Planned<void> Planner::batchToSpace(bool toSpace) {
     return {};
   }
   NNHAL_PLAN_TRY(paddings, constantInts(2));
-  if (std::any_of(paddings.begin(), paddings.end(), [](int32_t p) { return p != 0; })) {
-    return refuse("SPACE_TO_BATCH_ND with padding is not supported");
+  if (paddings.size() != 4) return invalid("the paddings must have shape [2, 2]");
+  if (std::any_of(paddings.begin(), paddings.end(), [](int32_t p) { return p < 0; })) {
+    return invalid("negative padding");
   }
-  if (h % bh != 0 || w % bw != 0) return invalid("the height or width is not a multiple of it");
-  NNHAL_PLAN_CHECK(shapeOutput({n * bh * bw, h / bh, w / bw, c}));
+  uint32_t source = in;
+  uint32_t ph = h;
+  uint32_t pw = w;
+  if (std::any_of(paddings.begin(), paddings.end(), [](int32_t p) { return p != 0; })) {
+    // Padded first, into a temporary of the plan's own (zeros, or the zero point of 8-bit
+    // values): the block move's view cannot tell a padded row from a real one.
+    const uint64_t paddedH =
+        uint64_t{h} + static_cast<uint32_t>(paddings[0]) + static_cast<uint32_t>(paddings[1]);
+    const uint64_t paddedW =
+        uint64_t{w} + static_cast<uint32_t>(paddings[2]) + static_cast<uint32_t>(paddings[3]);
+    if (paddedH > UINT32_MAX / 2 || paddedW > UINT32_MAX / 2) return invalid("padding too large");
+    ph = static_cast<uint32_t>(paddedH);
+    pw = static_cast<uint32_t>(paddedW);
+    const uint32_t padded = temporary(input(0), {n, ph, pw, c});
+    const std::optional<uint32_t> output = output0_;  // NCHW: the wrapper's stand-in
+    output0_ = padded;                                // the gather below writes the temporary
+    auto held = tensor(padded, quantized);
+    if (held) {
+      GatherView view = plainView(signedStrides({n, h, w, c}));
+      view.before[3] = paddings[0];
+      view.before[4] = paddings[2];
+      view.inDims[3] = h;
+      view.inDims[4] = w;
+      view.padValue = quantized ? static_cast<float>(input(0).zeroPoint) : 0.0f;
+      gather(*held, in, view);
+    }
+    output0_ = output;
+    if (!held) return std::unexpected(held.error());
+    source = *held;
+  }
+  if (ph % bh != 0 || pw % bw != 0) {
+    return invalid("the padded height or width is not a multiple of the block");
+  }
+  NNHAL_PLAN_CHECK(shapeOutput({n * bh * bw, ph / bh, pw / bw, c}));
   NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
-  // Output [dy, dx, b, h', w', c] reads input [b, h' * bh + dy, w' * bw + dx, c].
-  gather(
-      out, in,
-      blockView({bh, bw, n, h / bh, w / bw, c}, {s(uint64_t{w} * c), s(c), s(uint64_t{h} * w * c),
-                                                 s(uint64_t{bh} * w * c), s(uint64_t{bw} * c), 1}));
+  // Output [dy, dx, b, h', w', c] reads the padded input [b, h' * bh + dy, w' * bw + dx, c].
+  gather(out, source,
+         blockView({bh, bw, n, ph / bh, pw / bw, c},
+                   {s(uint64_t{pw} * c), s(c), s(uint64_t{ph} * pw * c), s(uint64_t{bh} * pw * c),
+                    s(uint64_t{bw} * c), 1}));
   return {};
 }
 
