@@ -39,20 +39,27 @@ Model l2Model(const Case& c) {
   return std::move(b.model);
 }
 
-std::vector<uint8_t> run(Device& device, const Case& c, const std::vector<uint8_t>& input) {
-  auto prepared = device.prepareModel(l2Model(c));
+/// Prepares `model` (one input, one output) on `device` and runs it on `input`: the
+/// output's `outBytes` bytes (none when a step failed, which fails the test).
+std::vector<uint8_t> runOnce(Device& device, Model model, const std::vector<uint8_t>& input,
+                             uint32_t outBytes) {
+  auto prepared = device.prepareModel(std::move(model));
   EXPECT_TRUE(prepared) << prepared.error().message;
   if (!prepared) return {};
-  const auto bytes = static_cast<uint32_t>(input.size());
-  Memory pool = *Memory::create(2 * bytes);
-  std::memcpy(pool.data(), input.data(), bytes);
+  const auto inBytes = static_cast<uint32_t>(input.size());
+  Memory pool = *Memory::create(inBytes + outBytes);
+  std::memcpy(pool.data(), input.data(), inBytes);
   Request request;
   request.pools = {pool};
-  request.inputs = {{false, {0, 0, bytes}, {}}};
-  request.outputs = {{false, {0, bytes, bytes}, {}}};
+  request.inputs = {{false, {0, 0, inBytes}, {}}};
+  request.outputs = {{false, {0, inBytes, outBytes}, {}}};
   auto result = (*prepared)->executeSynchronously(request);
   EXPECT_TRUE(result) << result.error().message;
-  return {pool.data() + bytes, pool.data() + 2 * bytes};
+  return {pool.data() + inBytes, pool.data() + inBytes + outBytes};
+}
+
+std::vector<uint8_t> run(Device& device, const Case& c, const std::vector<uint8_t>& input) {
+  return runOnce(device, l2Model(c), input, static_cast<uint32_t>(input.size()));
 }
 
 TEST(GpuL2Normalization, GivesTheCpuDevicesBytesOnEightBitValues) {
@@ -129,22 +136,10 @@ TEST(GpuEightBitMean, IsWithinOneStepOfTheCpuDevice) {
        {OperandType::TENSOR_QUANT8_ASYMM_SIGNED, OperandType::TENSOR_QUANT8_ASYMM}) {
     std::vector<uint8_t> input(inBytes);
     for (uint8_t& v : input) v = static_cast<uint8_t>(rng());
-    const auto run = [&](Device& device) -> std::vector<uint8_t> {
-      auto prepared = device.prepareModel(meanModel(type, dims, {3, 1, 1, 40}));
-      EXPECT_TRUE(prepared) << prepared.error().message;
-      if (!prepared) return {};
-      Memory pool = *Memory::create(inBytes + outBytes);
-      std::memcpy(pool.data(), input.data(), inBytes);
-      Request request;
-      request.pools = {pool};
-      request.inputs = {{false, {0, 0, inBytes}, {}}};
-      request.outputs = {{false, {0, inBytes, outBytes}, {}}};
-      auto result = (*prepared)->executeSynchronously(request);
-      EXPECT_TRUE(result) << result.error().message;
-      return {pool.data() + inBytes, pool.data() + inBytes + outBytes};
-    };
-    const std::vector<uint8_t> expected = run(**cpu);
-    const std::vector<uint8_t> actual = run(*gpu.device);
+    const std::vector<uint8_t> expected =
+        runOnce(**cpu, meanModel(type, dims, {3, 1, 1, 40}), input, outBytes);
+    const std::vector<uint8_t> actual =
+        runOnce(*gpu.device, meanModel(type, dims, {3, 1, 1, 40}), input, outBytes);
     ASSERT_EQ(actual.size(), expected.size());
     const bool isSigned = type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
     size_t equal = 0;
