@@ -266,6 +266,8 @@ Planned<void> Planner::withLayout(size_t layoutAt, Run run) {
   if (!ran) return ran;
   // [N, H, W, C] -> [N, C, H, W].
   const std::vector<uint32_t> o = operand(nhwcOut).dimensions;
+  // Every wrapped operation shapes its stand-in output as rank 4; checked, not trusted.
+  if (o.size() != 4) return invalid("the NHWC output must have rank 4");
   NNHAL_PLAN_CHECK(shapeOutput({o[0], o[3], o[1], o[2]}));
   NNHAL_PLAN_TRY(outTemp, tensor(nhwcOut, quantized));
   NNHAL_PLAN_TRY(out, tensor(nchwOut, quantized));
