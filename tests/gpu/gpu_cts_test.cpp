@@ -60,7 +60,8 @@ INSTANTIATE_TEST_SUITE_P(Folders, GpuCts, ::testing::Values("V1_0", "V1_1", "V1_
 // 8-bit SUB (an ADD whose second multiplier is negated) and TRANSPOSE_CONV_2D, in both 8-bit
 // types (the VTS's signed twin of each model) and both layouts, and the six comparisons on
 // float, 8-bit and BOOL8 inputs, SELECT, GATHER, REDUCE_MAX, REDUCE_MIN, PRELU, TOPK_V2,
-// CAST and SPACE_TO_BATCH_ND (with padding, both layouts). None of these models is refused.
+// CAST, SPACE_TO_BATCH_ND (with padding, both layouts) and DEQUANTIZE (per-channel too). None
+// of these models is refused.
 TEST(GpuCtsBytes, GiveTheCpuDevicesBytes) {
   gputest::ValidatedGpu gpu = gputest::validatedGpu();
   if (gpu.device == nullptr) GTEST_SKIP() << gpu.whyNot;
@@ -79,7 +80,7 @@ TEST(GpuCtsBytes, GiveTheCpuDevicesBytes) {
       {{"equal.json", "not_equal.json", "greater.json", "greater_equal.json", "less.json",
         "less_equal.json", "select_v1_2.json", "gather.json", "gather_higher_rank.json",
         "reduce_max.json", "reduce_min.json", "prelu.json", "topk_v2.json", "cast.json",
-        "space_to_batch_v1_2.json"},
+        "space_to_batch_v1_2.json", "dequantize_v1_2.json"},
        false,
        100},
   };

@@ -202,7 +202,7 @@ std::vector<size_t> offsetWords(Shader shader) {
     case Shader::kResize:
       return {2, 3};
     case Shader::kQuantize:
-      return {2, 3};
+      return {2, 3, 8};
     case Shader::kTransposeConv:
       return {1, 2, 3, 4};
     case Shader::kConvQuant:

@@ -278,8 +278,8 @@ Planned<void> Planner::resize(bool bilinear) {
 }
 
 Planned<void> Planner::quantization(bool quantize) {
-  if (input(0).type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
-    return refuse("DEQUANTIZE of per-channel quantized tensors is not supported");
+  if (!quantize && input(0).type == OperandType::TENSOR_QUANT8_SYMM_PER_CHANNEL) {
+    return perChannelDequantization();
   }
   NNHAL_PLAN_TRY(in, tensor(inputIndex(0), !quantize));
   const Operand& q = quantize ? output(0) : input(0);
@@ -293,7 +293,32 @@ Planned<void> Planner::quantization(bool quantize) {
   dispatch(Shader::kQuantize, elementsOf(output(0)),
            {elementsOf(output(0)), quantize ? 1u : 0u, offsetWord(out), offsetWord(in),
             floatBits(q.scale), floatBits(static_cast<float>(q.zeroPoint)),
-            floatBits(isSigned ? -128.0f : 0.0f), floatBits(isSigned ? 127.0f : 255.0f)});
+            floatBits(isSigned ? -128.0f : 0.0f), floatBits(isSigned ? 127.0f : 255.0f),
+            offsetWord(in), 1u, 1u});
+  return {};
+}
+
+Planned<void> Planner::perChannelDequantization() {
+  const Operand& q = input(0);
+  const auto* params = std::get_if<SymmPerChannelQuantParams>(&q.extraParams);
+  if (params == nullptr) return invalid("a per-channel quantized tensor without its scales");
+  if (params->channelDim >= q.dimensions.size() ||
+      params->scales.size() != q.dimensions[params->channelDim]) {
+    return invalid("the per-channel scales do not match the channel dimension");
+  }
+  uint32_t inner = 1;
+  for (size_t d = params->channelDim + 1; d < q.dimensions.size(); ++d) inner *= q.dimensions[d];
+  const auto channels = static_cast<uint32_t>(params->scales.size());
+  // Copied first: a constant of the plan's own may move the operands `q` refers to.
+  const std::vector<float> perChannel = params->scales;
+  NNHAL_PLAN_TRY(scales, floatConstant(perChannel));
+  NNHAL_PLAN_TRY(in, tensor(inputIndex(0), true));
+  NNHAL_PLAN_CHECK(shapeOutput(input(0).dimensions));
+  NNHAL_PLAN_TRY(out, tensor(outputIndex(0)));
+  dispatch(
+      Shader::kQuantize, elementsOf(output(0)),
+      {elementsOf(output(0)), 2u, offsetWord(out), offsetWord(in), floatBits(1.0f), floatBits(0.0f),
+       floatBits(0.0f), floatBits(0.0f), offsetWord(scales), std::max(inner, 1u), channels});
   return {};
 }
 

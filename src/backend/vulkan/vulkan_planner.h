@@ -227,6 +227,8 @@ class Planner {
   /// SPLIT: one gather per output, each a slice of input 0 along the axis.
   Planned<void> split();
   Planned<void> channelShuffle();
+  /// DEQUANTIZE of TENSOR_QUANT8_SYMM_PER_CHANNEL: each value times its channel's scale.
+  Planned<void> perChannelDequantization();
 
   const Model& model_;
   std::vector<Operand> operands_;
