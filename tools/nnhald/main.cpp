@@ -78,10 +78,10 @@ bool sameFile(const std::string& a, const std::string& b) {
 /// io_context destroyed right after this.
 class RuntimeStopAwaiter {
  public:
-  void watch(std::shared_future<void> stopped) { stopped_ = std::move(stopped); }
   RuntimeStopAwaiter() = default;
   RuntimeStopAwaiter(const RuntimeStopAwaiter&) = delete;
   RuntimeStopAwaiter& operator=(const RuntimeStopAwaiter&) = delete;
+  void watch(std::shared_future<void> stopped) { stopped_ = std::move(stopped); }
   ~RuntimeStopAwaiter() {
     if (!stopped_.valid()) return;
     if (stopped_.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {

@@ -328,23 +328,19 @@ Planned<void> Planner::split() {
   piece[axis] /= static_cast<uint32_t>(parts);
   const size_t at = 4 - dims.size() + axis;
   for (size_t k = 0; k < op().outputs.size(); ++k) {
-    output0_ = op().outputs[k];  // output k stands in for output 0
-    auto same = movesQuantized();
-    if (!same || *same != quantized) {
-      output0_.reset();
-      return invalid("the outputs' types and quantization must be the input's");
-    }
-    auto shaped = shapeOutput(piece);
-    auto out = shaped ? tensor(outputIndex(0), quantized) : std::unexpected(shaped.error());
-    if (!out) {
-      output0_.reset();
-      return std::unexpected(out.error());
-    }
-    GatherView view = plainView(strides);
-    view.inBase = static_cast<int32_t>(k * piece[axis]) * strides[at];
-    gather(*out, in, view);
+    NNHAL_PLAN_CHECK(asOutput0(op().outputs[k], [&]() -> Planned<void> {
+      auto same = movesQuantized();
+      if (!same || *same != quantized) {
+        return invalid("the outputs' types and quantization must be the input's");
+      }
+      NNHAL_PLAN_CHECK(shapeOutput(piece));
+      NNHAL_PLAN_TRY(out, tensor(outputIndex(0), quantized));
+      GatherView view = plainView(strides);
+      view.inBase = static_cast<int32_t>(k * piece[axis]) * strides[at];
+      gather(out, in, view);
+      return {};
+    }));
   }
-  output0_.reset();
   return {};
 }
 
@@ -531,21 +527,20 @@ Planned<void> Planner::batchToSpace(bool toSpace) {
     ph = static_cast<uint32_t>(paddedH);
     pw = static_cast<uint32_t>(paddedW);
     const uint32_t padded = temporary(input(0), {n, ph, pw, c});
-    const std::optional<uint32_t> output = output0_;  // NCHW: the wrapper's stand-in
-    output0_ = padded;                                // the gather below writes the temporary
-    auto held = tensor(padded, quantized);
-    if (held) {
-      GatherView view = plainView(signedStrides({n, h, w, c}));
-      view.before[3] = paddings[0];
-      view.before[4] = paddings[2];
-      view.inDims[3] = h;
-      view.inDims[4] = w;
-      view.padValue = quantized ? static_cast<float>(input(0).zeroPoint) : 0.0f;
-      gather(*held, in, view);
-    }
-    output0_ = output;
-    if (!held) return std::unexpected(held.error());
-    source = *held;
+    const float padValue = quantized ? static_cast<float>(input(0).zeroPoint) : 0.0f;
+    // The gather writes the temporary, which stands in for output 0 meanwhile.
+    NNHAL_PLAN_TRY(held, asOutput0(padded, [&]() -> Planned<uint32_t> {
+                     NNHAL_PLAN_TRY(temp, tensor(padded, quantized));
+                     GatherView view = plainView(signedStrides({n, h, w, c}));
+                     view.before[3] = paddings[0];
+                     view.before[4] = paddings[2];
+                     view.inDims[3] = h;
+                     view.inDims[4] = w;
+                     view.padValue = padValue;
+                     gather(temp, in, view);
+                     return temp;
+                   }));
+    source = held;
   }
   if (ph % bh != 0 || pw % bw != 0) {
     return invalid("the padded height or width is not a multiple of the block");

@@ -35,26 +35,23 @@ Planned<void> Planner::alongAxis(uint32_t kind) {
   // also on 8-bit tensors.
   const bool quantized = (kind == 0 || kind == 1) && isQuant8(input(0).type);
   std::optional<uint32_t> table;
-  bool isSigned = false;
-  if (quantized && kind == 1) {
+  const bool isSigned = quantized && input(0).type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
+  if (quantized) {
+    // The HAL fixes the output's quantization: L2_NORMALIZATION's 1/128 around 128 (0 signed),
+    // SOFTMAX's 1/256 from 0 (-128 signed).
+    const bool l2 = kind == 1;
     const Operand& o = output(0);
-    isSigned = input(0).type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-    if (o.type != input(0).type || o.scale != 1.0f / 128.0f ||
-        o.zeroPoint != (isSigned ? 0 : 128)) {
-      return invalid(
-          "the output must have the input's type, scale 1/128 and zero point 128 (0 for "
-          "TENSOR_QUANT8_ASYMM_SIGNED)");
+    if (o.type != input(0).type || o.scale != (l2 ? 1.0f / 128.0f : 1.0f / 256.0f) ||
+        o.zeroPoint != (l2 ? (isSigned ? 0 : 128) : (isSigned ? -128 : 0))) {
+      return invalid(l2 ? "the output must have the input's type, scale 1/128 and zero point 128 "
+                          "(0 for TENSOR_QUANT8_ASYMM_SIGNED)"
+                        : "the output must have the input's type, scale 1/256 and zero point 0 "
+                          "(-128 for TENSOR_QUANT8_ASYMM_SIGNED)");
     }
+  }
+  if (quantized && kind == 1) {
     radius = input(0).zeroPoint;
   } else if (quantized) {
-    const Operand& o = output(0);
-    isSigned = input(0).type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED;
-    if (o.type != input(0).type || o.scale != 1.0f / 256.0f ||
-        o.zeroPoint != (isSigned ? -128 : 0)) {
-      return invalid(
-          "the output must have the input's type, scale 1/256 and zero point 0 "
-          "(-128 for TENSOR_QUANT8_ASYMM_SIGNED)");
-    }
     const kernels::SoftmaxExpTable weights = kernels::makeSoftmaxExpTable(beta, input(0).scale);
     NNHAL_PLAN_TRY(t, floatConstant(std::vector<float>(weights.begin(), weights.end())));
     table = t;
@@ -123,10 +120,10 @@ Planned<void> Planner::topK() {
   outDims.back() = static_cast<uint32_t>(k);
   NNHAL_PLAN_CHECK(shapeOutput(outDims));
   NNHAL_PLAN_TRY(values, tensor(outputIndex(0), quantized));
-  output0_ = op().outputs[1];  // the indices stand in for output 0
-  auto shaped = shapeOutput(outDims);
-  auto indices = shaped ? tensor(outputIndex(0), false, true) : std::unexpected(shaped.error());
-  output0_.reset();
+  auto indices = asOutput0(op().outputs[1], [&]() -> Planned<uint32_t> {
+    NNHAL_PLAN_CHECK(shapeOutput(outDims));
+    return tensor(outputIndex(0), false, true);
+  });
   if (!indices) return std::unexpected(indices.error());
   const uint32_t rows = elementsOf(input(0)) / rowSize;
   dispatch(Shader::kSoftmax, rows,

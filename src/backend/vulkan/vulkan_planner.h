@@ -72,6 +72,17 @@ class Planner {
   /// are the NHWC stand-ins while an NCHW operation runs (nchwAsNhwc).
   uint32_t inputIndex(size_t k) const { return k == 0 && input0_ ? *input0_ : op().inputs[k]; }
   uint32_t outputIndex(size_t k) const { return k == 0 && output0_ ? *output0_ : op().outputs[k]; }
+  /// Runs `step` with operand `index` standing in for output 0 (a temporary of the plan's,
+  /// another output of the operation), then puts back the stand-in before it (the NCHW
+  /// wrapper's, or none), whether `step` succeeded or not.
+  template <typename Step>
+  auto asOutput0(uint32_t index, Step step) {
+    const std::optional<uint32_t> before = output0_;
+    output0_ = index;
+    auto result = step();
+    output0_ = before;
+    return result;
+  }
   const Operand& input(size_t k) const { return operand(inputIndex(k)); }
   const Operand& output(size_t k) const { return operand(outputIndex(k)); }
 
