@@ -241,8 +241,6 @@ TEST(VulkanPlanTest, BroadcastStridesAreZeroAlongBroadcastDimensions) {
   EXPECT_EQ(p[19], 1u);
 }
 
-// A hostile broadcast ([65536, 1] + [1, 65536] into an output of open shape) would make 2^32
-// elements: refused, not wrapped to a small buffer.
 // Elementwise unary operations, SELECT and the operations along an axis read their tensors
 // flat or as rows: any rank. The others index rank-4 views: a rank-5 tensor reaching one of
 // them is refused there, with the reason.
@@ -284,6 +282,66 @@ TEST(VulkanPlanTest, FlatOperationsTakeAnyRankAndTheOthersRankFour) {
   EXPECT_NE((*reasons)[1].find("rank 1 to 4"), std::string::npos) << (*reasons)[1];
 }
 
+// The bounds of the 8-bit axis operations and SPACE_TO_BATCH_ND's paddings: refused (the
+// reason given per operation) where the shader's arithmetic would not be exact, invalid where
+// the model contradicts the operation.
+TEST(VulkanPlanTest, EightBitAxisBoundsAndPaddingsAreChecked) {
+  const OperandType u8 = OperandType::TENSOR_QUANT8_ASYMM;
+  const auto l2 = [&](uint32_t axisSize, float outScale) {
+    cachetest::ModelBuilder b;
+    const uint32_t in = b.tensor(u8, {1, axisSize}, 0.5f, 3, OperandLifeTime::SUBGRAPH_INPUT);
+    const uint32_t out =
+        b.tensor(u8, {1, axisSize}, outScale, 128, OperandLifeTime::SUBGRAPH_OUTPUT);
+    b.operation(OperationType::L2_NORMALIZATION, {in}, {out});
+    b.model.main.inputIndexes = {in};
+    b.model.main.outputIndexes = {out};
+    return std::move(b.model);
+  };
+  auto longAxis = explainSupport(l2(65537, 1.0f / 128.0f));
+  ASSERT_TRUE(longAxis) << longAxis.error().message;
+  EXPECT_NE(longAxis->at(0).find("an axis longer than 65536"), std::string::npos);
+  EXPECT_TRUE(buildPlan(l2(65536, 1.0f / 128.0f)));
+  auto wrongScale = explainSupport(l2(8, 1.0f / 256.0f));
+  ASSERT_FALSE(wrongScale);
+  EXPECT_EQ(wrongScale.error().status, ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_NE(wrongScale.error().message.find("scale 1/128"), std::string::npos);
+
+  cachetest::ModelBuilder mean;
+  const uint32_t values =
+      mean.tensor(u8, {1, (1u << 23) + 1}, 0.5f, 3, OperandLifeTime::SUBGRAPH_INPUT);
+  const int32_t axis = 1;
+  const uint32_t axes = mean.constant(OperandType::TENSOR_INT32, {1}, 0.0f, 0, &axis, 4);
+  const uint32_t keep = mean.scalar(0);
+  const uint32_t averaged = mean.tensor(u8, {1}, 0.5f, 3, OperandLifeTime::SUBGRAPH_OUTPUT);
+  mean.operation(OperationType::MEAN, {values, axes, keep}, {averaged});
+  mean.model.main.inputIndexes = {values};
+  mean.model.main.outputIndexes = {averaged};
+  auto tooMany = explainSupport(mean.finish());
+  ASSERT_TRUE(tooMany) << tooMany.error().message;
+  EXPECT_NE(tooMany->at(0).find("more than 2^23"), std::string::npos) << tooMany->at(0);
+
+  cachetest::ModelBuilder s2b;
+  const OperandType f = OperandType::TENSOR_FLOAT32;
+  const uint32_t image = s2b.tensor(f, {1, 4, 4, 1}, 0.0f, 0, OperandLifeTime::SUBGRAPH_INPUT);
+  const std::vector<int32_t> block = {2, 2};
+  const std::vector<int32_t> paddings = {1, -1, 0, 0};
+  const uint32_t blockIndex =
+      s2b.constant(OperandType::TENSOR_INT32, {2}, 0.0f, 0, block.data(), 8);
+  const uint32_t padIndex =
+      s2b.constant(OperandType::TENSOR_INT32, {2, 2}, 0.0f, 0, paddings.data(), 16);
+  const uint32_t moved = s2b.tensor(f, {4, 2, 2, 1}, 0.0f, 0, OperandLifeTime::SUBGRAPH_OUTPUT);
+  s2b.operation(OperationType::SPACE_TO_BATCH_ND, {image, blockIndex, padIndex}, {moved});
+  s2b.model.main.inputIndexes = {image};
+  s2b.model.main.outputIndexes = {moved};
+  auto negative = explainSupport(s2b.finish());
+  ASSERT_FALSE(negative);
+  EXPECT_EQ(negative.error().status, ErrorStatus::INVALID_ARGUMENT);
+  EXPECT_NE(negative.error().message.find("negative padding"), std::string::npos)
+      << negative.error().message;
+}
+
+// A hostile broadcast ([65536, 1] + [1, 65536] into an output of open shape) would make 2^32
+// elements: refused, not wrapped to a small buffer.
 TEST(VulkanPlanTest, ShapesBeyondTheBufferAreRefused) {
   auto reasons = explainSupport(broadcastAddModel());
   ASSERT_TRUE(reasons) << reasons.error().message;
