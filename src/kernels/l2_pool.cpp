@@ -12,7 +12,7 @@ constexpr size_t kChannelBlock = 64;
 
 void l2PoolFloat(const PoolGeometry& g, const float* input, float outputMin, float outputMax,
                  size_t lineBegin, size_t lineEnd, float* output) noexcept {
-  const size_t depth = g.depth;
+  const size_t depth = g.inDepth;
   for (size_t line = lineBegin; line < lineEnd; ++line) {
     const size_t b = line / g.outHeight;
     const auto y = static_cast<int64_t>(line % g.outHeight);

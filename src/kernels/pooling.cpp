@@ -37,7 +37,7 @@ inline int32_t roundedAverage(int32_t sum, int32_t count) {
 template <typename T, typename PixelFn>
 void forEachPixel(const PoolGeometry& g, const T* input, size_t lineBegin, size_t lineEnd,
                   T* output, PixelFn pixel) {
-  const size_t depth = g.depth;
+  const size_t depth = g.inDepth;
   for (size_t l = lineBegin; l < lineEnd; ++l) {
     const size_t b = l / g.outHeight;
     const size_t y = l % g.outHeight;
@@ -52,7 +52,7 @@ void forEachPixel(const PoolGeometry& g, const T* input, size_t lineBegin, size_
 
 void averagePoolFloat(const PoolGeometry& g, const float* input, float outputMin, float outputMax,
                       size_t lineBegin, size_t lineEnd, float* output) noexcept {
-  const size_t depth = g.depth;
+  const size_t depth = g.inDepth;
   forEachPixel(g, input, lineBegin, lineEnd, output,
                [&](const float* image, const Window& w, float* out) {
                  float acc[kChannelBlock];
@@ -76,7 +76,7 @@ void averagePoolFloat(const PoolGeometry& g, const float* input, float outputMin
 
 void maxPoolFloat(const PoolGeometry& g, const float* input, float outputMin, float outputMax,
                   size_t lineBegin, size_t lineEnd, float* output) noexcept {
-  const size_t depth = g.depth;
+  const size_t depth = g.inDepth;
   forEachPixel(
       g, input, lineBegin, lineEnd, output, [&](const float* image, const Window& w, float* out) {
         float acc[kChannelBlock];
@@ -145,7 +145,7 @@ inline void roundedAverages(const int32_t* acc, size_t n, int32_t count, int32_t
 template <typename T>
 void averagePoolQuant(const PoolGeometry& g, const T* input, int32_t outputMin, int32_t outputMax,
                       size_t lineBegin, size_t lineEnd, T* output) noexcept {
-  const size_t depth = g.depth;
+  const size_t depth = g.inDepth;
   const size_t rowStride = size_t{g.inWidth} * depth;
   forEachPixel(g, input, lineBegin, lineEnd, output, [&](const T* image, const Window& w, T* out) {
     int32_t acc[kChannelBlock];
@@ -165,7 +165,7 @@ void averagePoolQuant(const PoolGeometry& g, const T* input, int32_t outputMin, 
 template <typename T>
 void maxPoolQuant(const PoolGeometry& g, const T* input, int32_t outputMin, int32_t outputMax,
                   size_t lineBegin, size_t lineEnd, T* output) noexcept {
-  const size_t depth = g.depth;
+  const size_t depth = g.inDepth;
   forEachPixel(g, input, lineBegin, lineEnd, output, [&](const T* image, const Window& w, T* out) {
     T acc[kChannelBlock];
     for (size_t c0 = 0; c0 < depth; c0 += kChannelBlock) {
@@ -203,36 +203,18 @@ template <typename T, typename Visit>
 uint32_t visitWindow(const PoolGeometry& g, const T* input, uint32_t b, uint32_t y, uint32_t x,
                      uint32_t c, Visit visit) {
   uint32_t count = 0;
-  for (uint32_t i = 0; i < g.filterHeight; ++i) {
-    for (uint32_t j = 0; j < g.filterWidth; ++j) {
-      const int64_t iy = int64_t{y} * g.strideHeight - g.padTop + i;
-      const int64_t ix = int64_t{x} * g.strideWidth - g.padLeft + j;
-      if (iy < 0 || iy >= g.inHeight || ix < 0 || ix >= g.inWidth) continue;
-      visit(input[((size_t{b} * g.inHeight + iy) * g.inWidth + ix) * g.depth + c]);
-      ++count;
-    }
-  }
+  forEachInputTap(g, b, y, x, [&](uint32_t, uint32_t, size_t pixel) {
+    visit(input[pixel * g.inDepth + c]);
+    ++count;
+  });
   return count;
-}
-
-template <typename T, typename PixelFn>
-void forEachOutput(const PoolGeometry& g, T* output, PixelFn fn) {
-  for (uint32_t b = 0; b < g.batches; ++b) {
-    for (uint32_t y = 0; y < g.outHeight; ++y) {
-      for (uint32_t x = 0; x < g.outWidth; ++x) {
-        for (uint32_t c = 0; c < g.depth; ++c) {
-          output[((size_t{b} * g.outHeight + y) * g.outWidth + x) * g.depth + c] = fn(b, y, x, c);
-        }
-      }
-    }
-  }
 }
 
 }  // namespace
 
 void averagePoolFloatReference(const PoolGeometry& g, const float* input, float outputMin,
                                float outputMax, float* output) noexcept {
-  forEachOutput(g, output, [&](uint32_t b, uint32_t y, uint32_t x, uint32_t c) {
+  fillOutput(g, output, [&](uint32_t b, uint32_t y, uint32_t x, uint32_t c) {
     float sum = 0.0f;
     const uint32_t count = visitWindow(g, input, b, y, x, c, [&](float v) { sum += v; });
     const float avg = count == 0 ? 0.0f : sum / static_cast<float>(count);
@@ -242,7 +224,7 @@ void averagePoolFloatReference(const PoolGeometry& g, const float* input, float 
 
 void maxPoolFloatReference(const PoolGeometry& g, const float* input, float outputMin,
                            float outputMax, float* output) noexcept {
-  forEachOutput(g, output, [&](uint32_t b, uint32_t y, uint32_t x, uint32_t c) {
+  fillOutput(g, output, [&](uint32_t b, uint32_t y, uint32_t x, uint32_t c) {
     float best = std::numeric_limits<float>::lowest();
     const uint32_t count =
         visitWindow(g, input, b, y, x, c, [&](float v) { best = std::max(best, v); });
@@ -254,7 +236,7 @@ void maxPoolFloatReference(const PoolGeometry& g, const float* input, float outp
 template <typename T>
 void averagePoolQuantReference(const PoolGeometry& g, const T* input, int32_t outputMin,
                                int32_t outputMax, T* output) noexcept {
-  forEachOutput(g, output, [&](uint32_t b, uint32_t y, uint32_t x, uint32_t c) {
+  fillOutput(g, output, [&](uint32_t b, uint32_t y, uint32_t x, uint32_t c) {
     int32_t sum = 0;
     const uint32_t count = visitWindow(g, input, b, y, x, c, [&](T v) { sum += v; });
     const int32_t avg = count == 0 ? 0 : roundedAverage(sum, static_cast<int32_t>(count));
@@ -265,7 +247,7 @@ void averagePoolQuantReference(const PoolGeometry& g, const T* input, int32_t ou
 template <typename T>
 void maxPoolQuantReference(const PoolGeometry& g, const T* input, int32_t outputMin,
                            int32_t outputMax, T* output) noexcept {
-  forEachOutput(g, output, [&](uint32_t b, uint32_t y, uint32_t x, uint32_t c) {
+  fillOutput(g, output, [&](uint32_t b, uint32_t y, uint32_t x, uint32_t c) {
     int32_t best = std::numeric_limits<T>::lowest();
     const uint32_t count =
         visitWindow(g, input, b, y, x, c, [&](T v) { best = std::max<int32_t>(best, v); });

@@ -1,8 +1,8 @@
 // kernels/pooling.h — AVERAGE_POOL_2D and MAX_POOL_2D over NHWC tensors.
 //
-// Shapes: input [batches, inHeight, inWidth, depth], output [batches, outHeight, outWidth,
-// depth]. Output pixel (b, y, x) pools input rows y * strideHeight - padTop + i
-// (i < filterHeight) and columns x * strideWidth - padLeft + j (j < filterWidth) that lie
+// Shapes: input [batches, inHeight, inWidth, inDepth], output [batches, outHeight, outWidth,
+// outDepth], outDepth = inDepth. Output pixel (b, y, x) pools input rows y * strideHeight - padTop
+// + i (i < filterHeight) and columns x * strideWidth - padLeft + j (j < filterWidth) that lie
 // inside the input; padding is never counted.
 //  - average: float sum / count; quantized (same scale and zero point in and out, as the
 //    NNAPI reference) rounds the int32 sum to nearest, half away from zero:
@@ -17,22 +17,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/window_geometry.h"
+
 namespace nnhal::kernels {
 
-struct PoolGeometry {
-  uint32_t batches = 1;
-  uint32_t inHeight = 1;
-  uint32_t inWidth = 1;
-  uint32_t depth = 1;
-  uint32_t filterHeight = 1;
-  uint32_t filterWidth = 1;
-  uint32_t outHeight = 1;
-  uint32_t outWidth = 1;
-  int32_t padTop = 0;
-  int32_t padLeft = 0;
-  uint32_t strideHeight = 1;
-  uint32_t strideWidth = 1;
-
+/// The window of WindowGeometry (no dilation: both factors stay 1); pooling keeps the
+/// channels, so outDepth equals inDepth.
+struct PoolGeometry : WindowGeometry {
   /// Units of work: batches * outHeight.
   size_t outputLines() const { return size_t{batches} * outHeight; }
 };

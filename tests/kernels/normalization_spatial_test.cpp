@@ -55,7 +55,7 @@ TEST(NormalizationSpatialTest, L2PoolMatchesNaive) {
   g.batches = 2;
   g.inHeight = 5;
   g.inWidth = 4;
-  g.depth = 3;
+  g.inDepth = g.outDepth = 3;
   g.filterHeight = 3;
   g.filterWidth = 2;
   g.strideHeight = 2;

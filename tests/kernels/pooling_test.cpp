@@ -23,7 +23,7 @@ PoolGeometry randomGeometry(std::mt19937& rng) {
     g.batches = randomInt(rng, 1, 2);
     g.inHeight = randomInt(rng, 1, 12);
     g.inWidth = randomInt(rng, 1, 12);
-    g.depth = randomInt(rng, 1, 300);
+    g.inDepth = g.outDepth = randomInt(rng, 1, 300);
     g.filterHeight = randomInt(rng, 1, 5);
     g.filterWidth = randomInt(rng, 1, 5);
     g.strideHeight = randomInt(rng, 1, 3);
@@ -39,10 +39,10 @@ PoolGeometry randomGeometry(std::mt19937& rng) {
 }
 
 size_t outputCount(const PoolGeometry& g) {
-  return size_t{g.batches} * g.outHeight * g.outWidth * g.depth;
+  return size_t{g.batches} * g.outHeight * g.outWidth * g.inDepth;
 }
 size_t inputCount(const PoolGeometry& g) {
-  return size_t{g.batches} * g.inHeight * g.inWidth * g.depth;
+  return size_t{g.batches} * g.inHeight * g.inWidth * g.inDepth;
 }
 
 template <typename T>
@@ -79,7 +79,7 @@ TEST(PoolingTest, GlobalAveragesOfLargeWindowsMatchReference) {
     PoolGeometry g;
     g.inHeight = g.filterHeight = size;
     g.inWidth = g.filterWidth = randomInt(rng, 1, 16);
-    g.depth = randomInt(rng, 1, 600);
+    g.inDepth = g.outDepth = randomInt(rng, 1, 600);
     g.outHeight = g.outWidth = 1;
     for (int fill = 0; fill < 3; ++fill) {
       SCOPED_TRACE(std::to_string(size) + " fill " + std::to_string(fill));
@@ -93,11 +93,11 @@ TEST(PoolingTest, GlobalAveragesOfLargeWindowsMatchReference) {
         std::fill(u8.begin(), u8.end(), 0);
         std::fill(s8.begin(), s8.end(), 127);
       }
-      std::vector<uint8_t> expectedU(g.depth), outU(g.depth);
+      std::vector<uint8_t> expectedU(g.inDepth), outU(g.inDepth);
       averagePoolQuantReference<uint8_t>(g, u8.data(), 0, 255, expectedU.data());
       averagePoolQuant<uint8_t>(g, u8.data(), 0, 255, 0, 1, outU.data());
       ASSERT_EQ(outU, expectedU);
-      std::vector<int8_t> expectedS(g.depth), outS(g.depth);
+      std::vector<int8_t> expectedS(g.inDepth), outS(g.inDepth);
       averagePoolQuantReference<int8_t>(g, s8.data(), -128, 127, expectedS.data());
       averagePoolQuant<int8_t>(g, s8.data(), -128, 127, 0, 1, outS.data());
       ASSERT_EQ(outS, expectedS);

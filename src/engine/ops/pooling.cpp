@@ -72,21 +72,11 @@ PrepareResult preparePool(PrepareContext& ctx, PoolKind kind) {
                           static_cast<uint32_t>(filterWidth), &outHeight, &outWidth));
   NNHAL_TRY(ctx.setOutputShape(0, {in[0], outHeight, outWidth, in[3]}));
 
-  kernels::PoolGeometry g;
-  g.batches = in[0];
-  g.inHeight = in[1];
-  g.inWidth = in[2];
-  g.depth = in[3];
-  g.filterHeight = static_cast<uint32_t>(filterHeight);
-  g.filterWidth = static_cast<uint32_t>(filterWidth);
-  g.outHeight = outHeight;
-  g.outWidth = outWidth;
-  g.padTop = w.padTop;
-  g.padLeft = w.padLeft;
-  g.strideHeight = static_cast<uint32_t>(w.strideHeight);
-  g.strideWidth = static_cast<uint32_t>(w.strideWidth);
+  const kernels::PoolGeometry g{windowGeometry(in, static_cast<uint32_t>(filterHeight),
+                                               static_cast<uint32_t>(filterWidth), outHeight,
+                                               outWidth, in[3], w)};
   const size_t lines = g.outputLines();
-  const size_t work = lines * g.outWidth * g.depth * g.filterHeight * g.filterWidth;
+  const size_t work = lines * g.outWidth * g.inDepth * g.filterHeight * g.filterWidth;
   const size_t grain =
       work <= kSerialWork ? std::max<size_t>(lines, 1) : std::max<size_t>(1, lines / kMaxTasks);
   const OperandType type = ctx.input(0).type;
