@@ -201,19 +201,20 @@ void depthwiseQuant(const DepthwiseGeometry& g, const DepthwiseQuantParams& p, c
                     size_t lineBegin, size_t lineEnd, uint8_t* output, IsaLevel level) noexcept {
 #if defined(NNHAL_X86_KERNELS)
   if (depthwiseVnniLayout(g, level)) {
-    x86::depthwiseQuantVnni(g, p, input, lineBegin, lineEnd, output);
+    x86::depthwiseQuantVnni[p.inputSigned ? 1 : 0](g, p, input, lineBegin, lineEnd, output);
     return;
   }
   if (depthwisePairedLayout(g, level)) {
     if (level >= IsaLevel::kAvx512) {
-      x86::depthwiseQuantPairedAvx512(g, p, input, lineBegin, lineEnd, output);
+      x86::depthwiseQuantPairedAvx512[p.inputSigned ? 1 : 0](g, p, input, lineBegin, lineEnd,
+                                                             output);
     } else {
-      x86::depthwiseQuantPairedAvx2(g, p, input, lineBegin, lineEnd, output);
+      x86::depthwiseQuantPairedAvx2[p.inputSigned ? 1 : 0](g, p, input, lineBegin, lineEnd, output);
     }
     return;
   }
   if (level == IsaLevel::kAvx2 && g.depthMultiplier == 1) {
-    x86::depthwiseQuantAvx2(g, p, input, lineBegin, lineEnd, output);
+    x86::depthwiseQuantAvx2[p.inputSigned ? 1 : 0](g, p, input, lineBegin, lineEnd, output);
     return;
   }
 #endif

@@ -32,7 +32,7 @@ inline __m256i loadInt32x8(const int32_t* p, size_t count) {
 
 template <bool Signed>
 void quantLines(const DepthwiseGeometry& g, const DepthwiseQuantParams& p, const uint8_t* input,
-                size_t lineBegin, size_t lineEnd, uint8_t* output) {
+                size_t lineBegin, size_t lineEnd, uint8_t* output) noexcept {
   const size_t depth = g.outDepth;
   const __m256i inZero = _mm256_set1_epi32(p.inputZeroPoint);
   const __m256i outZero = _mm256_set1_epi32(p.outputZeroPoint);
@@ -90,14 +90,6 @@ void quantLines(const DepthwiseGeometry& g, const DepthwiseQuantParams& p, const
 
 }  // namespace
 
-void depthwiseQuantAvx2(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
-                        const uint8_t* input, size_t lineBegin, size_t lineEnd,
-                        uint8_t* output) noexcept {
-  if (p.inputSigned) {
-    quantLines<true>(g, p, input, lineBegin, lineEnd, output);
-  } else {
-    quantLines<false>(g, p, input, lineBegin, lineEnd, output);
-  }
-}
+const DepthwiseQuantLines depthwiseQuantAvx2[2] = {quantLines<false>, quantLines<true>};
 
 }  // namespace nnhal::kernels::x86

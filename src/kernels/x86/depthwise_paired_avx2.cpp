@@ -78,7 +78,8 @@ struct HalfState {
 
 template <bool Signed>
 void quantLinesPaired(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
-                      const uint8_t* input, size_t lineBegin, size_t lineEnd, uint8_t* output) {
+                      const uint8_t* input, size_t lineBegin, size_t lineEnd,
+                      uint8_t* output) noexcept {
   const size_t depth = g.outDepth;
   const size_t taps = size_t{g.filterHeight} * g.filterWidth;
   const size_t pairs = (taps + 1) / 2;
@@ -94,8 +95,6 @@ void quantLinesPaired(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
   size_t tapOffset[kDepthwiseMaxPairedTaps];  // from the window corner, for interior pixels
   tapOffsets(g, depth, tapOffset);
   const InteriorColumns interior = interiorColumns(g);
-  const size_t interiorBegin = interior.begin;
-  const size_t interiorEnd = interior.end;
   for (size_t l = lineBegin; l < lineEnd; ++l) {
     const LineInfo line = lineInfo(g, l);
     const bool lineInside = filterRows(g, line, input, depth, rows);
@@ -181,35 +180,8 @@ void quantLinesPaired(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
             }
           }
         };
-        // Border pixels: taps outside the input read the zero-point row.
-        const auto borderPixel = [&](size_t x) __attribute__((always_inline)) {
-          const int64_t x0 = static_cast<int64_t>(x) * g.strideWidth - g.padLeft;
-          size_t t = 0;
-          for (uint32_t i = 0; i < g.filterHeight; ++i) {
-            for (uint32_t j = 0; j < g.filterWidth; ++j, ++t) {
-              const int64_t ix = x0 + int64_t{j} * g.dilationWidth;
-              tapPtr[t] = rows[i] != nullptr && ix >= 0 && ix < g.inWidth
-                              ? rows[i] + static_cast<size_t>(ix) * depth + c0
-                              : p.zeroPointRow + c0;
-            }
-          }
-          pixel(
-              x, [&](size_t tap) __attribute__((always_inline)) { return tapPtr[tap]; });
-        };
-        size_t x = 0;
-        for (; x < interiorBegin; ++x) borderPixel(x);
-        if (lineInside) {
-          // Interior pixels: every tap at a fixed offset from the window's corner.
-          const uint8_t* corner = rows[0] + c0;
-          for (; x < interiorEnd; ++x) {
-            const uint8_t* base =
-                corner + (static_cast<size_t>(x) * g.strideWidth - g.padLeft) * depth;
-            pixel(
-                x, [&](size_t tap)
-                       __attribute__((always_inline)) { return base + tapOffset[tap]; });
-          }
-        }
-        for (; x < g.outWidth; ++x) borderPixel(x);
+        forEachLinePixel(g, rows, lineInside, interior, tapOffset, depth, c0, p.zeroPointRow,
+                         tapPtr, pixel);
       };
       if (valid == kPairBlock || valid == kHalf) {
         run.template operator()<kHalf>();
@@ -224,14 +196,7 @@ void quantLinesPaired(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
 
 }  // namespace
 
-void depthwiseQuantPairedAvx2(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
-                              const uint8_t* input, size_t lineBegin, size_t lineEnd,
-                              uint8_t* output) noexcept {
-  if (p.inputSigned) {
-    quantLinesPaired<true>(g, p, input, lineBegin, lineEnd, output);
-  } else {
-    quantLinesPaired<false>(g, p, input, lineBegin, lineEnd, output);
-  }
-}
+const DepthwiseQuantLines depthwiseQuantPairedAvx2[2] = {quantLinesPaired<false>,
+                                                         quantLinesPaired<true>};
 
 }  // namespace nnhal::kernels::x86

@@ -62,7 +62,7 @@ void permuteToAccumulators(const int32_t* values, size_t valid, int32_t (*out)[1
 
 template <bool Signed>
 void quantLinesVnni(const DepthwiseGeometry& g, const DepthwiseQuantParams& p, const uint8_t* input,
-                    size_t lineBegin, size_t lineEnd, uint8_t* output) {
+                    size_t lineBegin, size_t lineEnd, uint8_t* output) noexcept {
   const size_t depth = g.outDepth;
   const size_t taps = size_t{g.filterHeight} * g.filterWidth;
   const size_t groups = (taps + 3) / 4;
@@ -168,32 +168,11 @@ void quantLinesVnni(const DepthwiseGeometry& g, const DepthwiseQuantParams& p, c
         const LineInfo line = lineInfo(g, l);
         const bool lineInside = filterRows(g, line, input, depth, rows);
         uint8_t* outLine = output + l * g.outWidth * depth + c0;
-        const size_t interiorBegin = lineInside ? interior.begin : g.outWidth;
-        const size_t interiorEnd = lineInside ? interior.end : g.outWidth;
-        for (size_t x = 0; x < g.outWidth; ++x) {
-          if (x >= interiorBegin && x < interiorEnd) {
-            const uint8_t* corner =
-                rows[0] + c0 + (static_cast<size_t>(x) * g.strideWidth - g.padLeft) * depth;
-            pixel.template operator()<Clamped>(
-                outLine + x * depth, [&](size_t t) __attribute__((always_inline)) {
-                  return corner + tapOffset[t];
-                });
-            continue;
-          }
-          // A border pixel: taps outside the input read the zero-point row.
-          const int64_t x0 = static_cast<int64_t>(x) * g.strideWidth - g.padLeft;
-          for (uint32_t i = 0, t = 0; i < g.filterHeight; ++i) {
-            for (uint32_t j = 0; j < g.filterWidth; ++j, ++t) {
-              const int64_t ix = x0 + int64_t{j} * g.dilationWidth;
-              const bool inside = rows[i] != nullptr && ix >= 0 && ix < g.inWidth;
-              tapPtr[t] =
-                  inside ? rows[i] + static_cast<size_t>(ix) * depth + c0 : p.zeroPointRow + c0;
-            }
-          }
-          pixel.template operator()<Clamped>(
-              outLine + x * depth, [&](size_t t)
-                                       __attribute__((always_inline)) { return tapPtr[t]; });
-        }
+        forEachLinePixel(
+            g, rows, lineInside, interior, tapOffset, depth, c0, p.zeroPointRow,
+            tapPtr, [&](size_t x, auto tapAt) __attribute__((always_inline)) {
+              pixel.template operator()<Clamped>(outLine + x * depth, tapAt);
+            });
       }
     };
     // A fused RELU (lower bound at or above the zero point) saves the rounding of negatives
@@ -208,14 +187,6 @@ void quantLinesVnni(const DepthwiseGeometry& g, const DepthwiseQuantParams& p, c
 
 }  // namespace
 
-void depthwiseQuantVnni(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
-                        const uint8_t* input, size_t lineBegin, size_t lineEnd,
-                        uint8_t* output) noexcept {
-  if (p.inputSigned) {
-    quantLinesVnni<true>(g, p, input, lineBegin, lineEnd, output);
-  } else {
-    quantLinesVnni<false>(g, p, input, lineBegin, lineEnd, output);
-  }
-}
+const DepthwiseQuantLines depthwiseQuantVnni[2] = {quantLinesVnni<false>, quantLinesVnni<true>};
 
 }  // namespace nnhal::kernels::x86

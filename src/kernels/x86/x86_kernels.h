@@ -52,26 +52,24 @@ void multiplyByQuantizedMultiplier8Avx2(const int32_t* x, const int32_t* m, cons
 
 // --- depthwise (kernels/depthwise_conv.h) ------------------------------------------------
 
+/// depthwiseQuant of output lines [lineBegin, lineEnd). Each kernel below is a pair indexed
+/// by p.inputSigned: [0] reads uint8 input, [1] int8.
+using DepthwiseQuantLines = void (*)(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
+                                     const uint8_t* input, size_t lineBegin, size_t lineEnd,
+                                     uint8_t* output) noexcept;
+
 /// depthwiseQuant for geometries with depthwisePairedLayout(g, kAvx512); p.filter in the
 /// paired layout.
-void depthwiseQuantPairedAvx512(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
-                                const uint8_t* input, size_t lineBegin, size_t lineEnd,
-                                uint8_t* output) noexcept;
+extern const DepthwiseQuantLines depthwiseQuantPairedAvx512[2];
 /// depthwiseQuant for geometries with depthwiseVnniLayout(g, kVnni); p.filter in the VNNI
 /// layout of packDepthwiseFilter.
-void depthwiseQuantVnni(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
-                        const uint8_t* input, size_t lineBegin, size_t lineEnd,
-                        uint8_t* output) noexcept;
+extern const DepthwiseQuantLines depthwiseQuantVnni[2];
 
 /// The AVX2 twin of depthwiseQuantPairedAvx512 (same paired filter layout).
-void depthwiseQuantPairedAvx2(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
-                              const uint8_t* input, size_t lineBegin, size_t lineEnd,
-                              uint8_t* output) noexcept;
+extern const DepthwiseQuantLines depthwiseQuantPairedAvx2[2];
 /// depthwiseQuant for depth multiplier 1 on AVX2 where the paired layout does not apply
 /// (more than kDepthwiseMaxPairedTaps taps); p.filter in the prepareDepthwiseFilter layout.
-void depthwiseQuantAvx2(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
-                        const uint8_t* input, size_t lineBegin, size_t lineEnd,
-                        uint8_t* output) noexcept;
+extern const DepthwiseQuantLines depthwiseQuantAvx2[2];
 /// depthwiseFloat for depth multiplier 1.
 void depthwiseFloatAvx512(const DepthwiseGeometry& g, const DepthwiseFloatParams& p,
                           const float* input, size_t lineBegin, size_t lineEnd,
