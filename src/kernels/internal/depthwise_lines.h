@@ -101,45 +101,68 @@ inline void tapOffsets(const DepthwiseGeometry& g, size_t depth, size_t* out) {
   }
 }
 
-// Calls pixel(x, tapAt) for every output column x of one output line and the channel
-// block starting at c0 of an NHWC uint8 input `depth` bytes per pixel, in column order.
-// tapAt(t) gives the address of filter tap t's channel c0 (taps row by row):
+// The column walk of the quantized depthwise kernels over an NHWC uint8 input `depth` bytes
+// per pixel, for filters of at most MaxTaps taps: startLine(l) finds output line l's filter
+// rows, then forEachPixel(c0, zeroRow, pixel) calls pixel(x, tapAt) for every output column x
+// of that line, in order, where tapAt(t) is the address of filter tap t's channel c0 (taps
+// row by row):
 //  - border columns: the tap's input pixel, or zeroRow + c0 where it falls on the padding
 //    (the zero-point row, so that its products cancel);
-//  - interior columns of a line whose filter rows all lie inside (lineInside): the window
-//    corner plus tapOffset[t] (tapOffsets).
-// rows and lineInside: filterRows' results for the line; tapPtr: scratch for
-// filterHeight * filterWidth pointers.
-template <typename Pixel>
-__attribute__((always_inline)) inline void forEachLinePixel(
-    const DepthwiseGeometry& g, const uint8_t* const* rows, bool lineInside,
-    const InteriorColumns& interior, const size_t* tapOffset, size_t depth, size_t c0,
-    const uint8_t* zeroRow, const uint8_t** tapPtr, Pixel&& pixel) {
-  const auto borderPixel = [&](size_t x) __attribute__((always_inline)) {
-    const int64_t x0 = static_cast<int64_t>(x) * g.strideWidth - g.padLeft;
-    for (uint32_t i = 0, t = 0; i < g.filterHeight; ++i) {
-      for (uint32_t j = 0; j < g.filterWidth; ++j, ++t) {
-        const int64_t ix = x0 + int64_t{j} * g.dilationWidth;
-        tapPtr[t] = rows[i] != nullptr && ix >= 0 && ix < g.inWidth
-                        ? rows[i] + static_cast<size_t>(ix) * depth + c0
-                        : zeroRow + c0;
+//  - interior columns of a line whose filter rows all lie inside: the window corner plus a
+//    fixed offset per tap.
+template <size_t MaxTaps>
+class QuantLineWalk {
+ public:
+  QuantLineWalk(const DepthwiseGeometry& g, const uint8_t* input, size_t depth)
+      : g_(g), input_(input), depth_(depth), interior_(interiorColumns(g)) {
+    tapOffsets(g, depth, tapOffset_);
+  }
+
+  void startLine(size_t line) {
+    lineInside_ = filterRows(g_, lineInfo(g_, line), input_, depth_, rows_);
+  }
+
+  template <typename Pixel>
+  __attribute__((always_inline)) void forEachPixel(size_t c0, const uint8_t* zeroRow,
+                                                   Pixel&& pixel) {
+    const DepthwiseGeometry& g = g_;
+    const auto borderPixel = [&](size_t x) __attribute__((always_inline)) {
+      const int64_t x0 = static_cast<int64_t>(x) * g.strideWidth - g.padLeft;
+      for (uint32_t i = 0, t = 0; i < g.filterHeight; ++i) {
+        for (uint32_t j = 0; j < g.filterWidth; ++j, ++t) {
+          const int64_t ix = x0 + int64_t{j} * g.dilationWidth;
+          tapPtr_[t] = rows_[i] != nullptr && ix >= 0 && ix < g.inWidth
+                           ? rows_[i] + static_cast<size_t>(ix) * depth_ + c0
+                           : zeroRow + c0;
+        }
+      }
+      pixel(
+          x, [&](size_t tap) __attribute__((always_inline)) { return tapPtr_[tap]; });
+    };
+    size_t x = 0;
+    if (lineInside_) {
+      for (; x < interior_.begin; ++x) borderPixel(x);
+      const uint8_t* corner = rows_[0] + c0;
+      for (; x < interior_.end; ++x) {
+        const uint8_t* base =
+            corner + (static_cast<size_t>(x) * g.strideWidth - g.padLeft) * depth_;
+        pixel(
+            x, [&](size_t tap) __attribute__((always_inline)) { return base + tapOffset_[tap]; });
       }
     }
-    pixel(
-        x, [&](size_t tap) __attribute__((always_inline)) { return tapPtr[tap]; });
-  };
-  size_t x = 0;
-  if (lineInside) {
-    for (; x < interior.begin; ++x) borderPixel(x);
-    const uint8_t* corner = rows[0] + c0;
-    for (; x < interior.end; ++x) {
-      const uint8_t* base = corner + (static_cast<size_t>(x) * g.strideWidth - g.padLeft) * depth;
-      pixel(
-          x, [&](size_t tap) __attribute__((always_inline)) { return base + tapOffset[tap]; });
-    }
+    for (; x < g.outWidth; ++x) borderPixel(x);
   }
-  for (; x < g.outWidth; ++x) borderPixel(x);
-}
+
+ private:
+  const DepthwiseGeometry& g_;
+  const uint8_t* input_;
+  size_t depth_;
+  InteriorColumns interior_;
+  size_t tapOffset_[MaxTaps];       // from the window corner, for interior pixels
+  const uint8_t* rows_[MaxTaps];    // per filter row: input row start, or null
+  const uint8_t* tapPtr_[MaxTaps];  // a border pixel's taps
+  bool lineInside_ = false;
+};
 
 }  // namespace
 }  // namespace nnhal::kernels::internal

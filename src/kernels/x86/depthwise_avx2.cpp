@@ -9,10 +9,7 @@
 namespace nnhal::kernels::x86 {
 namespace {
 
-using internal::LineInfo;
-using internal::lineInfo;
-using internal::TapRange;
-using internal::validTaps;
+using namespace internal;  // the depthwise line geometry (internal/depthwise_lines.h)
 
 constexpr size_t kBlock = 32;  // channels per block: 4 vectors of 8
 

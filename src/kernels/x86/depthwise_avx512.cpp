@@ -8,15 +8,7 @@
 namespace nnhal::kernels::x86 {
 namespace {
 
-using internal::filterRows;
-using internal::interiorColumns;
-using internal::InteriorColumns;
-using internal::kChannelBlock;
-using internal::LineInfo;
-using internal::lineInfo;
-using internal::tapOffsets;
-using internal::TapRange;
-using internal::validTaps;
+using namespace internal;  // the depthwise line geometry (internal/depthwise_lines.h)
 
 // The quantized fast path (depth multiplier 1): 32 channels at a time as int16, two filter
 // taps per multiply-add. For taps t0, t1, unpack{lo,hi}_epi16 of the two input vectors put
@@ -78,14 +70,9 @@ void quantLinesPaired(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
   const bool clamped = p.outputMin >= p.outputZeroPoint;
   const size_t fullPairs = taps / 2;
   const bool oddTap = taps % 2 == 1;
-  const uint8_t* rows[kMaxPairedTaps];  // per filter row: input row start, or null
-  const uint8_t* tapPtr[kMaxPairedTaps];
-  size_t tapOffset[kMaxPairedTaps];  // from the window corner, for interior pixels
-  tapOffsets(g, depth, tapOffset);
-  const InteriorColumns interior = interiorColumns(g);
+  QuantLineWalk<kMaxPairedTaps> walk(g, input, depth);
   for (size_t l = lineBegin; l < lineEnd; ++l) {
-    const LineInfo line = lineInfo(g, l);
-    const bool lineInside = filterRows(g, line, input, depth, rows);
+    walk.startLine(l);
     uint8_t* outLine = output + l * g.outWidth * depth;
     for (size_t block = 0; block < blocks; ++block) {
       const size_t c0 = block * kPairBlock;
@@ -136,8 +123,7 @@ void quantLinesPaired(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
                                       : requantHi.apply(accHi, outZero, lo, hi);
           storeLowBytes32(outLine + x * depth + c0, mask, _mm512_packs_epi32(yLo, yHi));
         };
-        forEachLinePixel(g, rows, lineInside, interior, tapOffset, depth, c0, zeroRow, tapPtr,
-                         pixel);
+        walk.forEachPixel(c0, zeroRow, pixel);
       };
       if (clamped) {
         runBlock.template operator()<true>();

@@ -9,13 +9,7 @@
 namespace nnhal::kernels::x86 {
 namespace {
 
-using internal::interiorColumns;
-using internal::InteriorColumns;
-using internal::LineInfo;
-using internal::lineInfo;
-using internal::tapOffsets;
-using internal::TapRange;
-using internal::validTaps;
+using namespace internal;  // the depthwise line geometry (internal/depthwise_lines.h)
 
 constexpr size_t kBlock = 32;  // channels per generic block: 4 vectors of 8
 

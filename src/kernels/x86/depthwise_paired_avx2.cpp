@@ -13,12 +13,7 @@
 namespace nnhal::kernels::x86 {
 namespace {
 
-using internal::filterRows;
-using internal::interiorColumns;
-using internal::InteriorColumns;
-using internal::LineInfo;
-using internal::lineInfo;
-using internal::tapOffsets;
+using namespace internal;  // the depthwise line geometry (internal/depthwise_lines.h)
 
 constexpr size_t kPairBlock = kDepthwisePairBlock;  // 32 channels: two halves of 16
 constexpr size_t kHalf = 16;
@@ -90,14 +85,9 @@ void quantLinesPaired(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
   const __m256i outZero = _mm256_set1_epi32(p.outputZeroPoint);
   const __m256i lo = _mm256_set1_epi32(p.outputMin);
   const __m256i hi = _mm256_set1_epi32(p.outputMax);
-  const uint8_t* rows[kDepthwiseMaxPairedTaps];  // per filter row: input row start, or null
-  const uint8_t* tapPtr[kDepthwiseMaxPairedTaps];
-  size_t tapOffset[kDepthwiseMaxPairedTaps];  // from the window corner, for interior pixels
-  tapOffsets(g, depth, tapOffset);
-  const InteriorColumns interior = interiorColumns(g);
+  QuantLineWalk<kDepthwiseMaxPairedTaps> walk(g, input, depth);
   for (size_t l = lineBegin; l < lineEnd; ++l) {
-    const LineInfo line = lineInfo(g, l);
-    const bool lineInside = filterRows(g, line, input, depth, rows);
+    walk.startLine(l);
     uint8_t* outLine = output + l * g.outWidth * depth;
     for (size_t block = 0; block < blocks; ++block) {
       const size_t c0 = block * kPairBlock;
@@ -180,8 +170,7 @@ void quantLinesPaired(const DepthwiseGeometry& g, const DepthwiseQuantParams& p,
             }
           }
         };
-        forEachLinePixel(g, rows, lineInside, interior, tapOffset, depth, c0, p.zeroPointRow,
-                         tapPtr, pixel);
+        walk.forEachPixel(c0, p.zeroPointRow, pixel);
       };
       if (valid == kPairBlock || valid == kHalf) {
         run.template operator()<kHalf>();

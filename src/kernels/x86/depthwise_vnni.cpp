@@ -25,12 +25,7 @@
 namespace nnhal::kernels::x86 {
 namespace {
 
-using internal::filterRows;
-using internal::interiorColumns;
-using internal::InteriorColumns;
-using internal::LineInfo;
-using internal::lineInfo;
-using internal::tapOffsets;
+using namespace internal;  // the depthwise line geometry (internal/depthwise_lines.h)
 
 constexpr size_t kBlock = kDepthwiseVnniBlock;
 constexpr size_t kMaxTaps = kDepthwiseMaxPairedTaps;
@@ -90,9 +85,7 @@ void quantLinesVnni(const DepthwiseGeometry& g, const DepthwiseQuantParams& p, c
   const __m512i lo = _mm512_set1_epi8(static_cast<char>(p.outputMin));
   const __m512i hi = _mm512_set1_epi8(static_cast<char>(p.outputMax));
   const bool clamped = p.outputMin >= p.outputZeroPoint;
-  size_t tapOffset[kMaxTaps];  // from the window corner, for interior pixels
-  tapOffsets(g, depth, tapOffset);
-  const InteriorColumns interior = interiorColumns(g);
+  QuantLineWalk<kMaxTaps> walk(g, input, depth);
 
   for (size_t block = 0; block < blocks; ++block) {
     const size_t c0 = block * kBlock;
@@ -162,15 +155,11 @@ void quantLinesVnni(const DepthwiseGeometry& g, const DepthwiseQuantParams& p, c
     };
 
     const auto lines = [&]<bool Clamped>() __attribute__((always_inline)) {
-      const uint8_t* rows[kMaxTaps];  // per filter row: input row start, or null
-      const uint8_t* tapPtr[kMaxTaps];
       for (size_t l = lineBegin; l < lineEnd; ++l) {
-        const LineInfo line = lineInfo(g, l);
-        const bool lineInside = filterRows(g, line, input, depth, rows);
+        walk.startLine(l);
         uint8_t* outLine = output + l * g.outWidth * depth + c0;
-        forEachLinePixel(
-            g, rows, lineInside, interior, tapOffset, depth, c0, p.zeroPointRow,
-            tapPtr, [&](size_t x, auto tapAt) __attribute__((always_inline)) {
+        walk.forEachPixel(
+            c0, p.zeroPointRow, [&](size_t x, auto tapAt) __attribute__((always_inline)) {
               pixel.template operator()<Clamped>(outLine + x * depth, tapAt);
             });
       }
