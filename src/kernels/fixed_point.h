@@ -216,12 +216,11 @@ constexpr Fixed<Raw, 0> expOnNegativeValues(Fixed<Raw, N> a) {
   return result;
 }
 
-/// 1 / (1 + x) for x in (0, 1) (Newton-Raphson division).
+/// 1 / d in Q2 for d = (1 + x) / 2, x in (0, 1): three Newton-Raphson steps from
+/// 48/17 - 32/17 d (gemmlowp's division).
 template <typename Raw>
-constexpr Fixed<Raw, 0> oneOverOnePlusX(Fixed<Raw, 0> a) {
-  using F0 = Fixed<Raw, 0>;
+constexpr Fixed<Raw, 2> reciprocalOfHalfDenominator(Fixed<Raw, 0> halfDenominator) {
   using F2 = Fixed<Raw, 2>;
-  const F0 halfDenominator = roundingHalfSum(a, F0::one());
   const F2 c48Over17 = F2::constant(1515870810);
   const F2 cNeg32Over17 = F2::constant(-1010580540);
   F2 x = c48Over17 + halfDenominator * cNeg32Over17;
@@ -230,7 +229,14 @@ constexpr Fixed<Raw, 0> oneOverOnePlusX(Fixed<Raw, 0> a) {
     const F2 oneMinus = F2::one() - halfDenominatorTimesX;
     x = x + rescale<2>(x * oneMinus);
   }
-  return rescale<0>(exactMulByPot<-1>(x));
+  return x;
+}
+
+/// 1 / (1 + x) for x in (0, 1) (Newton-Raphson division).
+template <typename Raw>
+constexpr Fixed<Raw, 0> oneOverOnePlusX(Fixed<Raw, 0> a) {
+  using F0 = Fixed<Raw, 0>;
+  return rescale<0>(exactMulByPot<-1>(reciprocalOfHalfDenominator(roundingHalfSum(a, F0::one()))));
 }
 
 /// (1 - x) / (1 + x) for x in (0, 1).
@@ -238,15 +244,7 @@ template <typename Raw>
 constexpr Fixed<Raw, 0> oneMinusXOverOnePlusX(Fixed<Raw, 0> a) {
   using F0 = Fixed<Raw, 0>;
   using F2 = Fixed<Raw, 2>;
-  const F0 halfDenominator = roundingHalfSum(a, F0::one());
-  const F2 c48Over17 = F2::constant(1515870810);
-  const F2 cNeg32Over17 = F2::constant(-1010580540);
-  F2 x = c48Over17 + halfDenominator * cNeg32Over17;
-  for (int i = 0; i < 3; ++i) {
-    const F2 halfDenominatorTimesX = halfDenominator * x;
-    const F2 oneMinus = F2::one() - halfDenominatorTimesX;
-    x = x + rescale<2>(x * oneMinus);
-  }
+  const F2 x = reciprocalOfHalfDenominator(roundingHalfSum(a, F0::one()));
   return rescale<0>(x - F2::one());
 }
 

@@ -24,6 +24,42 @@ Result<void> appendDilation(OperatorContext& c, std::vector<uint32_t>& inputs, i
   return {};
 }
 
+/// The operands of a convolution or FULLY_CONNECTED: input 0, the weights (input 1) and the
+/// bias (input 2, or zeros per output channel, dimension `channelDim` of the weights), both
+/// dequantized beside a float input (hybrid), and output 0.
+struct WeightedOperands {
+  uint32_t input = 0, weights = 0, bias = 0, output = 0;
+};
+
+Result<WeightedOperands> weightedOperands(OperatorContext& c, size_t channelDim) {
+  WeightedOperands o;
+  NNHAL_ASSIGN_OR_RETURN(o.input, c.input(0));
+  NNHAL_ASSIGN_OR_RETURN(const uint32_t quantizedFilter, c.input(1));
+  NNHAL_ASSIGN_OR_RETURN(o.output, c.output(0));
+  o.weights = dequantizedForFloatInput(c, o.input, quantizedFilter);
+  NNHAL_ASSIGN_OR_RETURN(const uint32_t quantizedBias,
+                         biasOperand(c, o.input, o.weights, 2, channelDim));
+  o.bias = dequantizedForFloatInput(c, o.input, quantizedBias);
+  return o;
+}
+
+/// A reduction's operands: input 0, the INT32 axes (input 1), output 0 and ReducerOptions'
+/// keep_dims (false without options).
+struct ReducerOperands {
+  uint32_t input = 0, axes = 0, output = 0;
+  bool keepDims = false;
+};
+
+Result<ReducerOperands> reducerOperands(OperatorContext& c) {
+  ReducerOperands r;
+  NNHAL_ASSIGN_OR_RETURN(r.input, c.input(0));
+  NNHAL_ASSIGN_OR_RETURN(r.axes, c.int32TensorInput(1, "axis"));
+  NNHAL_ASSIGN_OR_RETURN(r.output, c.output(0));
+  const auto* options = c.options<::tflite::ReducerOptions>();
+  r.keepDims = options != nullptr && options->keep_dims();
+  return r;
+}
+
 }  // namespace
 
 // --- generic shapes ------------------------------------------------------------------------
@@ -57,30 +93,22 @@ Result<void> mapPool(OperatorContext& c, OperationType type) {
                          c.requiredOptions<::tflite::Pool2DOptions>("Pool2DOptions"));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t input, c.input(0));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t output, c.output(0));
-  NNHAL_ASSIGN_OR_RETURN(const int32_t padding, c.paddingCode(options->padding()));
-  NNHAL_ASSIGN_OR_RETURN(const int32_t activation,
-                         c.fusedActivation(options->fused_activation_function()));
-  NNHAL_TRY(expectPositive(c, options->stride_w(), "stride_w"));
-  NNHAL_TRY(expectPositive(c, options->stride_h(), "stride_h"));
+  NNHAL_ASSIGN_OR_RETURN(const WindowSettings w, windowSettings(c, *options));
   NNHAL_TRY(expectPositive(c, options->filter_width(), "filter_width"));
   NNHAL_TRY(expectPositive(c, options->filter_height(), "filter_height"));
   ModelBuilder& b = c.builder();
   c.addOperation(type,
-                 {input, b.addInt32Scalar(padding), b.addInt32Scalar(options->stride_w()),
-                  b.addInt32Scalar(options->stride_h()), b.addInt32Scalar(options->filter_width()),
-                  b.addInt32Scalar(options->filter_height()), b.addInt32Scalar(activation)},
+                 {input, b.addInt32Scalar(w.padding), b.addInt32Scalar(w.strideW),
+                  b.addInt32Scalar(w.strideH), b.addInt32Scalar(options->filter_width()),
+                  b.addInt32Scalar(options->filter_height()), b.addInt32Scalar(w.activation)},
                  {output});
   return {};
 }
 
 Result<void> mapReduce(OperatorContext& c, OperationType type) {
   NNHAL_TRY(c.expectCounts(2, 2, 1));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t input, c.input(0));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t axes, c.int32TensorInput(1, "axis"));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t output, c.output(0));
-  const auto* options = c.options<::tflite::ReducerOptions>();
-  const bool keepDims = options != nullptr && options->keep_dims();
-  c.addOperation(type, {input, axes, c.builder().addBoolScalar(keepDims)}, {output});
+  NNHAL_ASSIGN_OR_RETURN(const ReducerOperands r, reducerOperands(c));
+  c.addOperation(type, {r.input, r.axes, c.builder().addBoolScalar(r.keepDims)}, {r.output});
   return {};
 }
 
@@ -90,27 +118,18 @@ Result<void> mapConv2d(OperatorContext& c) {
   NNHAL_TRY(c.expectCounts(2, 3, 1));
   NNHAL_ASSIGN_OR_RETURN(const auto* options,
                          c.requiredOptions<::tflite::Conv2DOptions>("Conv2DOptions"));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t input, c.input(0));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t quantizedFilter, c.input(1));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t output, c.output(0));
-  const uint32_t filter = dequantizedForFloatInput(c, input, quantizedFilter);  // hybrid
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t quantizedBias, biasOperand(c, input, filter, 2, 0));
-  const uint32_t bias = dequantizedForFloatInput(c, input, quantizedBias);
-  NNHAL_ASSIGN_OR_RETURN(const int32_t padding, c.paddingCode(options->padding()));
-  NNHAL_ASSIGN_OR_RETURN(const int32_t activation,
-                         c.fusedActivation(options->fused_activation_function()));
-  NNHAL_TRY(expectPositive(c, options->stride_w(), "stride_w"));
-  NNHAL_TRY(expectPositive(c, options->stride_h(), "stride_h"));
+  NNHAL_ASSIGN_OR_RETURN(const WeightedOperands ops, weightedOperands(c, 0));
+  NNHAL_ASSIGN_OR_RETURN(const WindowSettings w, windowSettings(c, *options));
   ModelBuilder& b = c.builder();
-  std::vector<uint32_t> inputs{input,
-                               filter,
-                               bias,
-                               b.addInt32Scalar(padding),
-                               b.addInt32Scalar(options->stride_w()),
-                               b.addInt32Scalar(options->stride_h()),
-                               b.addInt32Scalar(activation)};
+  std::vector<uint32_t> inputs{ops.input,
+                               ops.weights,
+                               ops.bias,
+                               b.addInt32Scalar(w.padding),
+                               b.addInt32Scalar(w.strideW),
+                               b.addInt32Scalar(w.strideH),
+                               b.addInt32Scalar(w.activation)};
   NNHAL_TRY(appendDilation(c, inputs, options->dilation_w_factor(), options->dilation_h_factor()));
-  c.addOperation(OperationType::CONV_2D, std::move(inputs), {output});
+  c.addOperation(OperationType::CONV_2D, std::move(inputs), {ops.output});
   return {};
 }
 
@@ -120,36 +139,27 @@ Result<void> mapDepthwiseConv2d(OperatorContext& c) {
   NNHAL_TRY(c.expectCounts(2, 3, 1));
   NNHAL_ASSIGN_OR_RETURN(const auto* options, c.requiredOptions<::tflite::DepthwiseConv2DOptions>(
                                                   "DepthwiseConv2DOptions"));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t input, c.input(0));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t quantizedFilter, c.input(1));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t output, c.output(0));
-  const uint32_t filter = dequantizedForFloatInput(c, input, quantizedFilter);  // hybrid
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t quantizedBias, biasOperand(c, input, filter, 2, 3));
-  const uint32_t bias = dequantizedForFloatInput(c, input, quantizedBias);
-  NNHAL_ASSIGN_OR_RETURN(const int32_t padding, c.paddingCode(options->padding()));
-  NNHAL_ASSIGN_OR_RETURN(const int32_t activation,
-                         c.fusedActivation(options->fused_activation_function()));
-  NNHAL_TRY(expectPositive(c, options->stride_w(), "stride_w"));
-  NNHAL_TRY(expectPositive(c, options->stride_h(), "stride_h"));
+  NNHAL_ASSIGN_OR_RETURN(const WeightedOperands ops, weightedOperands(c, 3));
+  NNHAL_ASSIGN_OR_RETURN(const WindowSettings w, windowSettings(c, *options));
   int32_t multiplier = options->depth_multiplier();
-  const auto& inDims = c.operand(input).dimensions;
-  const auto& filterDims = c.operand(filter).dimensions;
+  const auto& inDims = c.operand(ops.input).dimensions;
+  const auto& filterDims = c.operand(ops.weights).dimensions;
   if (inDims.size() == 4 && filterDims.size() == 4 && inDims[3] != 0 && filterDims[3] != 0 &&
       filterDims[3] % inDims[3] == 0) {
     multiplier = static_cast<int32_t>(filterDims[3] / inDims[3]);
   }
   NNHAL_TRY(expectPositive(c, multiplier, "depth_multiplier"));
   ModelBuilder& b = c.builder();
-  std::vector<uint32_t> inputs{input,
-                               filter,
-                               bias,
-                               b.addInt32Scalar(padding),
-                               b.addInt32Scalar(options->stride_w()),
-                               b.addInt32Scalar(options->stride_h()),
+  std::vector<uint32_t> inputs{ops.input,
+                               ops.weights,
+                               ops.bias,
+                               b.addInt32Scalar(w.padding),
+                               b.addInt32Scalar(w.strideW),
+                               b.addInt32Scalar(w.strideH),
                                b.addInt32Scalar(multiplier),
-                               b.addInt32Scalar(activation)};
+                               b.addInt32Scalar(w.activation)};
   NNHAL_TRY(appendDilation(c, inputs, options->dilation_w_factor(), options->dilation_h_factor()));
-  c.addOperation(OperationType::DEPTHWISE_CONV_2D, std::move(inputs), {output});
+  c.addOperation(OperationType::DEPTHWISE_CONV_2D, std::move(inputs), {ops.output});
   return {};
 }
 
@@ -166,24 +176,19 @@ Result<void> mapFullyConnected(OperatorContext& c) {
                    ::tflite::EnumNameFullyConnectedOptionsWeightsFormat(options->weights_format()) +
                    " is unsupported");
   }
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t input, c.input(0));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t quantizedWeights, c.input(1));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t output, c.output(0));
-  const uint32_t weights = dequantizedForFloatInput(c, input, quantizedWeights);
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t quantizedBias, biasOperand(c, input, weights, 2, 0));
-  const uint32_t bias = dequantizedForFloatInput(c, input, quantizedBias);
+  NNHAL_ASSIGN_OR_RETURN(const WeightedOperands ops, weightedOperands(c, 0));
   NNHAL_ASSIGN_OR_RETURN(const int32_t activation,
                          c.fusedActivation(options ? options->fused_activation_function()
                                                    : ::tflite::ActivationFunctionType_NONE));
   ModelBuilder& b = c.builder();
   if (options == nullptr || !options->keep_num_dims()) {
     c.addOperation(OperationType::FULLY_CONNECTED,
-                   {input, weights, bias, b.addInt32Scalar(activation)}, {output});
+                   {ops.input, ops.weights, ops.bias, b.addInt32Scalar(activation)}, {ops.output});
     return {};
   }
   // keep_num_dims: the output keeps the input's leading dimensions, the last one = units.
-  const std::vector<uint32_t> inDims = c.operand(input).dimensions;
-  const std::vector<uint32_t> weightDims = c.operand(weights).dimensions;
+  const std::vector<uint32_t> inDims = c.operand(ops.input).dimensions;
+  const std::vector<uint32_t> weightDims = c.operand(ops.weights).dimensions;
   if (inDims.empty() || weightDims.size() != 2 || weightDims[0] == 0) {
     return c.error("keep_num_dims = true needs an input of known rank and 2-D weights");
   }
@@ -201,10 +206,10 @@ Result<void> mapFullyConnected(OperatorContext& c) {
   }
   shape.push_back(static_cast<int32_t>(units));
   const uint32_t flat =
-      addTemporaryLike(b, output, {unknown != 0 ? 0 : static_cast<uint32_t>(batch), units});
+      addTemporaryLike(b, ops.output, {unknown != 0 ? 0 : static_cast<uint32_t>(batch), units});
   c.addOperation(OperationType::FULLY_CONNECTED,
-                 {input, weights, bias, b.addInt32Scalar(activation)}, {flat});
-  c.addOperation(OperationType::RESHAPE, {flat, b.addInt32Vector(shape)}, {output});
+                 {ops.input, ops.weights, ops.bias, b.addInt32Scalar(activation)}, {flat});
+  c.addOperation(OperationType::RESHAPE, {flat, b.addInt32Vector(shape)}, {ops.output});
   return {};
 }
 
@@ -253,13 +258,9 @@ Result<void> mapConcatenation(OperatorContext& c) {
 /// MEAN keeps its NN HAL 1.1 form: keep dims is an INT32 (1 / 0), not a BOOL.
 Result<void> mapMean(OperatorContext& c) {
   NNHAL_TRY(c.expectCounts(2, 2, 1));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t input, c.input(0));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t axes, c.int32TensorInput(1, "axis"));
-  NNHAL_ASSIGN_OR_RETURN(const uint32_t output, c.output(0));
-  const auto* options = c.options<::tflite::ReducerOptions>();
-  const bool keepDims = options != nullptr && options->keep_dims();
-  c.addOperation(OperationType::MEAN, {input, axes, c.builder().addInt32Scalar(keepDims ? 1 : 0)},
-                 {output});
+  NNHAL_ASSIGN_OR_RETURN(const ReducerOperands r, reducerOperands(c));
+  c.addOperation(OperationType::MEAN,
+                 {r.input, r.axes, c.builder().addInt32Scalar(r.keepDims ? 1 : 0)}, {r.output});
   return {};
 }
 

@@ -89,17 +89,13 @@ Result<void> mapTransposeConv(OperatorContext& c) {
   NNHAL_ASSIGN_OR_RETURN(const uint32_t input, c.input(2));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t output, c.output(0));
   NNHAL_ASSIGN_OR_RETURN(const uint32_t bias, biasOperand(c, input, filter, 3, 0));
-  NNHAL_ASSIGN_OR_RETURN(const int32_t padding, c.paddingCode(options->padding()));
-  NNHAL_ASSIGN_OR_RETURN(const int32_t activation,
-                         c.fusedActivation(options->fused_activation_function()));
-  NNHAL_TRY(expectPositive(c, options->stride_w(), "stride_w"));
-  NNHAL_TRY(expectPositive(c, options->stride_h(), "stride_h"));
+  NNHAL_ASSIGN_OR_RETURN(const WindowSettings w, windowSettings(c, *options));
   ModelBuilder& b = c.builder();
-  c.addOperation(OperationType::TRANSPOSE_CONV_2D,
-                 {input, filter, bias, outputShape, b.addInt32Scalar(padding),
-                  b.addInt32Scalar(options->stride_w()), b.addInt32Scalar(options->stride_h()),
-                  b.addInt32Scalar(activation), b.addBoolScalar(false)},
-                 {output});
+  c.addOperation(
+      OperationType::TRANSPOSE_CONV_2D,
+      {input, filter, bias, outputShape, b.addInt32Scalar(w.padding), b.addInt32Scalar(w.strideW),
+       b.addInt32Scalar(w.strideH), b.addInt32Scalar(w.activation), b.addBoolScalar(false)},
+      {output});
   return {};
 }
 

@@ -32,6 +32,29 @@ uint32_t addFloatScalarFor(ModelBuilder& b, OperandType tensorType, float value)
 /// the given dimensions (0 = unknown), for tensors between the operations of one operator.
 uint32_t addTemporaryLike(ModelBuilder& b, uint32_t like, std::vector<uint32_t> dimensions);
 
+/// The window settings of a TFLite pooling or convolution operator's options, as the NN HAL
+/// operation's implicit-padding scalars take them.
+struct WindowSettings {
+  int32_t padding = 0;     ///< NNAPI's implicit padding code (SAME or VALID)
+  int32_t activation = 0;  ///< NNAPI's fused activation code
+  int32_t strideW = 1;
+  int32_t strideH = 1;
+};
+
+/// Reads and checks, in this order: padding, fused activation, stride_w, stride_h (>= 1).
+/// Options: Pool2DOptions, Conv2DOptions, DepthwiseConv2DOptions or TransposeConvOptions.
+template <typename Options>
+Result<WindowSettings> windowSettings(OperatorContext& c, const Options& options) {
+  WindowSettings w;
+  NNHAL_ASSIGN_OR_RETURN(w.padding, c.paddingCode(options.padding()));
+  NNHAL_ASSIGN_OR_RETURN(w.activation, c.fusedActivation(options.fused_activation_function()));
+  w.strideW = options.stride_w();
+  w.strideH = options.stride_h();
+  NNHAL_TRY(expectPositive(c, w.strideW, "stride_w"));
+  NNHAL_TRY(expectPositive(c, w.strideH, "stride_h"));
+  return w;
+}
+
 /// The values of constant TENSOR_INT32 operand `operand` (the TFLite tensor `what` of the
 /// operator). Errors when the operand is not a constant or not INT32.
 Result<std::vector<int32_t>> constantInt32s(const OperatorContext& c, uint32_t operand,
