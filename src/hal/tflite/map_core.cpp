@@ -1,5 +1,6 @@
 // Mapping functions of the generic operator shapes and of the first supported operators
 // (convolutions, pooling, fully connected, softmax, concatenation, mean, reshape).
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,20 +10,6 @@
 
 namespace nnhal::hal::tfl {
 namespace {
-
-/// Appends the NN HAL 1.2 tail (layout = NHWC, dilation w, dilation h) when a dilation
-/// factor is not 1.
-Result<void> appendDilation(OperatorContext& c, std::vector<uint32_t>& inputs, int32_t dilationW,
-                            int32_t dilationH) {
-  NNHAL_TRY(expectPositive(c, dilationW, "dilation_w_factor"));
-  NNHAL_TRY(expectPositive(c, dilationH, "dilation_h_factor"));
-  if (dilationW == 1 && dilationH == 1) return {};
-  ModelBuilder& b = c.builder();
-  inputs.push_back(b.addBoolScalar(false));
-  inputs.push_back(b.addInt32Scalar(dilationW));
-  inputs.push_back(b.addInt32Scalar(dilationH));
-  return {};
-}
 
 /// The operands of a convolution or FULLY_CONNECTED: input 0, the weights (input 1) and the
 /// bias (input 2, or zeros per output channel, dimension `channelDim` of the weights), both
@@ -41,6 +28,33 @@ Result<WeightedOperands> weightedOperands(OperatorContext& c, size_t channelDim)
                          biasOperand(c, o.input, o.weights, 2, channelDim));
   o.bias = dequantizedForFloatInput(c, o.input, quantizedBias);
   return o;
+}
+
+/// Adds `type` (CONV_2D, or DEPTHWISE_CONV_2D with its depth multiplier) in the implicit
+/// padding form: {input, weights, bias, padding, stride w, stride h, [multiplier,]
+/// activation}, then the NN HAL 1.2 tail (layout NHWC, dilation w, dilation h) when a
+/// dilation factor is not 1.
+Result<void> addConvolution(OperatorContext& c, OperationType type, const WeightedOperands& ops,
+                            const WindowSettings& w, std::optional<int32_t> multiplier,
+                            int32_t dilationW, int32_t dilationH) {
+  NNHAL_TRY(expectPositive(c, dilationW, "dilation_w_factor"));
+  NNHAL_TRY(expectPositive(c, dilationH, "dilation_h_factor"));
+  ModelBuilder& b = c.builder();
+  std::vector<uint32_t> inputs{ops.input,
+                               ops.weights,
+                               ops.bias,
+                               b.addInt32Scalar(w.padding),
+                               b.addInt32Scalar(w.strideW),
+                               b.addInt32Scalar(w.strideH)};
+  if (multiplier) inputs.push_back(b.addInt32Scalar(*multiplier));
+  inputs.push_back(b.addInt32Scalar(w.activation));
+  if (dilationW != 1 || dilationH != 1) {
+    inputs.push_back(b.addBoolScalar(false));
+    inputs.push_back(b.addInt32Scalar(dilationW));
+    inputs.push_back(b.addInt32Scalar(dilationH));
+  }
+  c.addOperation(type, std::move(inputs), {ops.output});
+  return {};
 }
 
 /// A reduction's operands: input 0, the INT32 axes (input 1), output 0 and ReducerOptions'
@@ -120,17 +134,8 @@ Result<void> mapConv2d(OperatorContext& c) {
                          c.requiredOptions<::tflite::Conv2DOptions>("Conv2DOptions"));
   NNHAL_ASSIGN_OR_RETURN(const WeightedOperands ops, weightedOperands(c, 0));
   NNHAL_ASSIGN_OR_RETURN(const WindowSettings w, windowSettings(c, *options));
-  ModelBuilder& b = c.builder();
-  std::vector<uint32_t> inputs{ops.input,
-                               ops.weights,
-                               ops.bias,
-                               b.addInt32Scalar(w.padding),
-                               b.addInt32Scalar(w.strideW),
-                               b.addInt32Scalar(w.strideH),
-                               b.addInt32Scalar(w.activation)};
-  NNHAL_TRY(appendDilation(c, inputs, options->dilation_w_factor(), options->dilation_h_factor()));
-  c.addOperation(OperationType::CONV_2D, std::move(inputs), {ops.output});
-  return {};
+  return addConvolution(c, OperationType::CONV_2D, ops, w, std::nullopt,
+                        options->dilation_w_factor(), options->dilation_h_factor());
 }
 
 /// The multiplier is out / in channels when the shapes give both (newer TFLite files may
@@ -149,18 +154,8 @@ Result<void> mapDepthwiseConv2d(OperatorContext& c) {
     multiplier = static_cast<int32_t>(filterDims[3] / inDims[3]);
   }
   NNHAL_TRY(expectPositive(c, multiplier, "depth_multiplier"));
-  ModelBuilder& b = c.builder();
-  std::vector<uint32_t> inputs{ops.input,
-                               ops.weights,
-                               ops.bias,
-                               b.addInt32Scalar(w.padding),
-                               b.addInt32Scalar(w.strideW),
-                               b.addInt32Scalar(w.strideH),
-                               b.addInt32Scalar(multiplier),
-                               b.addInt32Scalar(w.activation)};
-  NNHAL_TRY(appendDilation(c, inputs, options->dilation_w_factor(), options->dilation_h_factor()));
-  c.addOperation(OperationType::DEPTHWISE_CONV_2D, std::move(inputs), {ops.output});
-  return {};
+  return addConvolution(c, OperationType::DEPTHWISE_CONV_2D, ops, w, multiplier,
+                        options->dilation_w_factor(), options->dilation_h_factor());
 }
 
 /// Only the default weights format has an NNAPI equivalent. keep_num_dims = true becomes
