@@ -27,20 +27,14 @@ PrepareResult prepareConv2D(PrepareContext& ctx) {
 
   if (w.nchw) return prepareNchwAsNhwc(ctx, w.layoutInput, &prepareConv2D);
 
-  const auto& in = ctx.input(0).dimensions;
   const auto& filter = ctx.input(1).dimensions;
   NNHAL_TRY(checkOhwiFilter(ctx));
   NNHAL_TRY(checkBiasLength(ctx, filter[0]));
-  uint32_t outHeight = 0, outWidth = 0;
-  NNHAL_TRY(resolveWindow(ctx, w, in[1], in[2], filter[1], filter[2], &outHeight, &outWidth));
-  NNHAL_TRY(ctx.setOutputShape(0, {in[0], outHeight, outWidth, filter[0]}));
-
-  const kernels::ConvGeometry g{
-      windowGeometry(in, filter[1], filter[2], outHeight, outWidth, filter[0], w)};
+  NNHAL_ASSIGN_OR_RETURN(const kernels::WindowGeometry window,
+                         resolveOutputWindow(ctx, w, filter[1], filter[2], filter[0]));
+  const kernels::ConvGeometry g{window};
   if (!quant) return makeFloatGemmKernel(ctx, g, w.activation);
-  NNHAL_TRY(checkQuant(ctx, 0));
-  NNHAL_TRY(checkOutputQuant(ctx, 0));
-  NNHAL_ASSIGN_OR_RETURN(auto multipliers, convMultipliers(ctx, 1, 2, 0, g.outDepth));
+  NNHAL_ASSIGN_OR_RETURN(auto multipliers, quantWeightedMultipliers(ctx, 0, g.outDepth));
   return makeQuantGemmKernel(ctx, g, multipliers, w.activation);
 }
 

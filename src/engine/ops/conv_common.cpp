@@ -299,9 +299,13 @@ Result<void> checkNonEmptyImage(const PrepareContext& ctx) {
   return {};
 }
 
-kernels::WindowGeometry windowGeometry(const std::vector<uint32_t>& in, uint32_t filterHeight,
-                                       uint32_t filterWidth, uint32_t outHeight, uint32_t outWidth,
-                                       uint32_t outDepth, const WindowParams& w) {
+Result<kernels::WindowGeometry> resolveOutputWindow(PrepareContext& ctx, WindowParams& w,
+                                                    uint32_t filterHeight, uint32_t filterWidth,
+                                                    uint32_t outDepth) {
+  const std::vector<uint32_t> in = ctx.input(0).dimensions;
+  uint32_t outHeight = 0, outWidth = 0;
+  NNHAL_TRY(resolveWindow(ctx, w, in[1], in[2], filterHeight, filterWidth, &outHeight, &outWidth));
+  NNHAL_TRY(ctx.setOutputShape(0, {in[0], outHeight, outWidth, outDepth}));
   kernels::WindowGeometry g;
   g.batches = in[0];
   g.inHeight = in[1];
@@ -331,6 +335,13 @@ Result<void> resolveWindow(const PrepareContext& ctx, WindowParams& w, uint32_t 
       *outWidth, resolveAxis(ctx, "width", inWidth, filterWidth, w.strideWidth, w.dilationWidth,
                              w.paddingCode, w.implicitPadding, &w.padLeft, &w.padRight));
   return {};
+}
+
+Result<std::vector<kernels::QuantizedMultiplier>> quantWeightedMultipliers(
+    const PrepareContext& ctx, uint32_t channelDim, size_t channels) {
+  NNHAL_TRY(checkQuant(ctx, 0));
+  NNHAL_TRY(checkOutputQuant(ctx, 0));
+  return convMultipliers(ctx, 1, 2, channelDim, channels);
 }
 
 Result<std::vector<kernels::QuantizedMultiplier>> convMultipliers(const PrepareContext& ctx,

@@ -120,13 +120,13 @@ Result<void> resolveWindow(const PrepareContext& ctx, WindowParams& w, uint32_t 
                            uint32_t inWidth, uint32_t filterHeight, uint32_t filterWidth,
                            uint32_t* outHeight, uint32_t* outWidth);
 
-/// The geometry of a windowed operation on NHWC input `in` ([batches, height, width,
-/// depth]; inDepth = depth) with a filterHeight x filterWidth window, the output size that
-/// resolveWindow computed, `outDepth` channels, and the leading paddings, strides and
-/// dilations of `w`.
-kernels::WindowGeometry windowGeometry(const std::vector<uint32_t>& in, uint32_t filterHeight,
-                                       uint32_t filterWidth, uint32_t outHeight, uint32_t outWidth,
-                                       uint32_t outDepth, const WindowParams& w);
+/// The window of an operation on NHWC input 0 ([batches, height, width, depth]) with a
+/// filterHeight x filterWidth filter: resolveWindow's checks and output size, then output 0's
+/// shape set to [batches, outHeight, outWidth, outDepth]. Returns the geometry (inDepth =
+/// depth, the leading paddings, strides and dilations of `w`).
+Result<kernels::WindowGeometry> resolveOutputWindow(PrepareContext& ctx, WindowParams& w,
+                                                    uint32_t filterHeight, uint32_t filterWidth,
+                                                    uint32_t outDepth);
 
 /// Prepares an operation whose input 0 and output 0 use the NCHW layout (the BOOL at
 /// `layoutInput` is true) by preparing it for NHWC with `prepareNhwc` (on a copy of the
@@ -147,6 +147,10 @@ Result<std::vector<kernels::QuantizedMultiplier>> convMultipliers(const PrepareC
                                                                   size_t filter, size_t bias,
                                                                   uint32_t channelDim,
                                                                   size_t channels);
+/// The quantized form of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED: checkQuant of input
+/// 0, checkOutputQuant of output 0, then convMultipliers of filter input 1 and bias input 2.
+Result<std::vector<kernels::QuantizedMultiplier>> quantWeightedMultipliers(
+    const PrepareContext& ctx, uint32_t channelDim, size_t channels);
 
 /// Scratch regions, each 64-byte aligned; total() includes the slack to align the base.
 class ScratchLayout {

@@ -236,17 +236,11 @@ PrepareResult prepareDepthwiseConv2D(PrepareContext& ctx) {
                            std::to_string(filter[3]));
   }
   NNHAL_TRY(checkBiasLength(ctx, filter[3]));
-  uint32_t outHeight = 0, outWidth = 0;
-  NNHAL_TRY(resolveWindow(ctx, w, in[1], in[2], filter[1], filter[2], &outHeight, &outWidth));
-  NNHAL_TRY(ctx.setOutputShape(0, {in[0], outHeight, outWidth, filter[3]}));
-
-  const kernels::DepthwiseGeometry g{
-      windowGeometry(in, filter[1], filter[2], outHeight, outWidth, filter[3], w),
-      static_cast<uint32_t>(multiplier)};
+  NNHAL_ASSIGN_OR_RETURN(const kernels::WindowGeometry window,
+                         resolveOutputWindow(ctx, w, filter[1], filter[2], filter[3]));
+  const kernels::DepthwiseGeometry g{window, static_cast<uint32_t>(multiplier)};
   if (!quant) return makeFloatKernel(ctx, g, w.activation);
-  NNHAL_TRY(checkQuant(ctx, 0));
-  NNHAL_TRY(checkOutputQuant(ctx, 0));
-  NNHAL_ASSIGN_OR_RETURN(auto multipliers, convMultipliers(ctx, 1, 2, 3, g.outDepth));
+  NNHAL_ASSIGN_OR_RETURN(auto multipliers, quantWeightedMultipliers(ctx, 3, g.outDepth));
   return makeQuantKernel(ctx, g, multipliers, w.activation);
 }
 

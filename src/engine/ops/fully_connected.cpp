@@ -49,9 +49,7 @@ PrepareResult prepareFullyConnected(PrepareContext& ctx) {
 
   const kernels::ConvGeometry g = kernels::fullyConnectedGeometry(batches, inputSize, units);
   if (!quant) return makeFloatGemmKernel(ctx, g, activation);
-  NNHAL_TRY(checkQuant(ctx, 0));
-  NNHAL_TRY(checkOutputQuant(ctx, 0));
-  NNHAL_ASSIGN_OR_RETURN(auto multipliers, convMultipliers(ctx, 1, 2, 0, units));
+  NNHAL_ASSIGN_OR_RETURN(auto multipliers, quantWeightedMultipliers(ctx, 0, units));
   return makeQuantGemmKernel(ctx, g, multipliers, activation);
 }
 

@@ -87,9 +87,8 @@ PrepareResult prepareGroupedConv2D(PrepareContext& ctx) {
   }
   const bool hasBias = ctx.hasInput(2);
   NNHAL_TRY(checkBiasLength(ctx, filter[0]));
-  uint32_t outHeight = 0, outWidth = 0;
-  NNHAL_TRY(resolveWindow(ctx, w, in[1], in[2], filter[1], filter[2], &outHeight, &outWidth));
-  NNHAL_TRY(ctx.setOutputShape(0, {in[0], outHeight, outWidth, filter[0]}));
+  NNHAL_ASSIGN_OR_RETURN(const kernels::WindowGeometry window,
+                         resolveOutputWindow(ctx, w, filter[1], filter[2], filter[0]));
 
   const size_t elementBytes = hal::sizeOfElement(type);
   const size_t filterBytes = quant ? 1 : sizeof(float);
@@ -102,13 +101,13 @@ PrepareResult prepareGroupedConv2D(PrepareContext& ctx) {
   }
 
   // One group's convolution: filter[3] input and filter[0] / numGroups output channels.
-  kernels::ConvGeometry g{
-      windowGeometry(in, filter[1], filter[2], outHeight, outWidth, filter[0] / numGroups, w)};
+  kernels::ConvGeometry g{window};
+  g.outDepth = filter[0] / numGroups;
   g.inDepth = filter[3];
 
   auto s = std::make_shared<GroupedState>();
   s->pixelsIn = size_t{in[0]} * in[1] * in[2];
-  s->pixelsOut = size_t{in[0]} * outHeight * outWidth;
+  s->pixelsOut = size_t{in[0]} * g.outHeight * g.outWidth;
   s->depthIn = in[3];
   s->depthOut = filter[0];
   s->groupIn = g.inDepth;
@@ -126,7 +125,7 @@ PrepareResult prepareGroupedConv2D(PrepareContext& ctx) {
     inputs.push_back(sliceOperand(ctx.input(1), 0, numGroups, group, filterBytes));
     inputs.push_back(hasBias ? sliceOperand(ctx.input(2), 0, numGroups, group, 4) : ctx.input(2));
     std::vector<OperandInfo> outputs{ctx.output(0)};
-    outputs[0].dimensions = {in[0], outHeight, outWidth, g.outDepth};
+    outputs[0].dimensions = {in[0], g.outHeight, g.outWidth, g.outDepth};
     PrepareContext inner(ctx.type(), std::move(inputs), std::move(outputs), ctx.relaxedFloat32());
     std::unique_ptr<Kernel> kernel;
     if (quant) {

@@ -67,14 +67,10 @@ PrepareResult preparePool(PrepareContext& ctx, PoolKind kind) {
   }
   const auto& in = ctx.input(0).dimensions;
   NNHAL_TRY(checkNonEmptyImage(ctx));
-  uint32_t outHeight = 0, outWidth = 0;
-  NNHAL_TRY(resolveWindow(ctx, w, in[1], in[2], static_cast<uint32_t>(filterHeight),
-                          static_cast<uint32_t>(filterWidth), &outHeight, &outWidth));
-  NNHAL_TRY(ctx.setOutputShape(0, {in[0], outHeight, outWidth, in[3]}));
-
-  const kernels::PoolGeometry g{windowGeometry(in, static_cast<uint32_t>(filterHeight),
-                                               static_cast<uint32_t>(filterWidth), outHeight,
-                                               outWidth, in[3], w)};
+  NNHAL_ASSIGN_OR_RETURN(const kernels::WindowGeometry window,
+                         resolveOutputWindow(ctx, w, static_cast<uint32_t>(filterHeight),
+                                             static_cast<uint32_t>(filterWidth), in[3]));
+  const kernels::PoolGeometry g{window};
   const size_t lines = g.outputLines();
   const size_t work = lines * g.outWidth * g.inDepth * g.filterHeight * g.filterWidth;
   const size_t grain =
