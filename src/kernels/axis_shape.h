@@ -9,9 +9,7 @@
 namespace nnhal::kernels {
 
 struct AxisShape {
-  size_t outer = 1;
-  size_t axisSize = 1;
-  size_t inner = 1;
+  size_t outer = 1, axisSize = 1, inner = 1;
   size_t items() const { return outer * inner; }
 };
 

@@ -16,14 +16,9 @@
 namespace nnhal::kernels {
 
 struct ProposalParams {
-  uint32_t batches = 0;
-  uint32_t height = 0;
-  uint32_t width = 0;
-  uint32_t anchors = 0;
-  float heightStride = 1.0f;
-  float widthStride = 1.0f;
-  int32_t preNmsTopN = -1;
-  int32_t postNmsTopN = -1;
+  uint32_t batches = 0, height = 0, width = 0, anchors = 0;  ///< the score map's shape
+  float heightStride = 1.0f, widthStride = 1.0f;
+  int32_t preNmsTopN = -1, postNmsTopN = -1;
   float iouThreshold = 0.0f;
   float minSize = 0.0f;
 };

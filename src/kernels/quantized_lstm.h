@@ -15,9 +15,7 @@ namespace nnhal::kernels {
 
 /// Sizes and requantization of QUANTIZED_16BIT_LSTM.
 struct Quantized16BitLstmShape {
-  size_t batch = 0;
-  size_t inputSize = 0;
-  size_t outputSize = 0;
+  size_t batch = 0, inputSize = 0, outputSize = 0;
   int32_t weightsZeroPoint = 0;
   /// Accumulator (scale input * weights) to the gates' Q3.12 format: 4096 * bias scale.
   QuantizedMultiplier accumulator;
@@ -63,10 +61,7 @@ void quantized16BitLstm(const Quantized16BitLstmShape& shape, const Quantized16B
 
 /// Effective scales and options of QUANTIZED_LSTM (computed at prepare time).
 struct QuantizedLstmParams {
-  size_t batch = 0;
-  size_t inputSize = 0;
-  size_t numUnits = 0;
-  size_t outputSize = 0;
+  size_t batch = 0, inputSize = 0, numUnits = 0, outputSize = 0;
   bool cifg = false;
   bool peephole = false;
   bool layerNorm = false;

@@ -107,11 +107,8 @@ struct LstmWeights {
 
 /// Sizes and options of one LSTM cell.
 struct LstmShape {
-  size_t batch = 0;
-  size_t inputSize = 0;
-  size_t auxSize = 0;
-  size_t cells = 0;
-  size_t outputSize = 0;
+  size_t batch = 0, inputSize = 0, auxSize = 0;
+  size_t cells = 0, outputSize = 0;
   bool cifg = false;       ///< coupled input and forget gate (input gate = 1 - forget gate)
   bool peephole = false;   ///< cellTo* weights are used
   bool layerNorm = false;  ///< gate pre-activations are layer-normalized
@@ -140,11 +137,8 @@ void lstmStep(const LstmShape& shape, const LstmWeights& w, const float* input, 
 
 /// Sizes of an SVDF layer: filters = units * rank.
 struct SvdfShape {
-  size_t batch = 0;
-  size_t inputSize = 0;
-  size_t units = 0;
-  size_t rank = 0;
-  size_t memory = 0;
+  size_t batch = 0, inputSize = 0;
+  size_t units = 0, rank = 0, memory = 0;
   RecurrentActivation activation = RecurrentActivation::kNone;
 };
 

@@ -53,59 +53,69 @@ T fromFloat(float v) {
   }
 }
 
+// Calls visit(line, inputImage, y, heightScale, widthScale) for output lines [lineBegin,
+// lineEnd): the line's batch image of the NHWC input and its output row y.
+template <typename T, typename Visit>
+void forEachOutputLine(const ResizeGeometry& g, const T* input, size_t lineBegin, size_t lineEnd,
+                       Visit&& visit) {
+  const float heightScale = resizeScale(g.inHeight, g.outHeight, g.alignCorners);
+  const float widthScale = resizeScale(g.inWidth, g.outWidth, g.alignCorners);
+  const size_t imageSize = size_t{g.inHeight} * g.inWidth * g.channels;
+  for (size_t line = lineBegin; line < lineEnd; ++line) {
+    visit(line, input + line / g.outHeight * imageSize, static_cast<uint32_t>(line % g.outHeight),
+          heightScale, widthScale);
+  }
+}
+
 }  // namespace
 
 template <typename T>
 void resizeBilinear(const ResizeGeometry& g, const T* input, size_t lineBegin, size_t lineEnd,
                     T* output) noexcept {
-  const float heightScale = resizeScale(g.inHeight, g.outHeight, g.alignCorners);
-  const float widthScale = resizeScale(g.inWidth, g.outWidth, g.alignCorners);
   const size_t channels = g.channels;
-  for (size_t line = lineBegin; line < lineEnd; ++line) {
-    const size_t b = line / g.outHeight;
-    const auto y = static_cast<uint32_t>(line % g.outHeight);
-    const Sample sy = bilinearSample(y, heightScale, g.inHeight, g.halfPixelCenters);
-    const T* row0 = input + (b * g.inHeight + sy.lower) * g.inWidth * channels;
-    const T* row1 = input + (b * g.inHeight + sy.upper) * g.inWidth * channels;
-    for (uint32_t x = 0; x < g.outWidth; ++x) {
-      const Sample sx = bilinearSample(x, widthScale, g.inWidth, g.halfPixelCenters);
-      const float w00 = (1.0f - sy.fraction) * (1.0f - sx.fraction);
-      const float w10 = sy.fraction * (1.0f - sx.fraction);
-      const float w01 = (1.0f - sy.fraction) * sx.fraction;
-      const float w11 = sy.fraction * sx.fraction;
-      const T* p00 = row0 + size_t{sx.lower} * channels;
-      const T* p01 = row0 + size_t{sx.upper} * channels;
-      const T* p10 = row1 + size_t{sx.lower} * channels;
-      const T* p11 = row1 + size_t{sx.upper} * channels;
-      T* out = output + (line * g.outWidth + x) * channels;
-      for (size_t c = 0; c < channels; ++c) {
-        const float v = static_cast<float>(p00[c]) * w00 + static_cast<float>(p10[c]) * w10 +
-                        static_cast<float>(p01[c]) * w01 + static_cast<float>(p11[c]) * w11;
-        out[c] = fromFloat<T>(v);
-      }
-    }
-  }
+  forEachOutputLine(
+      g, input, lineBegin, lineEnd,
+      [&](size_t line, const T* image, uint32_t y, float heightScale, float widthScale) {
+        const Sample sy = bilinearSample(y, heightScale, g.inHeight, g.halfPixelCenters);
+        const T* row0 = image + size_t{sy.lower} * g.inWidth * channels;
+        const T* row1 = image + size_t{sy.upper} * g.inWidth * channels;
+        for (uint32_t x = 0; x < g.outWidth; ++x) {
+          const Sample sx = bilinearSample(x, widthScale, g.inWidth, g.halfPixelCenters);
+          const float w00 = (1.0f - sy.fraction) * (1.0f - sx.fraction);
+          const float w10 = sy.fraction * (1.0f - sx.fraction);
+          const float w01 = (1.0f - sy.fraction) * sx.fraction;
+          const float w11 = sy.fraction * sx.fraction;
+          const T* p00 = row0 + size_t{sx.lower} * channels;
+          const T* p01 = row0 + size_t{sx.upper} * channels;
+          const T* p10 = row1 + size_t{sx.lower} * channels;
+          const T* p11 = row1 + size_t{sx.upper} * channels;
+          T* out = output + (line * g.outWidth + x) * channels;
+          for (size_t c = 0; c < channels; ++c) {
+            const float v = static_cast<float>(p00[c]) * w00 + static_cast<float>(p10[c]) * w10 +
+                            static_cast<float>(p01[c]) * w01 + static_cast<float>(p11[c]) * w11;
+            out[c] = fromFloat<T>(v);
+          }
+        }
+      });
 }
 
 template <typename T>
 void resizeNearestNeighbor(const ResizeGeometry& g, const T* input, size_t lineBegin,
                            size_t lineEnd, T* output) noexcept {
-  const float heightScale = resizeScale(g.inHeight, g.outHeight, g.alignCorners);
-  const float widthScale = resizeScale(g.inWidth, g.outWidth, g.alignCorners);
   const size_t channels = g.channels;
-  for (size_t line = lineBegin; line < lineEnd; ++line) {
-    const size_t b = line / g.outHeight;
-    const auto y = static_cast<uint32_t>(line % g.outHeight);
-    const uint32_t inY =
-        nearestIndex(y, heightScale, g.inHeight, g.alignCorners, g.halfPixelCenters);
-    const T* row = input + (b * g.inHeight + inY) * g.inWidth * channels;
-    for (uint32_t x = 0; x < g.outWidth; ++x) {
-      const uint32_t inX =
-          nearestIndex(x, widthScale, g.inWidth, g.alignCorners, g.halfPixelCenters);
-      std::memcpy(output + (line * g.outWidth + x) * channels, row + size_t{inX} * channels,
-                  channels * sizeof(T));
-    }
-  }
+  forEachOutputLine(
+      g, input, lineBegin, lineEnd,
+      [&](size_t line, const T* image, uint32_t y, float heightScale, float widthScale) {
+        const uint32_t inY =
+            nearestIndex(y, heightScale, g.inHeight, g.alignCorners, g.halfPixelCenters);
+        const T* row = image + size_t{inY} * g.inWidth * channels;
+        for (uint32_t x = 0; x < g.outWidth; ++x) {
+          const uint32_t inX =
+              nearestIndex(x, widthScale, g.inWidth, g.alignCorners, g.halfPixelCenters);
+          std::memcpy(output + (line * g.outWidth + x) * channels, row + size_t{inX} * channels,
+                      channels * sizeof(T));
+        }
+      });
 }
 
 template void resizeBilinear<float>(const ResizeGeometry&, const float*, size_t, size_t,

@@ -18,12 +18,9 @@
 namespace nnhal::kernels {
 
 struct ResizeGeometry {
-  uint32_t batches = 1;
-  uint32_t inHeight = 1;
-  uint32_t inWidth = 1;
-  uint32_t channels = 1;
-  uint32_t outHeight = 1;
-  uint32_t outWidth = 1;
+  uint32_t batches = 1, channels = 1;
+  uint32_t inHeight = 1, inWidth = 1;
+  uint32_t outHeight = 1, outWidth = 1;
   bool alignCorners = false;
   bool halfPixelCenters = false;
 

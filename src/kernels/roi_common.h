@@ -11,10 +11,7 @@ namespace nnhal::kernels {
 /// A 4-D tensor of logical shape [batches, height, width, depth], stored NHWC (default) or
 /// NCHW ([batches, depth, height, width]).
 struct FeatureMap {
-  uint32_t batches = 0;
-  uint32_t height = 0;
-  uint32_t width = 0;
-  uint32_t depth = 0;
+  uint32_t batches = 0, height = 0, width = 0, depth = 0;
   bool nchw = false;
 
   /// Element offset of (b, y, x, c).
