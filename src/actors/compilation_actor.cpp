@@ -6,6 +6,8 @@
 #include <new>
 #include <string>
 
+#include "common/clock.h"
+
 namespace nnhal::actors {
 
 CompilationActor::CompilationActor(std::shared_ptr<Runtime> runtime)
@@ -57,10 +59,7 @@ void CompilationActor::handle(Compile m, Lease& lease) {
                      "the preparation deadline passed during compilation");
     } else {
       outcome = std::move(*plan);
-      spdlog::debug("compiled a model in {} us",
-                    std::chrono::duration_cast<std::chrono::microseconds>(
-                        std::chrono::steady_clock::now() - start)
-                        .count());
+      spdlog::debug("compiled a model in {} us", microsecondsSince(start));
     }
   }
   lease = Lease();  // the next job may start while this one replies

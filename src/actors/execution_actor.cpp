@@ -8,20 +8,12 @@
 
 #include "actors/fenced_execution.h"
 #include "actors/request_binding.h"
+#include "common/clock.h"
 #include "common/vlog.h"
 #include "hal/validation.h"
 
 namespace nnhal::actors {
-namespace {
-
 using Clock = std::chrono::steady_clock;
-
-uint64_t microsecondsSince(Clock::time_point start, Clock::time_point end) {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(end - start).count());
-}
-
-}  // namespace
 
 ExecutionActor::ExecutionActor(std::shared_ptr<Runtime> runtime,
                                std::shared_ptr<const backend::CompiledModel> compiled,
@@ -186,10 +178,10 @@ Result<ExecutionResult> ExecutionActor::runCompiled(const Request& request,
   }
   if (shapes) {
     NNHAL_VLOG(Execution, "execution done in {} us ({} us in the driver)",
-               microsecondsSince(deviceStart, deviceEnd), microsecondsSince(start, deviceEnd));
+               microsecondsBetween(deviceStart, deviceEnd), microsecondsBetween(start, deviceEnd));
   } else {
     NNHAL_VLOG(Execution, "execution failed after {} us: {} ({})",
-               microsecondsSince(deviceStart, deviceEnd), shapes.error().message,
+               microsecondsBetween(deviceStart, deviceEnd), shapes.error().message,
                toString(shapes.error().status));
   }
   if (deviceEnd - deviceStart < kQuickRun) {
@@ -211,10 +203,10 @@ Result<ExecutionResult> ExecutionActor::runCompiled(const Request& request,
     // The device's own clock where the backend has one (never more than execute() took).
     result.timing.timeOnDevice =
         measuredOnDevice.count() < 0
-            ? microsecondsSince(deviceStart, deviceEnd)
-            : std::min(microsecondsSince(deviceStart, deviceEnd),
+            ? microsecondsBetween(deviceStart, deviceEnd)
+            : std::min(microsecondsBetween(deviceStart, deviceEnd),
                        static_cast<uint64_t>(measuredOnDevice.count() / 1000));
-    result.timing.timeInDriver = microsecondsSince(start, Clock::now());
+    result.timing.timeInDriver = microsecondsSince(start);
   }
   return result;
 }

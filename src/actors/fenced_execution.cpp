@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 
+#include "common/clock.h"
 #include "hal/operand_utils.h"
 #include "hal/validation.h"
 
@@ -17,11 +18,6 @@ namespace nnhal::actors {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-uint64_t microsecondsBetween(Clock::time_point from, Clock::time_point to) {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(to - from).count());
-}
 
 std::string dimensionsText(const std::vector<uint32_t>& dims) {
   std::string text = "[";

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "common/clock.h"
 #include "common/vlog.h"
 #include "engine/arena_planner.h"
 #include "engine/float16_adapter.h"
@@ -423,10 +424,7 @@ Result<std::unique_ptr<ExecutionPlan>> compile(Model model, const CompileOptions
   }
   NNHAL_VLOG(Compilation, "compiled: {} steps in main, arena {} bytes, {} in {} us",
              plan->main().steps.size(), plan->main().arenaBytes,
-             plan->main().fullyStatic ? "static plan" : "interpreted",
-             std::chrono::duration_cast<std::chrono::microseconds>(
-                 std::chrono::steady_clock::now() - start)
-                 .count());
+             plan->main().fullyStatic ? "static plan" : "interpreted", microsecondsSince(start));
   return plan;
 }
 

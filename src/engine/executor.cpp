@@ -7,6 +7,7 @@
 #include <string>
 #include <variant>
 
+#include "common/clock.h"
 #include "common/vlog.h"
 #include "engine/arena_budget.h"
 #include "engine/interpreter.h"
@@ -162,9 +163,7 @@ Result<std::vector<OutputShape>> executeStatic(const ExecutionPlan& plan, const 
     if (vlogStep) {
       NNHAL_VLOG(Cpuexe, "operation {} ({} inputs, {} outputs): {} in {} us", toString(step.type),
                  step.inputs.size(), step.outputs.size(), ran ? "done" : "failed",
-                 std::chrono::duration_cast<std::chrono::microseconds>(
-                     std::chrono::steady_clock::now() - stepStart)
-                     .count());
+                 microsecondsSince(stepStart));
     }
     if (ran && stop.stopped()) {  // the kernel stopped midway: its outputs are incomplete
       return std::unexpected(stop.error("during " + operationName(step.type, plan.model)));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/clock.h"
 #include "common/vlog.h"
 #include "hal/file_pool_staging.h"
 #include "ipc/daemon/server_counters.h"
@@ -167,10 +168,7 @@ BurstResult BurstListener::handle(std::span<const FmqRequestDatum> packet,
   BurstResult out = toBurstResult(result);
   if (result && request->measure == MeasureTiming::YES) {
     // A burst's timeInDriver runs from the dequeue of the request to the result.
-    const auto inDriver =
-        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - received).count();
-    out.timing.timeInDriver =
-        std::max<uint64_t>(static_cast<uint64_t>(inDriver), out.timing.timeOnDevice);
+    out.timing.timeInDriver = std::max(microsecondsSince(received), out.timing.timeOnDevice);
   }
   return out;
 }
