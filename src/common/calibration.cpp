@@ -59,47 +59,55 @@ Result<PerformanceInfo> performanceFrom(const json& j, const char* what) {
 
 }  // namespace
 
-Result<void> computePerformance(Calibration* c) {
-  // The worst ratio of each kind: a device never claims more than a workload showed.
+namespace {
+
+/// The worst ratio of each kind over the workloads: {ms / referenceMs, one-thread time /
+/// referenceOneThreadMs}, where the one-thread time is oneThreadMs when `oneThreadMeasured`
+/// (the CPU device, which runs with one kernel thread too) and ms otherwise. A workload with
+/// a needed time that is not positive and finite is refused.
+struct WorstRatios {
   std::optional<PerformanceInfo> quantized, float32;
-  for (const WorkloadTiming& w : c->workloads) {
-    if (!positive(w.ms) || !positive(w.referenceMs) || !positive(w.oneThreadMs) ||
+};
+
+Result<WorstRatios> worstRatios(const Calibration& c, bool oneThreadMeasured) {
+  WorstRatios r;
+  for (const WorkloadTiming& w : c.workloads) {
+    const double oneThreadMs = oneThreadMeasured ? w.oneThreadMs : w.ms;
+    if (!positive(w.ms) || !positive(w.referenceMs) || !positive(oneThreadMs) ||
         !positive(w.referenceOneThreadMs)) {
       return invalidArgument("calibration: workload '" + w.name +
                              "' has a time that is not positive and finite");
     }
     const PerformanceInfo ratio{static_cast<float>(w.ms / w.referenceMs),
-                                static_cast<float>(w.oneThreadMs / w.referenceOneThreadMs)};
-    std::optional<PerformanceInfo>& kind = w.quantized ? quantized : float32;
+                                static_cast<float>(oneThreadMs / w.referenceOneThreadMs)};
+    std::optional<PerformanceInfo>& kind = w.quantized ? r.quantized : r.float32;
     kind = kind ? worst(*kind, ratio) : ratio;
   }
-  if (!quantized || !float32) {
+  return r;
+}
+
+}  // namespace
+
+Result<void> computePerformance(Calibration* c) {
+  // The worst ratio of each kind: a device never claims more than a workload showed.
+  NNHAL_ASSIGN_OR_RETURN(const WorstRatios r, worstRatios(*c, true));
+  if (!r.quantized || !r.float32) {
     return invalidArgument("calibration: needs a quantized and a float workload");
   }
-  c->quantized = *quantized;
-  c->float32 = *float32;
-  c->unmeasured = worst(worst(*quantized, *float32), PerformanceInfo{1.0f, 1.0f});
+  c->quantized = *r.quantized;
+  c->float32 = *r.float32;
+  c->unmeasured = worst(worst(*r.quantized, *r.float32), PerformanceInfo{1.0f, 1.0f});
   return {};
 }
 
 Result<void> computeGpuPerformance(Calibration* c) {
-  std::optional<PerformanceInfo> quantized, float32;
-  for (const WorkloadTiming& w : c->workloads) {
-    if (!positive(w.ms) || !positive(w.referenceMs) || !positive(w.referenceOneThreadMs)) {
-      return invalidArgument("calibration: workload '" + w.name +
-                             "' has a time that is not positive and finite");
-    }
-    const PerformanceInfo ratio{static_cast<float>(w.ms / w.referenceMs),
-                                static_cast<float>(w.ms / w.referenceOneThreadMs)};
-    std::optional<PerformanceInfo>& kind = w.quantized ? quantized : float32;
-    kind = kind ? worst(*kind, ratio) : ratio;
-  }
-  if (!float32) return invalidArgument("calibration: needs a float workload");
-  c->float32 = *float32;
+  NNHAL_ASSIGN_OR_RETURN(const WorstRatios r, worstRatios(*c, false));
+  if (!r.float32) return invalidArgument("calibration: needs a float workload");
+  c->float32 = *r.float32;
   const float unmeasured = std::numeric_limits<float>::max();
-  c->quantized = quantized.value_or(PerformanceInfo{unmeasured, unmeasured});
-  c->unmeasured =
-      worst(quantized ? worst(*quantized, *float32) : *float32, PerformanceInfo{1.0f, 1.0f});
+  c->quantized = r.quantized.value_or(PerformanceInfo{unmeasured, unmeasured});
+  c->unmeasured = worst(r.quantized ? worst(*r.quantized, *r.float32) : *r.float32,
+                        PerformanceInfo{1.0f, 1.0f});
   return {};
 }
 

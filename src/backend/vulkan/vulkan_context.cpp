@@ -13,6 +13,18 @@
 namespace nnhal::backend::vulkan {
 namespace {
 
+/// Vulkan's two-call enumeration: get(&count, nullptr) for the count, then get(&count, items)
+/// for at most that many items (fewer when the set shrank in between).
+template <typename T, typename Get>
+std::vector<T> enumerated(Get&& get) {
+  uint32_t count = 0;
+  get(&count, nullptr);
+  std::vector<T> items(count);
+  get(&count, items.data());
+  items.resize(count);
+  return items;
+}
+
 // SPIR-V of shaders/*.comp, compiled by glslc at build time (CMakeLists.txt).
 constexpr uint32_t kBinarySpirv[] = {
 #include "binary.spv.inc"
@@ -126,10 +138,10 @@ Result<VkInstance> createInstance(bool validation, bool& validationEnabled) {
   std::vector<const char*> extensions;
   validationEnabled = false;
   if (validation) {
-    uint32_t count = 0;
-    vkEnumerateInstanceLayerProperties(&count, nullptr);
-    std::vector<VkLayerProperties> available(count);
-    vkEnumerateInstanceLayerProperties(&count, available.data());
+    const auto available =
+        enumerated<VkLayerProperties>([](uint32_t* count, VkLayerProperties* items) {
+          return vkEnumerateInstanceLayerProperties(count, items);
+        });
     const bool present = std::any_of(available.begin(), available.end(), [](const auto& l) {
       return std::strcmp(l.layerName, "VK_LAYER_KHRONOS_validation") == 0;
     });
@@ -159,15 +171,14 @@ Result<VkInstance> createInstance(bool validation, bool& validationEnabled) {
   return instance;
 }
 
-/// A compute-capable queue family, or nullopt.
 std::vector<VkQueueFamilyProperties> queueFamilies(VkPhysicalDevice device) {
-  uint32_t count = 0;
-  vkGetPhysicalDeviceQueueFamilyProperties(device, &count, nullptr);
-  std::vector<VkQueueFamilyProperties> families(count);
-  vkGetPhysicalDeviceQueueFamilyProperties(device, &count, families.data());
-  return families;
+  return enumerated<VkQueueFamilyProperties>(
+      [device](uint32_t* count, VkQueueFamilyProperties* items) {
+        vkGetPhysicalDeviceQueueFamilyProperties(device, count, items);
+      });
 }
 
+/// A compute-capable queue family, or nullopt.
 std::optional<uint32_t> computeFamily(VkPhysicalDevice device) {
   const std::vector<VkQueueFamilyProperties> families = queueFamilies(device);
   for (uint32_t k = 0; k < families.size(); ++k) {
@@ -203,12 +214,9 @@ PhysicalDeviceDescription describe(VkPhysicalDevice device, uint32_t index) {
 }
 
 std::vector<VkPhysicalDevice> physicalDevices(VkInstance instance) {
-  uint32_t count = 0;
-  vkEnumeratePhysicalDevices(instance, &count, nullptr);
-  std::vector<VkPhysicalDevice> devices(count);
-  vkEnumeratePhysicalDevices(instance, &count, devices.data());
-  devices.resize(count);
-  return devices;
+  return enumerated<VkPhysicalDevice>([instance](uint32_t* count, VkPhysicalDevice* items) {
+    return vkEnumeratePhysicalDevices(instance, count, items);
+  });
 }
 
 /// The device `choice` names among `all` (see vulkan_context.h), or an error listing them.
