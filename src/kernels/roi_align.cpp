@@ -100,34 +100,32 @@ bool roiAlignFloat(const RoiAlignParams& p, const float* input, const float* roi
   const FeatureMap out = p.output(numRois);
   const size_t inStride = in.channelStride();
   const size_t outStride = out.channelStride();
-  for (size_t r = roiBegin; r < roiEnd; ++r) {
-    const float* roi = rois + r * 4;
-    const int32_t batch = batchIds[r];
-    if (batch < 0 || static_cast<uint32_t>(batch) >= in.batches) return false;
-    if (!floatRoiValid(p, roi)) return false;
-    const RoiBins bins = makeBins(p, roi[0] * p.widthScale, roi[1] * p.heightScale,
-                                  roi[2] * p.widthScale, roi[3] * p.heightScale);
-    const auto samples = static_cast<float>(bins.xSamples * bins.ySamples);
-    for (uint32_t i = 0; i < p.outHeight; ++i) {
-      for (uint32_t j = 0; j < p.outWidth; ++j) {
-        float* pixel = output + out.offset(static_cast<uint32_t>(r), i, j, 0);
-        for (uint32_t c0 = 0; c0 < in.depth; c0 += kChannelBlock) {
-          const uint32_t n = std::min(kChannelBlock, in.depth - c0);
-          float acc[kChannelBlock] = {};
-          forEachSample(in, static_cast<uint32_t>(batch), bins, i, j, [&](const Sample& s) {
-            for (uint32_t k = 0; k < n; ++k) {
-              const size_t channel = (c0 + k) * inStride;
-              float value = 0.0f;
-              for (int t = 0; t < 4; ++t) value += s.weights[t] * input[s.offsets[t] + channel];
-              acc[k] += value;
+  return forEachRoi(
+      in, rois, batchIds, roiBegin, roiEnd, [&](uint32_t r, uint32_t batch, const float* roi) {
+        if (!floatRoiValid(p, roi)) return false;
+        const RoiBins bins = makeBins(p, roi[0] * p.widthScale, roi[1] * p.heightScale,
+                                      roi[2] * p.widthScale, roi[3] * p.heightScale);
+        const auto samples = static_cast<float>(bins.xSamples * bins.ySamples);
+        for (uint32_t i = 0; i < p.outHeight; ++i) {
+          for (uint32_t j = 0; j < p.outWidth; ++j) {
+            float* pixel = output + out.offset(static_cast<uint32_t>(r), i, j, 0);
+            for (uint32_t c0 = 0; c0 < in.depth; c0 += kChannelBlock) {
+              const uint32_t n = std::min(kChannelBlock, in.depth - c0);
+              float acc[kChannelBlock] = {};
+              forEachSample(in, static_cast<uint32_t>(batch), bins, i, j, [&](const Sample& s) {
+                for (uint32_t k = 0; k < n; ++k) {
+                  const size_t channel = (c0 + k) * inStride;
+                  float value = 0.0f;
+                  for (int t = 0; t < 4; ++t) value += s.weights[t] * input[s.offsets[t] + channel];
+                  acc[k] += value;
+                }
+              });
+              for (uint32_t k = 0; k < n; ++k) pixel[(c0 + k) * outStride] = acc[k] / samples;
             }
-          });
-          for (uint32_t k = 0; k < n; ++k) pixel[(c0 + k) * outStride] = acc[k] / samples;
+          }
         }
-      }
-    }
-  }
-  return true;
+        return true;
+      });
 }
 
 template <typename T>
@@ -140,63 +138,61 @@ bool roiAlignQuant(const RoiAlignParams& p, const RoiAlignQuant& q, const T* inp
   const size_t outStride = out.channelStride();
   constexpr int32_t kMin = std::numeric_limits<T>::min();
   constexpr int32_t kMax = std::numeric_limits<T>::max();
-  for (size_t r = roiBegin; r < roiEnd; ++r) {
-    const uint16_t* roi = rois + r * 4;
-    const int32_t batch = batchIds[r];
-    if (batch < 0 || static_cast<uint32_t>(batch) >= in.batches) return false;
-    const float x1 = static_cast<float>(roi[0]) * p.widthScale * 0.125f;
-    const float y1 = static_cast<float>(roi[1]) * p.heightScale * 0.125f;
-    const float x2 = static_cast<float>(roi[2]) * p.widthScale * 0.125f;
-    const float y2 = static_cast<float>(roi[3]) * p.heightScale * 0.125f;
-    const auto width = static_cast<float>(in.width);
-    const auto height = static_cast<float>(in.height);
-    if (!(x1 <= width && y1 <= height && x2 <= width && y2 <= height && x1 <= x2 && y1 <= y2)) {
-      return false;
-    }
-    const RoiBins bins = makeBins(p, x1, y1, x2, y2);
-    const auto samples = static_cast<float>(uint64_t{bins.xSamples} * bins.ySamples);
-    const float real = q.inputScale * kWeightScale / q.outputScale / samples;
-    QuantizedMultiplier multiplier;
-    if (!(real < 1.0f) || !quantizeMultiplier(real, &multiplier)) return false;
-    for (uint32_t i = 0; i < p.outHeight; ++i) {
-      for (uint32_t j = 0; j < p.outWidth; ++j) {
-        T* pixel = output + out.offset(static_cast<uint32_t>(r), i, j, 0);
-        for (uint32_t c0 = 0; c0 < in.depth; c0 += kChannelBlock) {
-          const uint32_t n = std::min(kChannelBlock, in.depth - c0);
-          // A sample adds at most 4 * 255 * 255; past ~8000 samples per value the sum leaves
-          // int32 and is requantized in floating point instead.
-          int64_t acc[kChannelBlock] = {};
-          forEachSample(in, static_cast<uint32_t>(batch), bins, i, j, [&](const Sample& s) {
-            int32_t weights[4];
-            for (int t = 0; t < 4; ++t) {
-              weights[t] = static_cast<int32_t>(std::round(s.weights[t] / kWeightScale));
-            }
-            for (uint32_t k = 0; k < n; ++k) {
-              const size_t channel = (c0 + k) * inStride;
-              int32_t value = 0;
-              for (int t = 0; t < 4; ++t) {
-                value += weights[t] *
-                         (static_cast<int32_t>(input[s.offsets[t] + channel]) - q.inputZeroPoint);
+  return forEachRoi(
+      in, rois, batchIds, roiBegin, roiEnd, [&](uint32_t r, uint32_t batch, const uint16_t* roi) {
+        const float x1 = static_cast<float>(roi[0]) * p.widthScale * 0.125f;
+        const float y1 = static_cast<float>(roi[1]) * p.heightScale * 0.125f;
+        const float x2 = static_cast<float>(roi[2]) * p.widthScale * 0.125f;
+        const float y2 = static_cast<float>(roi[3]) * p.heightScale * 0.125f;
+        const auto width = static_cast<float>(in.width);
+        const auto height = static_cast<float>(in.height);
+        if (!(x1 <= width && y1 <= height && x2 <= width && y2 <= height && x1 <= x2 && y1 <= y2)) {
+          return false;
+        }
+        const RoiBins bins = makeBins(p, x1, y1, x2, y2);
+        const auto samples = static_cast<float>(uint64_t{bins.xSamples} * bins.ySamples);
+        const float real = q.inputScale * kWeightScale / q.outputScale / samples;
+        QuantizedMultiplier multiplier;
+        if (!(real < 1.0f) || !quantizeMultiplier(real, &multiplier)) return false;
+        for (uint32_t i = 0; i < p.outHeight; ++i) {
+          for (uint32_t j = 0; j < p.outWidth; ++j) {
+            T* pixel = output + out.offset(static_cast<uint32_t>(r), i, j, 0);
+            for (uint32_t c0 = 0; c0 < in.depth; c0 += kChannelBlock) {
+              const uint32_t n = std::min(kChannelBlock, in.depth - c0);
+              // A sample adds at most 4 * 255 * 255; past ~8000 samples per value the sum leaves
+              // int32 and is requantized in floating point instead.
+              int64_t acc[kChannelBlock] = {};
+              forEachSample(in, static_cast<uint32_t>(batch), bins, i, j, [&](const Sample& s) {
+                int32_t weights[4];
+                for (int t = 0; t < 4; ++t) {
+                  weights[t] = static_cast<int32_t>(std::round(s.weights[t] / kWeightScale));
+                }
+                for (uint32_t k = 0; k < n; ++k) {
+                  const size_t channel = (c0 + k) * inStride;
+                  int32_t value = 0;
+                  for (int t = 0; t < 4; ++t) {
+                    value += weights[t] * (static_cast<int32_t>(input[s.offsets[t] + channel]) -
+                                           q.inputZeroPoint);
+                  }
+                  acc[k] += value;
+                }
+              });
+              for (uint32_t k = 0; k < n; ++k) {
+                int64_t v = 0;
+                if (acc[k] >= std::numeric_limits<int32_t>::min() &&
+                    acc[k] <= std::numeric_limits<int32_t>::max()) {
+                  v = multiplyByQuantizedMultiplier(static_cast<int32_t>(acc[k]), multiplier);
+                } else {
+                  v = std::llround(static_cast<double>(acc[k]) * real);
+                }
+                v += q.outputZeroPoint;
+                pixel[(c0 + k) * outStride] = static_cast<T>(std::clamp<int64_t>(v, kMin, kMax));
               }
-              acc[k] += value;
             }
-          });
-          for (uint32_t k = 0; k < n; ++k) {
-            int64_t v = 0;
-            if (acc[k] >= std::numeric_limits<int32_t>::min() &&
-                acc[k] <= std::numeric_limits<int32_t>::max()) {
-              v = multiplyByQuantizedMultiplier(static_cast<int32_t>(acc[k]), multiplier);
-            } else {
-              v = std::llround(static_cast<double>(acc[k]) * real);
-            }
-            v += q.outputZeroPoint;
-            pixel[(c0 + k) * outStride] = static_cast<T>(std::clamp<int64_t>(v, kMin, kMax));
           }
         }
-      }
-    }
-  }
-  return true;
+        return true;
+      });
 }
 
 template bool roiAlignQuant<uint8_t>(const RoiAlignParams&, const RoiAlignQuant&, const uint8_t*,

@@ -24,6 +24,20 @@ struct FeatureMap {
   size_t elements() const { return size_t{batches} * height * width * depth; }
 };
 
+/// Calls visit(r, batch, roi) for rois [roiBegin, roiEnd), roi = rois + 4 r (x1, y1, x2, y2)
+/// and batch = batchIds[r]. Returns false at the first roi whose batch index is outside the
+/// input's batches or whose visit returns false (a malformed roi); true otherwise.
+template <typename R, typename Visit>
+bool forEachRoi(const FeatureMap& input, const R* rois, const int32_t* batchIds, size_t roiBegin,
+                size_t roiEnd, Visit&& visit) {
+  for (size_t r = roiBegin; r < roiEnd; ++r) {
+    const int32_t batch = batchIds[r];
+    if (batch < 0 || static_cast<uint32_t>(batch) >= input.batches) return false;
+    if (!visit(static_cast<uint32_t>(r), static_cast<uint32_t>(batch), rois + r * 4)) return false;
+  }
+  return true;
+}
+
 /// What ROI_ALIGN and ROI_POOLING share: the feature map, the outHeight x outWidth bins of
 /// each roi, and the scale from image pixels (the rois' unit) to feature-map pixels.
 struct RoiWindow {
