@@ -31,40 +31,57 @@ void packFilter(const TransposeConvGeometry& g, const Src* filter, Dst* packed, 
   }
 }
 
+// Visits output rows [rowBegin, rowEnd) pixel by pixel: start(out) with the pixel's outDepth
+// outputs, then tap(out, inputPixel, tap) for every input pixel and filter tap (i * filterWidth +
+// j) that reach it, then finish(out).
+template <typename In, typename Out, typename Start, typename Tap, typename Finish>
+void forEachOutputPixel(const TransposeConvGeometry& g, const In* input, size_t rowBegin,
+                        size_t rowEnd, Out* output, Start&& start, Tap&& tap, Finish&& finish) {
+  const size_t depth = g.inDepth, outDepth = g.outDepth;
+  for (size_t row = rowBegin; row < rowEnd; ++row) {
+    const auto y = static_cast<uint32_t>(row % g.outHeight);
+    const In* image = input + row / g.outHeight * g.inHeight * g.inWidth * depth;
+    for (uint32_t x = 0; x < g.outWidth; ++x) {
+      Out* out = output + (row * g.outWidth + x) * outDepth;
+      start(out);
+      forEachTap(y, g.padTop, g.strideHeight, g.filterHeight, g.inHeight, [&](size_t i, size_t h) {
+        forEachTap(x, g.padLeft, g.strideWidth, g.filterWidth, g.inWidth, [&](size_t j, size_t w) {
+          tap(out, image + (h * g.inWidth + w) * depth, i * g.filterWidth + j);
+        });
+      });
+      finish(out);
+    }
+  }
+}
+
 template <typename T>
 void quantRows(const TransposeConvGeometry& g, const T* input, const TransposeConvQuantParams& p,
                size_t rowBegin, size_t rowEnd, uint32_t* acc, T* output) {
   const size_t depth = g.inDepth, outDepth = g.outDepth;
-  for (size_t row = rowBegin; row < rowEnd; ++row) {
-    const size_t b = row / g.outHeight;
-    const auto y = static_cast<uint32_t>(row % g.outHeight);
-    const T* image = input + b * g.inHeight * g.inWidth * depth;
-    T* outRow = output + row * g.outWidth * outDepth;
-    for (uint32_t x = 0; x < g.outWidth; ++x) {
-      for (size_t k = 0; k < outDepth; ++k) {
-        acc[k] = p.bias != nullptr ? static_cast<uint32_t>(p.bias[k]) : 0u;
-      }
-      forEachTap(y, g.padTop, g.strideHeight, g.filterHeight, g.inHeight, [&](size_t i, size_t h) {
-        forEachTap(x, g.padLeft, g.strideWidth, g.filterWidth, g.inWidth, [&](size_t j, size_t w) {
-          const T* pixel = image + (h * g.inWidth + w) * depth;
-          const int16_t* taps = p.packed + (i * g.filterWidth + j) * depth * outDepth;
-          for (size_t d = 0; d < depth; ++d) {
-            const int32_t xv = static_cast<int32_t>(pixel[d]) - p.inputZeroPoint;
-            const int16_t* wv = taps + d * outDepth;
-            for (size_t k = 0; k < outDepth; ++k) {
-              acc[k] += static_cast<uint32_t>(xv * static_cast<int32_t>(wv[k]));
-            }
+  forEachOutputPixel(
+      g, input, rowBegin, rowEnd, output,
+      [&](T*) {
+        for (size_t k = 0; k < outDepth; ++k) {
+          acc[k] = p.bias != nullptr ? static_cast<uint32_t>(p.bias[k]) : 0u;
+        }
+      },
+      [&](T*, const T* pixel, size_t tap) {
+        const int16_t* taps = p.packed + tap * depth * outDepth;
+        for (size_t d = 0; d < depth; ++d) {
+          const int32_t xv = static_cast<int32_t>(pixel[d]) - p.inputZeroPoint;
+          const int16_t* wv = taps + d * outDepth;
+          for (size_t k = 0; k < outDepth; ++k) {
+            acc[k] += static_cast<uint32_t>(xv * static_cast<int32_t>(wv[k]));
           }
-        });
+        }
+      },
+      [&](T* out) {
+        for (size_t k = 0; k < outDepth; ++k) {
+          int32_t v = multiplyByQuantizedMultiplier(static_cast<int32_t>(acc[k]), p.multipliers[k]);
+          v = std::clamp(v + p.outputZeroPoint, p.outputMin, p.outputMax);
+          out[k] = static_cast<T>(v);
+        }
       });
-      T* out = outRow + size_t{x} * outDepth;
-      for (size_t k = 0; k < outDepth; ++k) {
-        int32_t v = multiplyByQuantizedMultiplier(static_cast<int32_t>(acc[k]), p.multipliers[k]);
-        v = std::clamp(v + p.outputZeroPoint, p.outputMin, p.outputMax);
-        out[k] = static_cast<T>(v);
-      }
-    }
-  }
 }
 
 }  // namespace
@@ -91,31 +108,22 @@ void transposeConvFloat(const TransposeConvGeometry& g, const float* input, cons
                         const float* bias, float outputMin, float outputMax, size_t rowBegin,
                         size_t rowEnd, float* output) noexcept {
   const size_t depth = g.inDepth, outDepth = g.outDepth;
-  for (size_t row = rowBegin; row < rowEnd; ++row) {
-    const size_t b = row / g.outHeight;
-    const auto y = static_cast<uint32_t>(row % g.outHeight);
-    const float* image = input + b * g.inHeight * g.inWidth * depth;
-    float* outRow = output + row * g.outWidth * outDepth;
-    for (uint32_t x = 0; x < g.outWidth; ++x) {
-      float* out = outRow + size_t{x} * outDepth;
-      for (size_t k = 0; k < outDepth; ++k) out[k] = 0.0f;
-      forEachTap(y, g.padTop, g.strideHeight, g.filterHeight, g.inHeight, [&](size_t i, size_t h) {
-        forEachTap(x, g.padLeft, g.strideWidth, g.filterWidth, g.inWidth, [&](size_t j, size_t w) {
-          const float* pixel = image + (h * g.inWidth + w) * depth;
-          const float* taps = packed + (i * g.filterWidth + j) * depth * outDepth;
-          for (size_t d = 0; d < depth; ++d) {
-            const float xv = pixel[d];
-            const float* wv = taps + d * outDepth;
-            for (size_t k = 0; k < outDepth; ++k) out[k] += xv * wv[k];
-          }
-        });
+  forEachOutputPixel(
+      g, input, rowBegin, rowEnd, output, [&](float* out) { std::fill(out, out + outDepth, 0.0f); },
+      [&](float* out, const float* pixel, size_t tap) {
+        const float* taps = packed + tap * depth * outDepth;
+        for (size_t d = 0; d < depth; ++d) {
+          const float xv = pixel[d];
+          const float* wv = taps + d * outDepth;
+          for (size_t k = 0; k < outDepth; ++k) out[k] += xv * wv[k];
+        }
+      },
+      [&](float* out) {
+        for (size_t k = 0; k < outDepth; ++k) {
+          const float v = bias != nullptr ? out[k] + bias[k] : out[k];
+          out[k] = std::min(std::max(v, outputMin), outputMax);
+        }
       });
-      for (size_t k = 0; k < outDepth; ++k) {
-        const float v = bias != nullptr ? out[k] + bias[k] : out[k];
-        out[k] = std::min(std::max(v, outputMin), outputMax);
-      }
-    }
-  }
 }
 
 void transposeConvQuant(const TransposeConvGeometry& g, const uint8_t* input,
