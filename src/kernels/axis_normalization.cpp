@@ -7,18 +7,6 @@
 namespace nnhal::kernels {
 namespace {
 
-/// First element and element stride of work item w.
-struct Vector {
-  size_t first;
-  size_t stride;
-};
-
-Vector vectorOf(const AxisShape& s, size_t w) {
-  const size_t outer = w / s.inner;
-  const size_t inner = w % s.inner;
-  return {outer * s.axisSize * s.inner + inner, s.inner};
-}
-
 template <typename T>
 T clampTo(double value) {
   const double lo = std::numeric_limits<T>::min();
@@ -32,7 +20,7 @@ void l2NormalizeFloat32(const float* in, float* out, const AxisShape& shape, siz
                         size_t end) noexcept {
   constexpr double kEpsilon = 1e-6;
   for (size_t w = begin; w < end; ++w) {
-    const auto [first, stride] = vectorOf(shape, w);
+    const size_t first = shape.first(w), stride = shape.inner;
     double sum = 0.0;
     for (size_t i = 0; i < shape.axisSize; ++i) {
       const double x = in[first + i * stride];
@@ -50,7 +38,7 @@ template <typename T>
 void l2NormalizeQuant8(const T* in, T* out, const AxisShape& shape, int32_t inputZeroPoint,
                        int32_t outputZeroPoint, size_t begin, size_t end) noexcept {
   for (size_t w = begin; w < end; ++w) {
-    const auto [first, stride] = vectorOf(shape, w);
+    const size_t first = shape.first(w), stride = shape.inner;
     int64_t sum = 0;
     for (size_t i = 0; i < shape.axisSize; ++i) {
       const int64_t d = int64_t{in[first + i * stride]} - inputZeroPoint;
@@ -75,7 +63,7 @@ void localResponseNormFloat32(const float* in, float* out, const AxisShape& shap
                               size_t end) noexcept {
   const auto size = static_cast<int64_t>(shape.axisSize);
   for (size_t w = begin; w < end; ++w) {
-    const auto [first, stride] = vectorOf(shape, w);
+    const size_t first = shape.first(w), stride = shape.inner;
     for (int64_t i = 0; i < size; ++i) {
       const int64_t lo = std::max<int64_t>(0, i - params.radius);
       const int64_t hi = std::min<int64_t>(size, i + params.radius + 1);
@@ -95,7 +83,7 @@ void localResponseNormFloat32(const float* in, float* out, const AxisShape& shap
 void logSoftmaxFloat32(const float* in, float* out, const AxisShape& shape, float beta,
                        size_t begin, size_t end) noexcept {
   for (size_t w = begin; w < end; ++w) {
-    const auto [first, stride] = vectorOf(shape, w);
+    const size_t first = shape.first(w), stride = shape.inner;
     float maxValue = -std::numeric_limits<float>::infinity();
     for (size_t i = 0; i < shape.axisSize; ++i)
       maxValue = std::max(maxValue, in[first + i * stride]);

@@ -11,6 +11,8 @@ namespace nnhal::kernels {
 struct AxisShape {
   size_t outer = 1, axisSize = 1, inner = 1;
   size_t items() const { return outer * inner; }
+  /// Index of work item w's first element; its elements are inner apart.
+  size_t first(size_t w) const { return (w / inner) * axisSize * inner + w % inner; }
 };
 
 }  // namespace nnhal::kernels

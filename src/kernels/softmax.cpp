@@ -9,10 +9,9 @@ namespace nnhal::kernels {
 
 void softmaxFloat32(const float* in, float* out, const AxisShape& shape, float beta, size_t begin,
                     size_t end) noexcept {
-  const size_t n = shape.axisSize;
-  const size_t step = shape.inner;
+  const size_t n = shape.axisSize, step = shape.inner;
   for (size_t w = begin; w < end; ++w) {
-    const size_t base = (w / step) * n * step + (w % step);
+    const size_t base = shape.first(w);
     const float* x = in + base;
     float* y = out + base;
     float maxValue = -std::numeric_limits<float>::infinity();
@@ -45,10 +44,9 @@ void softmaxQuant8(const T* in, T* out, const AxisShape& shape, const SoftmaxExp
   constexpr int32_t kMax = std::numeric_limits<T>::max();
   constexpr int32_t kOutputZeroPoint = kMin;  // 0 for uint8_t, -128 for int8_t
   constexpr float kOutputScale = 1.0f / 256.0f;
-  const size_t n = shape.axisSize;
-  const size_t step = shape.inner;
+  const size_t n = shape.axisSize, step = shape.inner;
   for (size_t w = begin; w < end; ++w) {
-    const size_t base = (w / step) * n * step + (w % step);
+    const size_t base = shape.first(w);
     const T* x = in + base;
     T* y = out + base;
     int32_t maxValue = kMin;
