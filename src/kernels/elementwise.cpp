@@ -165,26 +165,42 @@ void mulInt32(const int32_t* a, const int32_t* b, int32_t* out, const BroadcastL
   });
 }
 
+namespace {
+
+// The fields QuantAddParams and QuantMulParams share (input offsets, output zero point and
+// clamp), or nullopt when a scale is not positive and finite.
+template <typename Params>
+std::optional<Params> binaryParams(float scale1, int32_t zeroPoint1, float scale2,
+                                   int32_t zeroPoint2, float outputScale, int32_t outputZeroPoint,
+                                   int32_t outputMin, int32_t outputMax) {
+  if (!validScale(scale1) || !validScale(scale2) || !validScale(outputScale)) return std::nullopt;
+  Params p;
+  p.inputOffset1 = -zeroPoint1;
+  p.inputOffset2 = -zeroPoint2;
+  p.outputZeroPoint = outputZeroPoint;
+  p.outputMin = outputMin;
+  p.outputMax = outputMax;
+  return p;
+}
+
+}  // namespace
+
 std::optional<QuantAddParams> makeQuantAddParams(float scale1, int32_t zeroPoint1, float scale2,
                                                  int32_t zeroPoint2, float outputScale,
                                                  int32_t outputZeroPoint, int32_t outputMin,
                                                  int32_t outputMax) noexcept {
-  if (!validScale(scale1) || !validScale(scale2) || !validScale(outputScale)) return std::nullopt;
-  QuantAddParams p;
-  p.inputOffset1 = -zeroPoint1;
-  p.inputOffset2 = -zeroPoint2;
-  p.leftShift = 20;
+  std::optional<QuantAddParams> p = binaryParams<QuantAddParams>(
+      scale1, zeroPoint1, scale2, zeroPoint2, outputScale, outputZeroPoint, outputMin, outputMax);
+  if (!p) return p;
+  p->leftShift = 20;
   const double twiceMaxScale = 2.0 * static_cast<double>(std::max(scale1, scale2));
   const double outputReal =
-      twiceMaxScale / (static_cast<double>(1 << p.leftShift) * static_cast<double>(outputScale));
-  if (!quantizeMultiplier(static_cast<double>(scale1) / twiceMaxScale, &p.inputMultiplier1) ||
-      !quantizeMultiplier(static_cast<double>(scale2) / twiceMaxScale, &p.inputMultiplier2) ||
-      !quantizeMultiplier(outputReal, &p.outputMultiplier)) {
+      twiceMaxScale / (static_cast<double>(1 << p->leftShift) * static_cast<double>(outputScale));
+  if (!quantizeMultiplier(static_cast<double>(scale1) / twiceMaxScale, &p->inputMultiplier1) ||
+      !quantizeMultiplier(static_cast<double>(scale2) / twiceMaxScale, &p->inputMultiplier2) ||
+      !quantizeMultiplier(outputReal, &p->outputMultiplier)) {
     return std::nullopt;
   }
-  p.outputZeroPoint = outputZeroPoint;
-  p.outputMin = outputMin;
-  p.outputMax = outputMax;
   return p;
 }
 
@@ -192,16 +208,12 @@ std::optional<QuantMulParams> makeQuantMulParams(float scale1, int32_t zeroPoint
                                                  int32_t zeroPoint2, float outputScale,
                                                  int32_t outputZeroPoint, int32_t outputMin,
                                                  int32_t outputMax) noexcept {
-  if (!validScale(scale1) || !validScale(scale2) || !validScale(outputScale)) return std::nullopt;
-  QuantMulParams p;
-  p.inputOffset1 = -zeroPoint1;
-  p.inputOffset2 = -zeroPoint2;
+  std::optional<QuantMulParams> p = binaryParams<QuantMulParams>(
+      scale1, zeroPoint1, scale2, zeroPoint2, outputScale, outputZeroPoint, outputMin, outputMax);
+  if (!p) return p;
   const double real =
       static_cast<double>(scale1) * static_cast<double>(scale2) / static_cast<double>(outputScale);
-  if (!quantizeMultiplier(real, &p.outputMultiplier)) return std::nullopt;
-  p.outputZeroPoint = outputZeroPoint;
-  p.outputMin = outputMin;
-  p.outputMax = outputMax;
+  if (!quantizeMultiplier(real, &p->outputMultiplier)) return std::nullopt;
   return p;
 }
 
