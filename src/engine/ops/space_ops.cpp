@@ -24,25 +24,21 @@ struct Image {
 };
 
 Image imageOf(const std::vector<uint32_t>& dims, bool nchw) {
+  // Row-major element strides of the four dimensions as stored.
+  ptrdiff_t stride[4];
+  stride[3] = 1;
+  for (size_t k = 3; k > 0; --k) stride[k - 1] = stride[k] * static_cast<ptrdiff_t>(dims[k]);
+  // Where height, width and channels are stored.
+  const size_t h = nchw ? 2 : 1, w = nchw ? 3 : 2, c = nchw ? 1 : 3;
   Image im;
   im.n = dims[0];
-  if (nchw) {
-    im.c = dims[1];
-    im.h = dims[2];
-    im.w = dims[3];
-    im.sW = 1;
-    im.sH = static_cast<ptrdiff_t>(im.w);
-    im.sC = static_cast<ptrdiff_t>(im.h * im.w);
-    im.sN = static_cast<ptrdiff_t>(im.c * im.h * im.w);
-  } else {
-    im.h = dims[1];
-    im.w = dims[2];
-    im.c = dims[3];
-    im.sC = 1;
-    im.sW = static_cast<ptrdiff_t>(im.c);
-    im.sH = static_cast<ptrdiff_t>(im.w * im.c);
-    im.sN = static_cast<ptrdiff_t>(im.h * im.w * im.c);
-  }
+  im.h = dims[h];
+  im.w = dims[w];
+  im.c = dims[c];
+  im.sN = stride[0];
+  im.sH = stride[h];
+  im.sW = stride[w];
+  im.sC = stride[c];
   return im;
 }
 
