@@ -18,6 +18,7 @@
 // concatenated on the last axis when merged), backward output unless merged, then optionally
 // the final forward and backward hidden states (HAL 1.3).
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "engine/ops/ops.h"
@@ -53,6 +54,50 @@ Result<uint32_t> checkCell(const PrepareContext& ctx, const CellInputs& c, uint3
   NNHAL_TRY(requireTensor(ctx, c.bias, kFloat, {units}, p + "bias"));
   NNHAL_TRY(requireTensor(ctx, c.hidden, kFloat, {batch, units}, p + "hidden state"));
   return units;
+}
+
+// What one cell's steps share: its weights, recurrent weights and bias at inputs `first` to
+// first + 2 (and its aux weights at input auxWeights, when present), its hidden state updated
+// in place at `hidden`, rows of inputSize, auxSize and outputWidth values.
+struct CellRun {
+  size_t first = 0;
+  std::optional<size_t> auxWeights;
+  size_t inputSize = 0, auxSize = 0, units = 0, outputWidth = 0;
+};
+
+kernels::RnnStep cellStep(const RunContext& rc, const seq::SequenceRows& rows, const CellRun& cell,
+                          float* hidden, RecurrentActivation activation) {
+  kernels::RnnStep s;
+  s.inputSize = cell.inputSize;
+  s.inputStride = rows.batchStride() * cell.inputSize;
+  s.auxSize = cell.auxSize;
+  s.auxStride = rows.batchStride() * cell.auxSize;
+  s.weights = rc.input<float>(cell.first);
+  s.recurrentWeights = rc.input<float>(cell.first + 1);
+  s.bias = rc.input<float>(cell.first + 2);
+  s.auxWeights = cell.auxWeights ? rc.input<float>(*cell.auxWeights) : nullptr;
+  s.hiddenIn = hidden;
+  s.hiddenOut = hidden;
+  s.outputStride = rows.batchStride() * cell.outputWidth;
+  s.batch = rows.batch;
+  s.units = cell.units;
+  s.activation = activation;
+  return s;
+}
+
+// Runs `step` once per time step of the sequence, first to last or (backward) last to first;
+// each step's input, aux (when step.aux is wanted: aux != nullptr) and output rows start at
+// the step's first batch row, inputSize, auxSize and outputWidth values per row.
+void runSequence(kernels::RnnStep& step, const seq::SequenceRows& rows, bool backward,
+                 const float* input, size_t inputSize, const float* aux, size_t auxSize,
+                 float* output, size_t outputWidth) {
+  for (size_t k = 0; k < rows.maxTime; ++k) {
+    const size_t row = rows.row(backward ? rows.maxTime - 1 - k : k, 0);
+    step.input = input + row * inputSize;
+    step.aux = aux != nullptr ? aux + row * auxSize : nullptr;
+    step.output = output + row * outputWidth;
+    kernels::rnnStep(step);
+  }
 }
 
 }  // namespace
@@ -121,23 +166,9 @@ PrepareResult prepareUnidirectionalSequenceRnn(PrepareContext& ctx) {
     std::copy(hiddenIn, hiddenIn + rows.batch * units, hidden);
     const float* input = rc.input<float>(0);
     float* output = rc.output<float>(0);
-    kernels::RnnStep s;
-    s.inputStride = rows.batchStride() * inputSize;
-    s.inputSize = inputSize;
-    s.weights = rc.input<float>(1);
-    s.recurrentWeights = rc.input<float>(2);
-    s.bias = rc.input<float>(3);
-    s.hiddenIn = hidden;
-    s.hiddenOut = hidden;
-    s.outputStride = rows.batchStride() * units;
-    s.batch = rows.batch;
-    s.units = units;
-    s.activation = activation;
-    for (size_t t = 0; t < rows.maxTime; ++t) {
-      s.input = input + rows.row(t, 0) * inputSize;
-      s.output = output + rows.row(t, 0) * units;
-      kernels::rnnStep(s);
-    }
+    kernels::RnnStep s =
+        cellStep(rc, rows, {1, std::nullopt, inputSize, 0, units, units}, hidden, activation);
+    runSequence(s, rows, false, input, inputSize, nullptr, 0, output, units);
     if (stateOutput) std::copy(hidden, hidden + rows.batch * units, rc.output<float>(1));
     return {};
   });
@@ -214,50 +245,23 @@ PrepareResult prepareBidirectionalSequenceRnn(PrepareContext& ctx) {
     std::copy(rc.input<float>(4), rc.input<float>(4) + rows.batch * fwUnits, fwHidden);
     std::copy(rc.input<float>(8), rc.input<float>(8) + rows.batch * bwUnits, bwHidden);
 
-    kernels::RnnStep fw;
-    fw.inputSize = inputSize;
-    fw.inputStride = rows.batchStride() * inputSize;
-    fw.auxSize = auxSize;
-    fw.auxStride = rows.batchStride() * auxSize;
-    fw.weights = rc.input<float>(1);
-    fw.recurrentWeights = rc.input<float>(2);
-    fw.bias = rc.input<float>(3);
-    fw.auxWeights = cross ? rc.input<float>(10) : nullptr;
-    fw.hiddenIn = fwHidden;
-    fw.hiddenOut = fwHidden;
-    fw.outputStride = rows.batchStride() * fwWidth;
-    fw.batch = rows.batch;
-    fw.units = fwUnits;
-    fw.activation = activation;
+    const auto auxWeights = [&](size_t index) {
+      return cross ? std::optional<size_t>(index) : std::nullopt;
+    };
+    kernels::RnnStep fw = cellStep(
+        rc, rows, {1, auxWeights(10), inputSize, auxSize, fwUnits, fwWidth}, fwHidden, activation);
     float* fwOutput = rc.output<float>(0);
-    for (size_t t = 0; t < rows.maxTime; ++t) {
-      fw.input = input + rows.row(t, 0) * inputSize;
-      fw.aux = cross ? aux + rows.row(t, 0) * auxSize : nullptr;
-      fw.output = fwOutput + rows.row(t, 0) * fwWidth;
-      kernels::rnnStep(fw);
-    }
+    runSequence(fw, rows, false, input, inputSize, cross ? aux : nullptr, auxSize, fwOutput,
+                fwWidth);
 
     const float* bwInput = parallel ? aux : input;
-    kernels::RnnStep bw = fw;
-    bw.inputSize = bwInputSize;
-    bw.inputStride = rows.batchStride() * bwInputSize;
-    bw.weights = rc.input<float>(5);
-    bw.recurrentWeights = rc.input<float>(6);
-    bw.bias = rc.input<float>(7);
-    bw.auxWeights = cross ? rc.input<float>(11) : nullptr;
-    bw.hiddenIn = bwHidden;
-    bw.hiddenOut = bwHidden;
-    bw.units = bwUnits;
     const size_t bwWidth = merge ? fwWidth : bwUnits;
     float* bwOutput = merge ? fwOutput + fwUnits : rc.output<float>(1);
-    bw.outputStride = rows.batchStride() * bwWidth;
-    for (size_t k = rows.maxTime; k > 0; --k) {
-      const size_t t = k - 1;
-      bw.input = bwInput + rows.row(t, 0) * bwInputSize;
-      bw.aux = cross ? aux + rows.row(t, 0) * auxSize : nullptr;
-      bw.output = bwOutput + rows.row(t, 0) * bwWidth;
-      kernels::rnnStep(bw);
-    }
+    kernels::RnnStep bw =
+        cellStep(rc, rows, {5, auxWeights(11), bwInputSize, auxSize, bwUnits, bwWidth}, bwHidden,
+                 activation);
+    runSequence(bw, rows, true, bwInput, bwInputSize, cross ? aux : nullptr, auxSize, bwOutput,
+                bwWidth);
     if (stateOutputs) {
       std::copy(fwHidden, fwHidden + rows.batch * fwUnits, rc.output<float>(fwStateOutput));
       std::copy(bwHidden, bwHidden + rows.batch * bwUnits, rc.output<float>(fwStateOutput + 1));
