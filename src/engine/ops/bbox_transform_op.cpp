@@ -43,10 +43,7 @@ Result<void> checkTypes(const PrepareContext& ctx) {
 PrepareResult prepareAxisAlignedBboxTransform(PrepareContext& ctx) {
   NNHAL_TRY(checkOperandCounts(ctx, 4, 4, 1));
   NNHAL_TRY(checkTypes(ctx));
-  NNHAL_TRY(expectRank(ctx, 0, 2));
-  NNHAL_TRY(expectRank(ctx, 1, 2));
-  NNHAL_TRY(expectRank(ctx, 2, 1));
-  NNHAL_TRY(expectRank(ctx, 3, 2));
+  NNHAL_TRY(expectRanks(ctx, {2, 2, 1, 2}));
   const auto& roiDims = ctx.input(0).dimensions;
   const auto& deltaDims = ctx.input(1).dimensions;
   kernels::BboxTransformShape s;

@@ -51,9 +51,7 @@ Result<kernels::BoxWithNmsParams> readParams(const PrepareContext& ctx) {
 PrepareResult prepareBoxWithNmsLimit(PrepareContext& ctx) {
   NNHAL_TRY(checkOperandCounts(ctx, 9, 9, 4));
   NNHAL_TRY(checkTypes(ctx));
-  NNHAL_TRY(expectRank(ctx, 0, 2));
-  NNHAL_TRY(expectRank(ctx, 1, 2));
-  NNHAL_TRY(expectRank(ctx, 2, 1));
+  NNHAL_TRY(expectRanks(ctx, {2, 2, 1}));
   const uint32_t numRois = ctx.input(0).dimensions[0];
   const uint32_t numClasses = ctx.input(0).dimensions[1];
   if (numClasses < 2) {

@@ -85,9 +85,7 @@ Result<void> checkOperands(const PrepareContext& ctx, std::initializer_list<Role
 
 Result<kernels::RoiWindow> prepareRoiWindow(PrepareContext& ctx, size_t layoutInput) {
   NNHAL_ASSIGN_OR_RETURN(const bool nchw, readBool(ctx, layoutInput));
-  NNHAL_TRY(expectRank(ctx, 0, 4));
-  NNHAL_TRY(expectRank(ctx, 1, 2));
-  NNHAL_TRY(expectRank(ctx, 2, 1));
+  NNHAL_TRY(expectRanks(ctx, {4, 2, 1}));
   NNHAL_ASSIGN_OR_RETURN(const int32_t outHeight, readInt32(ctx, 3));
   NNHAL_ASSIGN_OR_RETURN(const int32_t outWidth, readInt32(ctx, 4));
   NNHAL_ASSIGN_OR_RETURN(const float heightStride, readFloat32(ctx, 5));
@@ -105,9 +103,7 @@ Result<kernels::RoiWindow> prepareRoiWindow(PrepareContext& ctx, size_t layoutIn
   w.outWidth = static_cast<uint32_t>(outWidth);
   w.heightScale = 1.0f / heightStride;
   w.widthScale = 1.0f / widthStride;
-  const auto& dims = ctx.input(0).dimensions;
-  w.input = kernels::FeatureMap{dims[0], dims[nchw ? 2 : 1], dims[nchw ? 3 : 2], dims[nchw ? 1 : 3],
-                                nchw};
+  w.input = featureMapOf(ctx, 0, nchw);
   if (w.input.batches == 0 || w.input.height == 0 || w.input.width == 0 || w.input.depth == 0) {
     return invalidArgument(ctx.where(0) + " must have non-zero batches, height, width and depth");
   }
@@ -141,6 +137,18 @@ Result<void> expectRank(const PrepareContext& ctx, size_t i, size_t rank) {
     return invalidArgument(ctx.where(i) + " must have rank " + std::to_string(rank) + ", got " +
                            std::to_string(actual));
   }
+  return {};
+}
+
+kernels::FeatureMap featureMapOf(const PrepareContext& ctx, size_t i, bool nchw) {
+  const std::vector<uint32_t>& dims = ctx.input(i).dimensions;
+  return kernels::FeatureMap{dims[0], dims[nchw ? 2 : 1], dims[nchw ? 3 : 2], dims[nchw ? 1 : 3],
+                             nchw};
+}
+
+Result<void> expectRanks(const PrepareContext& ctx, std::initializer_list<size_t> ranks) {
+  size_t i = 0;
+  for (const size_t rank : ranks) NNHAL_TRY(expectRank(ctx, i++, rank));
   return {};
 }
 

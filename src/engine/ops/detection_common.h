@@ -26,6 +26,10 @@ Result<void> expectInput(const PrepareContext& ctx, size_t i, OperandType type);
 Result<void> expectOutput(const PrepareContext& ctx, size_t o, OperandType type);
 /// Input `i` has exactly `rank` dimensions.
 Result<void> expectRank(const PrepareContext& ctx, size_t i, size_t rank);
+/// Inputs 0, 1, ... have exactly ranks[0], ranks[1], ... dimensions (checked in that order).
+Result<void> expectRanks(const PrepareContext& ctx, std::initializer_list<size_t> ranks);
+/// The feature map view of input `i`, a rank-4 tensor stored NHWC or (nchw) NCHW.
+kernels::FeatureMap featureMapOf(const PrepareContext& ctx, size_t i, bool nchw);
 /// Dimension `d` of input `i` equals `expected` (`what` names it in the message).
 Result<void> expectDim(const PrepareContext& ctx, size_t i, size_t d, uint32_t expected,
                        const std::string& what);

@@ -82,9 +82,7 @@ Result<kernels::DetectionParams> readParams(const PrepareContext& ctx) {
 PrepareResult prepareDetectionPostprocessing(PrepareContext& ctx) {
   NNHAL_TRY(checkOperandCounts(ctx, 14, 14, 4));
   NNHAL_TRY(checkTypes(ctx));
-  NNHAL_TRY(expectRank(ctx, 0, 3));
-  NNHAL_TRY(expectRank(ctx, 1, 3));
-  NNHAL_TRY(expectRank(ctx, 2, 2));
+  NNHAL_TRY(expectRanks(ctx, {3, 3, 2}));
   NNHAL_ASSIGN_OR_RETURN(kernels::DetectionParams p, readParams(ctx));
   const auto& dims = ctx.input(0).dimensions;
   p.batches = dims[0];

@@ -33,15 +33,9 @@ PrepareResult prepareHeatmapMaxKeypoint(PrepareContext& ctx) {
   NNHAL_TRY(checkOperandCounts(ctx, 3, 3, 2));
   NNHAL_TRY(checkTypes(ctx));
   NNHAL_ASSIGN_OR_RETURN(const bool nchw, readBool(ctx, 2));
-  NNHAL_TRY(expectRank(ctx, 0, 4));
-  NNHAL_TRY(expectRank(ctx, 1, 2));
-  const auto& dims = ctx.input(0).dimensions;
+  NNHAL_TRY(expectRanks(ctx, {4, 2}));
   kernels::HeatmapParams p;
-  p.heatmap.batches = dims[0];
-  p.heatmap.height = dims[nchw ? 2 : 1];
-  p.heatmap.width = dims[nchw ? 3 : 2];
-  p.heatmap.depth = dims[nchw ? 1 : 3];
-  p.heatmap.nchw = nchw;
+  p.heatmap = featureMapOf(ctx, 0, nchw);
   if (p.heatmap.height != p.heatmap.width) {
     return invalidArgument(ctx.where(0) + " heatmaps must be square, got " +
                            std::to_string(p.heatmap.height) + "x" +
