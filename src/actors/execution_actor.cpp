@@ -13,7 +13,11 @@
 #include "hal/validation.h"
 
 namespace nnhal::actors {
+namespace {
+
 using Clock = std::chrono::steady_clock;
+
+}  // namespace
 
 ExecutionActor::ExecutionActor(std::shared_ptr<Runtime> runtime,
                                std::shared_ptr<const backend::CompiledModel> compiled,

@@ -200,21 +200,21 @@ void depthwiseQuantPortable(const DepthwiseGeometry& g, const DepthwiseQuantPara
 void depthwiseQuant(const DepthwiseGeometry& g, const DepthwiseQuantParams& p, const uint8_t* input,
                     size_t lineBegin, size_t lineEnd, uint8_t* output, IsaLevel level) noexcept {
 #if defined(NNHAL_X86_KERNELS)
+  const size_t sign = p.inputSigned ? 1 : 0;  // which kernel of each signed/unsigned pair
   if (depthwiseVnniLayout(g, level)) {
-    x86::depthwiseQuantVnni[p.inputSigned ? 1 : 0](g, p, input, lineBegin, lineEnd, output);
+    x86::depthwiseQuantVnni[sign](g, p, input, lineBegin, lineEnd, output);
     return;
   }
   if (depthwisePairedLayout(g, level)) {
     if (level >= IsaLevel::kAvx512) {
-      x86::depthwiseQuantPairedAvx512[p.inputSigned ? 1 : 0](g, p, input, lineBegin, lineEnd,
-                                                             output);
+      x86::depthwiseQuantPairedAvx512[sign](g, p, input, lineBegin, lineEnd, output);
     } else {
-      x86::depthwiseQuantPairedAvx2[p.inputSigned ? 1 : 0](g, p, input, lineBegin, lineEnd, output);
+      x86::depthwiseQuantPairedAvx2[sign](g, p, input, lineBegin, lineEnd, output);
     }
     return;
   }
   if (level == IsaLevel::kAvx2 && g.depthMultiplier == 1) {
-    x86::depthwiseQuantAvx2[p.inputSigned ? 1 : 0](g, p, input, lineBegin, lineEnd, output);
+    x86::depthwiseQuantAvx2[sign](g, p, input, lineBegin, lineEnd, output);
     return;
   }
 #endif

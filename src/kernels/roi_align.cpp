@@ -91,6 +91,21 @@ bool floatRoiValid(const RoiAlignParams& p, const float* roi) noexcept {
          roi[1] <= roi[3];
 }
 
+// Calls block(pixel, i, j, c0, n) for every output bin (i, j) of roi r and every block of
+// channels [c0, c0 + n), n <= kChannelBlock; pixel is the bin's channel-0 element of `output`.
+template <typename T, typename Block>
+void forEachBinBlock(const RoiAlignParams& p, const FeatureMap& out, uint32_t r, T* output,
+                     Block&& block) {
+  for (uint32_t i = 0; i < p.outHeight; ++i) {
+    for (uint32_t j = 0; j < p.outWidth; ++j) {
+      T* pixel = output + out.offset(r, i, j, 0);
+      for (uint32_t c0 = 0; c0 < out.depth; c0 += kChannelBlock) {
+        block(pixel, i, j, c0, std::min(kChannelBlock, out.depth - c0));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 bool roiAlignFloat(const RoiAlignParams& p, const float* input, const float* rois,
@@ -106,24 +121,23 @@ bool roiAlignFloat(const RoiAlignParams& p, const float* input, const float* roi
         const RoiBins bins = makeBins(p, roi[0] * p.widthScale, roi[1] * p.heightScale,
                                       roi[2] * p.widthScale, roi[3] * p.heightScale);
         const auto samples = static_cast<float>(bins.xSamples * bins.ySamples);
-        for (uint32_t i = 0; i < p.outHeight; ++i) {
-          for (uint32_t j = 0; j < p.outWidth; ++j) {
-            float* pixel = output + out.offset(static_cast<uint32_t>(r), i, j, 0);
-            for (uint32_t c0 = 0; c0 < in.depth; c0 += kChannelBlock) {
-              const uint32_t n = std::min(kChannelBlock, in.depth - c0);
-              float acc[kChannelBlock] = {};
-              forEachSample(in, static_cast<uint32_t>(batch), bins, i, j, [&](const Sample& s) {
-                for (uint32_t k = 0; k < n; ++k) {
-                  const size_t channel = (c0 + k) * inStride;
-                  float value = 0.0f;
-                  for (int t = 0; t < 4; ++t) value += s.weights[t] * input[s.offsets[t] + channel];
-                  acc[k] += value;
-                }
-              });
-              for (uint32_t k = 0; k < n; ++k) pixel[(c0 + k) * outStride] = acc[k] / samples;
-            }
-          }
-        }
+        forEachBinBlock(p, out, r, output,
+                        [&](float* pixel, uint32_t i, uint32_t j, uint32_t c0, uint32_t n) {
+                          float acc[kChannelBlock] = {};
+                          forEachSample(in, batch, bins, i, j, [&](const Sample& s) {
+                            for (uint32_t k = 0; k < n; ++k) {
+                              const size_t channel = (c0 + k) * inStride;
+                              float value = 0.0f;
+                              for (int t = 0; t < 4; ++t) {
+                                value += s.weights[t] * input[s.offsets[t] + channel];
+                              }
+                              acc[k] += value;
+                            }
+                          });
+                          for (uint32_t k = 0; k < n; ++k) {
+                            pixel[(c0 + k) * outStride] = acc[k] / samples;
+                          }
+                        });
         return true;
       });
 }
@@ -154,15 +168,12 @@ bool roiAlignQuant(const RoiAlignParams& p, const RoiAlignQuant& q, const T* inp
         const float real = q.inputScale * kWeightScale / q.outputScale / samples;
         QuantizedMultiplier multiplier;
         if (!(real < 1.0f) || !quantizeMultiplier(real, &multiplier)) return false;
-        for (uint32_t i = 0; i < p.outHeight; ++i) {
-          for (uint32_t j = 0; j < p.outWidth; ++j) {
-            T* pixel = output + out.offset(static_cast<uint32_t>(r), i, j, 0);
-            for (uint32_t c0 = 0; c0 < in.depth; c0 += kChannelBlock) {
-              const uint32_t n = std::min(kChannelBlock, in.depth - c0);
+        forEachBinBlock(
+            p, out, r, output, [&](T* pixel, uint32_t i, uint32_t j, uint32_t c0, uint32_t n) {
               // A sample adds at most 4 * 255 * 255; past ~8000 samples per value the sum leaves
               // int32 and is requantized in floating point instead.
               int64_t acc[kChannelBlock] = {};
-              forEachSample(in, static_cast<uint32_t>(batch), bins, i, j, [&](const Sample& s) {
+              forEachSample(in, batch, bins, i, j, [&](const Sample& s) {
                 int32_t weights[4];
                 for (int t = 0; t < 4; ++t) {
                   weights[t] = static_cast<int32_t>(std::round(s.weights[t] / kWeightScale));
@@ -188,9 +199,7 @@ bool roiAlignQuant(const RoiAlignParams& p, const RoiAlignQuant& q, const T* inp
                 v += q.outputZeroPoint;
                 pixel[(c0 + k) * outStride] = static_cast<T>(std::clamp<int64_t>(v, kMin, kMax));
               }
-            }
-          }
-        }
+            });
         return true;
       });
 }

@@ -32,46 +32,45 @@ bool roiPooling(const RoiPoolingParams& p, const T* input, T emptyValue, const f
   const size_t outStride = out.channelStride();
   const auto width = static_cast<float>(in.width);
   const auto height = static_cast<float>(in.height);
-  return forEachRoi(
-      in, rois, batchIds, roiBegin, roiEnd, [&](uint32_t r, uint32_t batch, const float* roi) {
-        if (!(roi[0] >= 0 && roi[1] >= 0 && roi[2] >= 0 && roi[3] >= 0 &&
-              roi[0] * p.widthScale <= width && roi[1] * p.heightScale <= height &&
-              roi[2] * p.widthScale <= width && roi[3] * p.heightScale <= height &&
-              roi[0] <= roi[2] && roi[1] <= roi[3])) {
-          return false;
-        }
-        const auto xStart = static_cast<int32_t>(std::round(roi[0] * p.widthScale));
-        const auto yStart = static_cast<int32_t>(std::round(roi[1] * p.heightScale));
-        const auto xEnd = static_cast<int32_t>(std::round(roi[2] * p.widthScale));
-        const auto yEnd = static_cast<int32_t>(std::round(roi[3] * p.heightScale));
-        const auto roiWidth = static_cast<float>(std::max(xEnd - xStart + 1, 1));
-        const auto roiHeight = static_cast<float>(std::max(yEnd - yStart + 1, 1));
-        const float xStep = roiWidth / static_cast<float>(p.outWidth);
-        const float yStep = roiHeight / static_cast<float>(p.outHeight);
-        for (uint32_t i = 0; i < p.outHeight; ++i) {
-          const auto [rowBegin, rowEnd] = binSpan(yStep, i, yStart, in.height);
-          for (uint32_t j = 0; j < p.outWidth; ++j) {
-            const auto [colBegin, colEnd] = binSpan(xStep, j, xStart, in.width);
-            T* pixel = output + out.offset(static_cast<uint32_t>(r), i, j, 0);
-            for (uint32_t c = 0; c < in.depth; ++c) {
-              T best = emptyValue;
-              bool first = true;
-              for (uint32_t y = rowBegin; y < rowEnd; ++y) {
-                for (uint32_t x = colBegin; x < colEnd; ++x) {
-                  const T value =
-                      input[in.offset(static_cast<uint32_t>(batch), y, x, 0) + c * inStride];
-                  if (first || value > best) {
-                    best = value;
-                    first = false;
-                  }
-                }
-              }
-              pixel[c * outStride] = best;
-            }
-          }
-        }
-        return true;
-      });
+  return forEachRoi(in, rois, batchIds, roiBegin, roiEnd,
+                    [&](uint32_t r, uint32_t batch, const float* roi) {
+                      if (!(roi[0] >= 0 && roi[1] >= 0 && roi[2] >= 0 && roi[3] >= 0 &&
+                            roi[0] * p.widthScale <= width && roi[1] * p.heightScale <= height &&
+                            roi[2] * p.widthScale <= width && roi[3] * p.heightScale <= height &&
+                            roi[0] <= roi[2] && roi[1] <= roi[3])) {
+                        return false;
+                      }
+                      const auto xStart = static_cast<int32_t>(std::round(roi[0] * p.widthScale));
+                      const auto yStart = static_cast<int32_t>(std::round(roi[1] * p.heightScale));
+                      const auto xEnd = static_cast<int32_t>(std::round(roi[2] * p.widthScale));
+                      const auto yEnd = static_cast<int32_t>(std::round(roi[3] * p.heightScale));
+                      const auto roiWidth = static_cast<float>(std::max(xEnd - xStart + 1, 1));
+                      const auto roiHeight = static_cast<float>(std::max(yEnd - yStart + 1, 1));
+                      const float xStep = roiWidth / static_cast<float>(p.outWidth);
+                      const float yStep = roiHeight / static_cast<float>(p.outHeight);
+                      for (uint32_t i = 0; i < p.outHeight; ++i) {
+                        const auto [rowBegin, rowEnd] = binSpan(yStep, i, yStart, in.height);
+                        for (uint32_t j = 0; j < p.outWidth; ++j) {
+                          const auto [colBegin, colEnd] = binSpan(xStep, j, xStart, in.width);
+                          T* pixel = output + out.offset(r, i, j, 0);
+                          for (uint32_t c = 0; c < in.depth; ++c) {
+                            T best = emptyValue;
+                            bool first = true;
+                            for (uint32_t y = rowBegin; y < rowEnd; ++y) {
+                              for (uint32_t x = colBegin; x < colEnd; ++x) {
+                                const T value = input[in.offset(batch, y, x, 0) + c * inStride];
+                                if (first || value > best) {
+                                  best = value;
+                                  first = false;
+                                }
+                              }
+                            }
+                            pixel[c * outStride] = best;
+                          }
+                        }
+                      }
+                      return true;
+                    });
 }
 
 template bool roiPooling<float>(const RoiPoolingParams&, const float*, float, const float*,

@@ -302,7 +302,7 @@ Result<void> checkNonEmptyImage(const PrepareContext& ctx) {
 Result<kernels::WindowGeometry> resolveOutputWindow(PrepareContext& ctx, WindowParams& w,
                                                     uint32_t filterHeight, uint32_t filterWidth,
                                                     uint32_t outDepth) {
-  const std::vector<uint32_t> in = ctx.input(0).dimensions;
+  const std::vector<uint32_t>& in = ctx.input(0).dimensions;
   uint32_t outHeight = 0, outWidth = 0;
   NNHAL_TRY(resolveWindow(ctx, w, in[1], in[2], filterHeight, filterWidth, &outHeight, &outWidth));
   NNHAL_TRY(ctx.setOutputShape(0, {in[0], outHeight, outWidth, outDepth}));

@@ -85,16 +85,15 @@ kernels::RnnStep cellStep(const RunContext& rc, const seq::SequenceRows& rows, c
   return s;
 }
 
-// Runs `step` once per time step of the sequence, first to last or (backward) last to first;
-// each step's input, aux (when step.aux is wanted: aux != nullptr) and output rows start at
-// the step's first batch row, inputSize, auxSize and outputWidth values per row.
+// Runs `step` (cellStep's) once per time step of the sequence, first to last or (backward)
+// last to first; each step reads its rows of `input` and, when the cell has aux weights, of
+// `aux`, and writes its rows of `output`, outputWidth values per row.
 void runSequence(kernels::RnnStep& step, const seq::SequenceRows& rows, bool backward,
-                 const float* input, size_t inputSize, const float* aux, size_t auxSize,
-                 float* output, size_t outputWidth) {
+                 const float* input, const float* aux, float* output, size_t outputWidth) {
   for (size_t k = 0; k < rows.maxTime; ++k) {
     const size_t row = rows.row(backward ? rows.maxTime - 1 - k : k, 0);
-    step.input = input + row * inputSize;
-    step.aux = aux != nullptr ? aux + row * auxSize : nullptr;
+    step.input = input + row * step.inputSize;
+    step.aux = step.auxWeights != nullptr ? aux + row * step.auxSize : nullptr;
     step.output = output + row * outputWidth;
     kernels::rnnStep(step);
   }
@@ -166,9 +165,15 @@ PrepareResult prepareUnidirectionalSequenceRnn(PrepareContext& ctx) {
     std::copy(hiddenIn, hiddenIn + rows.batch * units, hidden);
     const float* input = rc.input<float>(0);
     float* output = rc.output<float>(0);
-    kernels::RnnStep s =
-        cellStep(rc, rows, {1, std::nullopt, inputSize, 0, units, units}, hidden, activation);
-    runSequence(s, rows, false, input, inputSize, nullptr, 0, output, units);
+    kernels::RnnStep s = cellStep(rc, rows,
+                                  {.first = 1,
+                                   .auxWeights = std::nullopt,
+                                   .inputSize = inputSize,
+                                   .auxSize = 0,
+                                   .units = units,
+                                   .outputWidth = units},
+                                  hidden, activation);
+    runSequence(s, rows, false, input, nullptr, output, units);
     if (stateOutput) std::copy(hidden, hidden + rows.batch * units, rc.output<float>(1));
     return {};
   });
@@ -248,20 +253,29 @@ PrepareResult prepareBidirectionalSequenceRnn(PrepareContext& ctx) {
     const auto auxWeights = [&](size_t index) {
       return cross ? std::optional<size_t>(index) : std::nullopt;
     };
-    kernels::RnnStep fw = cellStep(
-        rc, rows, {1, auxWeights(10), inputSize, auxSize, fwUnits, fwWidth}, fwHidden, activation);
+    kernels::RnnStep fw = cellStep(rc, rows,
+                                   {.first = 1,
+                                    .auxWeights = auxWeights(10),
+                                    .inputSize = inputSize,
+                                    .auxSize = auxSize,
+                                    .units = fwUnits,
+                                    .outputWidth = fwWidth},
+                                   fwHidden, activation);
     float* fwOutput = rc.output<float>(0);
-    runSequence(fw, rows, false, input, inputSize, cross ? aux : nullptr, auxSize, fwOutput,
-                fwWidth);
+    runSequence(fw, rows, false, input, aux, fwOutput, fwWidth);
 
     const float* bwInput = parallel ? aux : input;
     const size_t bwWidth = merge ? fwWidth : bwUnits;
     float* bwOutput = merge ? fwOutput + fwUnits : rc.output<float>(1);
-    kernels::RnnStep bw =
-        cellStep(rc, rows, {5, auxWeights(11), bwInputSize, auxSize, bwUnits, bwWidth}, bwHidden,
-                 activation);
-    runSequence(bw, rows, true, bwInput, bwInputSize, cross ? aux : nullptr, auxSize, bwOutput,
-                bwWidth);
+    kernels::RnnStep bw = cellStep(rc, rows,
+                                   {.first = 5,
+                                    .auxWeights = auxWeights(11),
+                                    .inputSize = bwInputSize,
+                                    .auxSize = auxSize,
+                                    .units = bwUnits,
+                                    .outputWidth = bwWidth},
+                                   bwHidden, activation);
+    runSequence(bw, rows, true, bwInput, aux, bwOutput, bwWidth);
     if (stateOutputs) {
       std::copy(fwHidden, fwHidden + rows.batch * fwUnits, rc.output<float>(fwStateOutput));
       std::copy(bwHidden, bwHidden + rows.batch * bwUnits, rc.output<float>(fwStateOutput + 1));
