@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/one_pool_execution.h"
 #include "hal/tflite_test_model.h"
 #include "nnhal/device.h"
 #include "nnhal/tflite_import.h"
@@ -130,19 +131,9 @@ std::vector<float> runFloat(const std::vector<uint8_t>& file, const std::vector<
                             size_t outputCount) {
   const std::shared_ptr<PreparedModel> prepared = importAndPrepare(file);
   if (!prepared) return {};
-  const uint32_t inBytes = static_cast<uint32_t>(4 * input.size());
-  const uint32_t outBytes = static_cast<uint32_t>(4 * outputCount);
-  Memory pool = *Memory::create(inBytes + outBytes);
-  std::memcpy(pool.data(), input.data(), inBytes);
-  Request request;
-  request.pools = {pool};
-  request.inputs = {{false, {0, 0, inBytes}, {}}};
-  request.outputs = {{false, {0, inBytes, outBytes}, {}}};
-  auto ran = prepared->executeSynchronously(request);
+  auto ran = testing::executeFloatsOnOnePool(*prepared, input, outputCount);
   EXPECT_TRUE(ran) << ran.error().message;
-  std::vector<float> out(outputCount);
-  std::memcpy(out.data(), pool.data() + inBytes, outBytes);
-  return out;
+  return ran ? *ran : std::vector<float>(outputCount);
 }
 
 // A hybrid FULLY_CONNECTED: float input [2, 3], int8 weights [4, 3] of scale 0.5, float

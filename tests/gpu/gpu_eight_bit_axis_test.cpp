@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cache/cache_test_util.h"
+#include "common/one_pool_execution.h"
 #include "gpu/gpu_test_models.h"
 #include "nnhal/device.h"
 
@@ -46,16 +47,9 @@ std::vector<uint8_t> runOnce(Device& device, Model model, const std::vector<uint
   auto prepared = device.prepareModel(std::move(model));
   EXPECT_TRUE(prepared) << prepared.error().message;
   if (!prepared) return {};
-  const auto inBytes = static_cast<uint32_t>(input.size());
-  Memory pool = *Memory::create(inBytes + outBytes);
-  std::memcpy(pool.data(), input.data(), inBytes);
-  Request request;
-  request.pools = {pool};
-  request.inputs = {{false, {0, 0, inBytes}, {}}};
-  request.outputs = {{false, {0, inBytes, outBytes}, {}}};
-  auto result = (*prepared)->executeSynchronously(request);
+  auto result = testing::executeOnOnePool(**prepared, input, outBytes);
   EXPECT_TRUE(result) << result.error().message;
-  return {pool.data() + inBytes, pool.data() + inBytes + outBytes};
+  return result ? *result : std::vector<uint8_t>(outBytes);
 }
 
 std::vector<uint8_t> run(Device& device, const Case& c, const std::vector<uint8_t>& input) {

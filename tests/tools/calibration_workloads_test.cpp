@@ -8,6 +8,7 @@
 #include <map>
 #include <vector>
 
+#include "common/one_pool_execution.h"
 #include "hal/operand_utils.h"
 #include "nnhal/device.h"
 #if NNHAL_HAVE_XNNPACK
@@ -59,20 +60,9 @@ std::vector<float> runOnDriver(const Model& model, const std::vector<float>& inp
   auto prepared = (*device)->prepareModel(model);
   EXPECT_TRUE(prepared) << prepared.error().message;
   if (!prepared) return {};
-  const size_t inBytes = input.size() * sizeof(float);
-  const size_t outBytes = 1001 * sizeof(float);
-  Memory pool = *Memory::create(inBytes + outBytes);
-  std::memcpy(pool.data(), input.data(), inBytes);
-  Request request;
-  request.pools = {pool};
-  request.inputs = {{false, {0, 0, static_cast<uint32_t>(inBytes)}, {}}};
-  request.outputs = {
-      {false, {0, static_cast<uint32_t>(inBytes), static_cast<uint32_t>(outBytes)}, {}}};
-  auto executed = (*prepared)->executeSynchronously(request);
+  auto executed = nnhal::testing::executeFloatsOnOnePool(**prepared, input, 1001);
   EXPECT_TRUE(executed) << executed.error().message;
-  std::vector<float> out(1001);
-  std::memcpy(out.data(), pool.data() + inBytes, outBytes);
-  return out;
+  return executed ? *executed : std::vector<float>(1001);
 }
 
 // Every built-in network runs on the driver; the float one gives a real distribution (the
