@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "kernels/internal/broadcast_loop.h"
+#include "kernels/internal/wrapping_int.h"
 
 namespace nnhal::kernels {
 namespace {
@@ -149,7 +150,7 @@ void preluQuant8(const T* a, const T* alpha, T* out, const BroadcastLayout& layo
       const int32_t slope = static_cast<int32_t>(s) + p.alphaOffset;
       result = multiplyByQuantizedMultiplier(input * slope, p.negative);
     }
-    return static_cast<T>(std::clamp(result + p.outputZeroPoint, kMin, kMax));
+    return static_cast<T>(std::clamp(internal::wrapAdd(result, p.outputZeroPoint), kMin, kMax));
   });
 }
 

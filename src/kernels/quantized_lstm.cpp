@@ -411,10 +411,11 @@ void quantizedLstm(const QuantizedLstmParams& p, const QuantizedLstmTensors& t,
   // Hidden state: outputGate * tanh(cell), requantized to int8.
   tanhQ(p.cellShift + 15, t.cellStateOut, n, s.inputGate);
   for (size_t i = 0; i < n; ++i) {
-    int32_t value = int32_t{s.outputGate[i]} * int32_t{s.inputGate[i]};
-    value = multiplyByQuantizedMultiplier(value, p.hiddenScale);
-    value -= p.hiddenZeroPoint;
-    s.hidden[i] = static_cast<int8_t>(std::clamp(value, -128, 127));
+    const int32_t product = int32_t{s.outputGate[i]} * int32_t{s.inputGate[i]};
+    // In int64: a large hidden scale saturates the product at the int32 limits.
+    const int64_t value =
+        int64_t{multiplyByQuantizedMultiplier(product, p.hiddenScale)} - p.hiddenZeroPoint;
+    s.hidden[i] = static_cast<int8_t>(std::clamp<int64_t>(value, -128, 127));
   }
 
   // Projection.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kernels/internal/wrapping_int.h"
+
 namespace nnhal::kernels {
 namespace {
 
@@ -78,7 +80,7 @@ void quantRows(const TransposeConvGeometry& g, const T* input, const TransposeCo
       [&](T* out) {
         for (size_t k = 0; k < outDepth; ++k) {
           int32_t v = multiplyByQuantizedMultiplier(static_cast<int32_t>(acc[k]), p.multipliers[k]);
-          v = std::clamp(v + p.outputZeroPoint, p.outputMin, p.outputMax);
+          v = std::clamp(internal::wrapAdd(v, p.outputZeroPoint), p.outputMin, p.outputMax);
           out[k] = static_cast<T>(v);
         }
       });

@@ -6,6 +6,7 @@
 #include <limits>
 #include <random>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kernels/kernel_test_util.h"
@@ -166,6 +167,26 @@ TEST(TransposeConvKernelTest, Uint8PerChannelMatchesScatterReference) {
 }
 TEST(TransposeConvKernelTest, Int8PerChannelMatchesScatterReference) {
   checkQuant<int8_t>(14, true);
+}
+
+// The largest multiplier (2^30) saturates 255 * 2^30 at INT32_MAX - 1; adding the output
+// zero point wraps, as the convolutions' int32 arithmetic does, instead of overflowing.
+TEST(TransposeConvKernelTest, OutputOffsetWrapsInsteadOfOverflowing) {
+  TransposeConvGeometry g;  // one pixel, one channel, a 1x1 filter
+  const uint8_t filter = 1;
+  int16_t packed = 0;
+  transposeConvPackQuant(g, &filter, false, 0, &packed);
+  const QuantizedMultiplier multiplier{std::numeric_limits<int32_t>::max(), 30};
+  TransposeConvQuantParams p;
+  p.packed = &packed;
+  p.multipliers = &multiplier;
+  p.outputZeroPoint = 120;
+  for (const auto& [input, expected] : {std::pair<uint8_t, int>{255, 0}, {0, 120}}) {
+    uint8_t out = 7;
+    uint32_t acc = 0;
+    transposeConvQuant(g, &input, p, 0, 1, &acc, &out);
+    EXPECT_EQ(out, expected) << int{input};
+  }
 }
 
 // A hand-computed case: 2x2 input, 3x3 filter of ones, stride 2, no padding: each input

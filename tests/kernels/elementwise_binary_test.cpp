@@ -175,6 +175,25 @@ TEST(BinaryMathTest, QuantPreluMatchesRealWithinOneStep) {
   EXPECT_FALSE(makeQuantPreluParams(0.0f, 0, 1.0f, 0, 1.0f, 0));
 }
 
+// fuzz_model found this: input scale / output scale = 2^30 saturates the requantized value
+// at INT32_MAX - 1, and adding the output zero point overflowed (undefined behaviour). The
+// addition wraps in two's complement, as the NN HAL reference's int32 arithmetic does on
+// every target and as the other quantized kernels' output offset does.
+TEST(BinaryMathTest, QuantPreluOutputOffsetWrapsInsteadOfOverflowing) {
+  const std::vector<uint32_t> dims{2};
+  const auto layout = makeBroadcastLayout(dims, dims);
+  const float outputScale = std::ldexp(1.0f, -30);
+  const auto params = makeQuantPreluParams(1.0f, 0, 1.0f, 0, outputScale, 120);
+  ASSERT_TRUE(params);
+  const std::vector<uint8_t> x{255, 0};
+  const std::vector<uint8_t> alpha{1, 1};
+  std::vector<uint8_t> out(2, 7);
+  preluQuant8<uint8_t>(x.data(), alpha.data(), out.data(), *layout, *params, 0, 2);
+  // 255 * 2^30 saturates to INT32_MAX - 1; + 120 wraps negative and clamps to 0.
+  EXPECT_EQ(out[0], 0);
+  EXPECT_EQ(out[1], 120);  // a real 0 is the output zero point
+}
+
 TEST(BinaryMathTest, LogicalOpsBroadcast) {
   const std::vector<uint32_t> da{2, 2};
   const std::vector<uint32_t> db{2};
