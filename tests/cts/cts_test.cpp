@@ -4,13 +4,12 @@
 // `--gtest_filter='V1_2/*'` runs one HAL version.
 #include <gtest/gtest.h>
 
-#include <cctype>
 #include <cstdlib>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "cts/cts_folder.h"
 #include "nnhal/device.h"
 #include "tools/common/cts_model.h"
 #include "tools/common/cts_runner.h"
@@ -18,34 +17,7 @@
 namespace nnhal::tools {
 namespace {
 
-namespace fs = std::filesystem;
-
-struct Entry {
-  std::shared_ptr<const CtsModel> model;
-};
-
-std::vector<Entry> loadFolder(const std::string& folder) {
-  std::vector<Entry> entries;
-  for (const fs::path& file : ctsFiles(fs::path(NNHAL_SHARED_DIR) / "cts" / folder)) {
-    auto models = loadCtsFile(file);
-    if (!models) {
-      ADD_FAILURE() << models.error().message;
-      continue;
-    }
-    for (CtsModel& model : *models) {
-      entries.push_back({std::make_shared<const CtsModel>(std::move(model))});
-    }
-  }
-  return entries;
-}
-
-std::string testName(const ::testing::TestParamInfo<Entry>& info) {
-  std::string name = info.param.model->name;
-  for (char& c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  }
-  return name;
-}
+using Entry = CtsEntry;
 
 class Cts : public ::testing::TestWithParam<Entry> {
  protected:
@@ -136,12 +108,12 @@ TEST_P(Cts, Passes) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(V1_0, Cts, ::testing::ValuesIn(loadFolder("V1_0")), testName);
-INSTANTIATE_TEST_SUITE_P(V1_1, Cts, ::testing::ValuesIn(loadFolder("V1_1")), testName);
-INSTANTIATE_TEST_SUITE_P(V1_2, Cts, ::testing::ValuesIn(loadFolder("V1_2")), testName);
-INSTANTIATE_TEST_SUITE_P(V1_3, Cts, ::testing::ValuesIn(loadFolder("V1_3")), testName);
-INSTANTIATE_TEST_SUITE_P(V1_3_cts_only, Cts, ::testing::ValuesIn(loadFolder("V1_3_cts_only")),
-                         testName);
+INSTANTIATE_TEST_SUITE_P(V1_0, Cts, ::testing::ValuesIn(loadCtsFolder("V1_0")), ctsTestName);
+INSTANTIATE_TEST_SUITE_P(V1_1, Cts, ::testing::ValuesIn(loadCtsFolder("V1_1")), ctsTestName);
+INSTANTIATE_TEST_SUITE_P(V1_2, Cts, ::testing::ValuesIn(loadCtsFolder("V1_2")), ctsTestName);
+INSTANTIATE_TEST_SUITE_P(V1_3, Cts, ::testing::ValuesIn(loadCtsFolder("V1_3")), ctsTestName);
+INSTANTIATE_TEST_SUITE_P(V1_3_cts_only, Cts, ::testing::ValuesIn(loadCtsFolder("V1_3_cts_only")),
+                         ctsTestName);
 
 }  // namespace
 }  // namespace nnhal::tools

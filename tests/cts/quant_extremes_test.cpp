@@ -1,0 +1,160 @@
+// Every quantized CTS model again with extreme quantization parameters: the outputs of its
+// operations rescaled by 2^-30 (requantization multipliers near 2^30, which saturate) and by
+// 2^30 (multipliers that round to zero), and the zero points of every asymmetric operand at
+// the ends of their range. The models stay valid or are refused at preparation; whatever
+// they compute, the driver must answer with a status, never crash, and compute the same
+// bytes twice. Under scripts/asan.sh an overflow in a
+// kernel's int32 arithmetic is an UndefinedBehaviorSanitizer report: fuzz_model found one
+// in PRELU's output offset only after 10^5 executions, this sweep reaches every quantized
+// operation of the CTS at once.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cts/cts_folder.h"
+#include "hal/operand_utils.h"
+#include "nnhal/device.h"
+#include "tools/common/cts_model.h"
+
+namespace nnhal::tools {
+namespace {
+
+bool isAsymmetric(OperandType type) {
+  return type == OperandType::TENSOR_QUANT8_ASYMM ||
+         type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ||
+         type == OperandType::TENSOR_QUANT16_ASYMM;
+}
+
+/// [min, max] of an asymmetric type's zero point.
+std::pair<int32_t, int32_t> zeroPointRange(OperandType type) {
+  switch (type) {
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+      return {-128, 127};
+    case OperandType::TENSOR_QUANT16_ASYMM:
+      return {0, 65535};
+    default:
+      return {0, 255};
+  }
+}
+
+bool isComputed(const Operand& o) {
+  return o.lifetime == OperandLifeTime::TEMPORARY_VARIABLE ||
+         o.lifetime == OperandLifeTime::SUBGRAPH_OUTPUT;
+}
+
+enum class Extreme { kTinyOutputScales, kHugeOutputScales, kLowZeroPoints, kHighZeroPoints };
+
+const char* toString(Extreme e) {
+  switch (e) {
+    case Extreme::kTinyOutputScales:
+      return "output scales x 2^-30";
+    case Extreme::kHugeOutputScales:
+      return "output scales x 2^30";
+    case Extreme::kLowZeroPoints:
+      return "lowest zero points";
+    case Extreme::kHighZeroPoints:
+      return "highest zero points";
+  }
+  return "?";
+}
+
+/// Applies `extreme` to every subgraph of `model`; returns how many operands it changed.
+size_t apply(Extreme extreme, Model& model) {
+  size_t changed = 0;
+  auto change = [&](Subgraph& graph) {
+    for (Operand& o : graph.operands) {
+      if (!hal::isQuantizedType(o.type) || o.scale <= 0.0f) continue;
+      switch (extreme) {
+        case Extreme::kTinyOutputScales:
+        case Extreme::kHugeOutputScales:
+          if (!isComputed(o)) continue;
+          o.scale = std::ldexp(o.scale, extreme == Extreme::kTinyOutputScales ? -30 : 30);
+          break;
+        case Extreme::kLowZeroPoints:
+        case Extreme::kHighZeroPoints:
+          if (!isAsymmetric(o.type)) continue;
+          const auto [low, high] = zeroPointRange(o.type);
+          o.zeroPoint = extreme == Extreme::kLowZeroPoints ? low : high;
+          break;
+      }
+      ++changed;
+    }
+  };
+  change(model.main);
+  for (Subgraph& graph : model.referenced) change(graph);
+  return changed;
+}
+
+/// The models of `folder` with a quantized operand.
+std::vector<CtsEntry> quantizedModels(const std::string& folder) {
+  std::vector<CtsEntry> entries = loadCtsFolder(folder);
+  std::erase_if(entries, [](const CtsEntry& entry) {
+    return std::ranges::none_of(entry.model->model.main.operands,
+                                [](const Operand& o) { return hal::isQuantizedType(o.type); });
+  });
+  return entries;
+}
+
+class QuantExtremes : public ::testing::TestWithParam<CtsEntry> {
+ protected:
+  static void SetUpTestSuite() {
+    auto device = createDevice();
+    ASSERT_TRUE(device) << device.error().message;
+    device_ = new std::shared_ptr<Device>(*device);
+  }
+  static void TearDownTestSuite() {
+    delete device_;
+    device_ = nullptr;
+  }
+  static std::shared_ptr<Device>* device_;
+};
+
+std::shared_ptr<Device>* QuantExtremes::device_ = nullptr;
+
+TEST_P(QuantExtremes, AnswerAndRepeat) {
+  const CtsModel& cts = *GetParam().model;
+  for (Extreme extreme : {Extreme::kTinyOutputScales, Extreme::kHugeOutputScales,
+                          Extreme::kLowZeroPoints, Extreme::kHighZeroPoints}) {
+    SCOPED_TRACE(toString(extreme));
+    CtsModel changed = cts;
+    if (apply(extreme, changed.model) == 0) continue;
+    auto request = ctsRequest(changed);
+    ASSERT_TRUE(request) << request.error().message;
+    auto prepared = (*device_)->prepareModel(changed.model);
+    if (!prepared) {
+      EXPECT_FALSE(prepared.error().message.empty());  // refused, with a reason
+      continue;
+    }
+    const Memory& pool = std::get<Memory>(request->pools.at(0));
+    auto first = (*prepared)->executeSynchronously(*request);
+    const std::vector<uint8_t> firstBytes(pool.bytes().begin(), pool.bytes().end());
+    auto second = (*prepared)->executeSynchronously(*request);
+    ASSERT_EQ(first.has_value(), second.has_value());
+    if (!first) {
+      EXPECT_EQ(first.error().status, second.error().status) << first.error().message;
+      EXPECT_FALSE(first.error().message.empty());
+      continue;
+    }
+    const std::vector<uint8_t> secondBytes(pool.bytes().begin(), pool.bytes().end());
+    EXPECT_EQ(firstBytes, secondBytes) << "two executions of one request differ";
+  }
+}
+
+// Named as the Cts suite's folders (scripts/asan.sh runs all four under the sanitizers).
+INSTANTIATE_TEST_SUITE_P(V1_0, QuantExtremes, ::testing::ValuesIn(quantizedModels("V1_0")),
+                         ctsTestName);
+INSTANTIATE_TEST_SUITE_P(V1_1, QuantExtremes, ::testing::ValuesIn(quantizedModels("V1_1")),
+                         ctsTestName);
+INSTANTIATE_TEST_SUITE_P(V1_2, QuantExtremes, ::testing::ValuesIn(quantizedModels("V1_2")),
+                         ctsTestName);
+INSTANTIATE_TEST_SUITE_P(V1_3, QuantExtremes, ::testing::ValuesIn(quantizedModels("V1_3")),
+                         ctsTestName);
+
+}  // namespace
+}  // namespace nnhal::tools
