@@ -60,9 +60,11 @@ run_tests() {
   # soak harness) and the CTS-wide version sweep, whose code the other tests run under ASan.
   NNHAL_IPC_SHORT_CTS=1 GTEST_FILTER="${GTEST_FILTER:-$ASAN_EXCLUDED}" \
     ctest --test-dir "$BUILD_DIR" --output-on-failure -E '^(cts|tools|gpu|vts-[0-9]+)$' --timeout 1800
-  # V1_2 and V1_3 in every mode; the quantized models of all four folders with extreme
-  # scales and zero points (tests/cts/quant_extremes_test.cpp), where UBSan finds overflows.
-  run_sharded "./$BUILD_DIR/nnhal_cts_tests" --gtest_filter='V1_2/*:V1_3/*:V1_0/QuantExtremes.*:V1_1/QuantExtremes.*' --gtest_brief=1
+  # V1_2 and V1_3 in every mode; the models of all four folders with extreme scales and zero
+  # points and with extreme input values (tests/cts/extremes_test.cpp), where UBSan
+  # finds overflows and out-of-range conversions.
+  run_sharded "./$BUILD_DIR/nnhal_cts_tests" --gtest_brief=1 \
+    --gtest_filter='V1_2/*:V1_3/*:V1_0/QuantExtremes.*:V1_1/QuantExtremes.*:V1_0/ExtremeInputs.*:V1_1/ExtremeInputs.*'
   # The VTS's own model set (not the inputs_as_internal / all_tensors_as_inputs variants the
   # plain run adds), embedded, and a remote subset; the CompilationCachingTests against the
   # four caching targets; the MemoryDomainTests and the QualityOfServiceTests on both targets.

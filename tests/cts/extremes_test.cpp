@@ -1,0 +1,271 @@
+// The CTS models at the extremes, where integer overflow and out-of-range conversions hide
+// (undefined behaviour that only UndefinedBehaviorSanitizer sees: scripts/asan.sh runs these
+// suites for all four folders). Neither compares results with the CTS's.
+//
+// QuantExtremes: every quantized model again with the outputs of its operations rescaled by
+// 2^-30 (requantization multipliers near 2^30, which saturate) and by 2^30 (multipliers that
+// round to zero), and with the zero points of every asymmetric operand at the ends of their
+// range. The models stay valid or are refused at preparation; the driver must answer with a
+// status and compute the same bytes twice. fuzz_model found an overflow of PRELU's output
+// offset only after 10^5 executions; this sweep finds it, and TRANSPOSE_CONV_2D's, at once.
+//
+// ExtremeInputs: every model with its inputs at the extremes of their types (below).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <initializer_list>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cts/cts_folder.h"
+#include "hal/operand_utils.h"
+#include "nnhal/device.h"
+#include "tools/common/cts_model.h"
+
+namespace nnhal::tools {
+namespace {
+
+bool isAsymmetric(OperandType type) {
+  return type == OperandType::TENSOR_QUANT8_ASYMM ||
+         type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ||
+         type == OperandType::TENSOR_QUANT16_ASYMM;
+}
+
+/// [min, max] of an asymmetric type's zero point.
+std::pair<int32_t, int32_t> zeroPointRange(OperandType type) {
+  switch (type) {
+    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
+      return {-128, 127};
+    case OperandType::TENSOR_QUANT16_ASYMM:
+      return {0, 65535};
+    default:
+      return {0, 255};
+  }
+}
+
+bool isComputed(const Operand& o) {
+  return o.lifetime == OperandLifeTime::TEMPORARY_VARIABLE ||
+         o.lifetime == OperandLifeTime::SUBGRAPH_OUTPUT;
+}
+
+enum class Extreme { kTinyOutputScales, kHugeOutputScales, kLowZeroPoints, kHighZeroPoints };
+
+const char* toString(Extreme e) {
+  switch (e) {
+    case Extreme::kTinyOutputScales:
+      return "output scales x 2^-30";
+    case Extreme::kHugeOutputScales:
+      return "output scales x 2^30";
+    case Extreme::kLowZeroPoints:
+      return "lowest zero points";
+    case Extreme::kHighZeroPoints:
+      return "highest zero points";
+  }
+  return "?";
+}
+
+/// Applies `extreme` to every subgraph of `model`; returns how many operands it changed.
+size_t apply(Extreme extreme, Model& model) {
+  size_t changed = 0;
+  auto change = [&](Subgraph& graph) {
+    for (Operand& o : graph.operands) {
+      if (!hal::isQuantizedType(o.type) || o.scale <= 0.0f) continue;
+      switch (extreme) {
+        case Extreme::kTinyOutputScales:
+        case Extreme::kHugeOutputScales:
+          if (!isComputed(o)) continue;
+          o.scale = std::ldexp(o.scale, extreme == Extreme::kTinyOutputScales ? -30 : 30);
+          break;
+        case Extreme::kLowZeroPoints:
+        case Extreme::kHighZeroPoints:
+          if (!isAsymmetric(o.type)) continue;
+          const auto [low, high] = zeroPointRange(o.type);
+          o.zeroPoint = extreme == Extreme::kLowZeroPoints ? low : high;
+          break;
+      }
+      ++changed;
+    }
+  };
+  change(model.main);
+  for (Subgraph& graph : model.referenced) change(graph);
+  return changed;
+}
+
+/// The models of `folder` with a quantized operand.
+std::vector<CtsEntry> quantizedModels(const std::string& folder) {
+  std::vector<CtsEntry> entries = loadCtsFolder(folder);
+  std::erase_if(entries, [](const CtsEntry& entry) {
+    return std::ranges::none_of(entry.model->model.main.operands,
+                                [](const Operand& o) { return hal::isQuantizedType(o.type); });
+  });
+  return entries;
+}
+
+class QuantExtremes : public ::testing::TestWithParam<CtsEntry> {
+ protected:
+  static void SetUpTestSuite() {
+    auto device = createDevice();
+    ASSERT_TRUE(device) << device.error().message;
+    device_ = new std::shared_ptr<Device>(*device);
+  }
+  static void TearDownTestSuite() {
+    delete device_;
+    device_ = nullptr;
+  }
+  static std::shared_ptr<Device>* device_;
+};
+
+std::shared_ptr<Device>* QuantExtremes::device_ = nullptr;
+
+TEST_P(QuantExtremes, AnswerAndRepeat) {
+  const CtsModel& cts = *GetParam().model;
+  for (Extreme extreme : {Extreme::kTinyOutputScales, Extreme::kHugeOutputScales,
+                          Extreme::kLowZeroPoints, Extreme::kHighZeroPoints}) {
+    SCOPED_TRACE(toString(extreme));
+    CtsModel changed = cts;
+    if (apply(extreme, changed.model) == 0) continue;
+    auto request = ctsRequest(changed);
+    ASSERT_TRUE(request) << request.error().message;
+    auto prepared = (*device_)->prepareModel(changed.model);
+    if (!prepared) {
+      EXPECT_FALSE(prepared.error().message.empty());  // refused, with a reason
+      continue;
+    }
+    const Memory& pool = std::get<Memory>(request->pools.at(0));
+    auto first = (*prepared)->executeSynchronously(*request);
+    const std::vector<uint8_t> firstBytes(pool.bytes().begin(), pool.bytes().end());
+    auto second = (*prepared)->executeSynchronously(*request);
+    ASSERT_EQ(first.has_value(), second.has_value());
+    if (!first) {
+      EXPECT_EQ(first.error().status, second.error().status) << first.error().message;
+      EXPECT_FALSE(first.error().message.empty());
+      continue;
+    }
+    const std::vector<uint8_t> secondBytes(pool.bytes().begin(), pool.bytes().end());
+    EXPECT_EQ(firstBytes, secondBytes) << "two executions of one request differ";
+  }
+}
+
+/// Fills `bytes` (an input of `type`) with the extremes of the type, cycling per element:
+/// floats +-3.4e38, +-inf, NaN, -0, the smallest denormal; integers their minimum and
+/// maximum, 0 and -1; booleans 0 and 1.
+void fillWithExtremes(OperandType type, std::vector<uint8_t>& bytes) {
+  auto cycle = [&bytes]<typename T>(std::initializer_list<T> values) {
+    const std::vector<T> list(values);
+    for (size_t e = 0; (e + 1) * sizeof(T) <= bytes.size(); ++e) {
+      std::memcpy(bytes.data() + e * sizeof(T), &list[e % list.size()], sizeof(T));
+    }
+  };
+  using F = std::numeric_limits<float>;
+  using H = std::numeric_limits<_Float16>;
+  switch (type) {
+    case OperandType::FLOAT32:
+    case OperandType::TENSOR_FLOAT32:
+      cycle({F::max(), -F::max(), F::infinity(), -F::infinity(), F::quiet_NaN(), -0.0f,
+             F::denorm_min(), 1.0f});
+      break;
+    case OperandType::FLOAT16:
+    case OperandType::TENSOR_FLOAT16:
+      cycle({H::max(), -H::max(), H::infinity(), -H::infinity(), H::quiet_NaN(),
+             static_cast<_Float16>(-0.0f), H::denorm_min(), static_cast<_Float16>(1.0f)});
+      break;
+    case OperandType::INT32:
+    case OperandType::TENSOR_INT32:
+    case OperandType::UINT32:
+      cycle({std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), 0, -1});
+      break;
+    case OperandType::TENSOR_QUANT16_SYMM:
+    case OperandType::TENSOR_QUANT16_ASYMM:
+      cycle({std::numeric_limits<int16_t>::min(), std::numeric_limits<int16_t>::max(), int16_t{0},
+             int16_t{-1}});
+      break;
+    case OperandType::BOOL:
+    case OperandType::TENSOR_BOOL8:
+      cycle({uint8_t{0}, uint8_t{1}});
+      break;
+    default:  // the 8-bit quantized types
+      cycle({uint8_t{0}, uint8_t{255}, uint8_t{128}, uint8_t{127}});
+      break;
+  }
+}
+
+class ExtremeInputs : public ::testing::TestWithParam<CtsEntry> {
+ protected:
+  static void SetUpTestSuite() {
+    DeviceOptions options;
+    options.maxExecutionBytes = 64 << 20;  // inputs that size outputs must not exhaust the machine
+    auto device = createDevice(options);
+    ASSERT_TRUE(device) << device.error().message;
+    device_ = new std::shared_ptr<Device>(*device);
+  }
+  static void TearDownTestSuite() {
+    delete device_;
+    device_ = nullptr;
+  }
+  static std::shared_ptr<Device>* device_;
+};
+
+std::shared_ptr<Device>* ExtremeInputs::device_ = nullptr;
+
+// Every CTS model with its inputs at the extremes of their types: infinities, NaN and the
+// largest floats reach every float-to-integer conversion (undefined behaviour out of range),
+// the integer limits every index, size and axis argument given at execution. The answer is
+// any status; an error has a message. Shapes, values and loops that would run long or
+// allocate much are bounded by maxExecutionBytes and a short loop timeout.
+TEST_P(ExtremeInputs, Answer) {
+  CtsModel cts = *GetParam().model;
+  const std::vector<uint32_t>& inputs = cts.model.main.inputIndexes;
+  for (size_t k = 0; k < inputs.size() && k < cts.inputs.size(); ++k) {
+    fillWithExtremes(cts.model.main.operands[inputs[k]].type, cts.inputs[k]);
+  }
+  auto request = ctsRequest(cts);
+  ASSERT_TRUE(request) << request.error().message;
+  // As the CTS gives it, then with its output shapes unknown (the shapes then follow from
+  // the inputs: sizes, multiples and paddings at the integer limits).
+  for (bool unknownOutputShapes : {false, true}) {
+    SCOPED_TRACE(unknownOutputShapes ? "output shapes unknown" : "output shapes given");
+    Model model = cts.model;
+    for (uint32_t index : model.main.outputIndexes) {
+      for (uint32_t& d : model.main.operands[index].dimensions) d = unknownOutputShapes ? 0 : d;
+    }
+    auto prepared = (*device_)->prepareModel(std::move(model));
+    if (!prepared) {  // only the models the CTS expects to fail are refused
+      EXPECT_TRUE(cts.expectFailure) << prepared.error().message;
+      return;
+    }
+    ExecuteOptions options;
+    options.loopTimeout = std::chrono::milliseconds(20);
+    auto result = (*prepared)->executeSynchronously(*request, options);
+    if (!result) {
+      EXPECT_FALSE(result.error().message.empty());
+    }
+  }
+}
+
+// Named as the Cts suite's folders (scripts/asan.sh runs all four under the sanitizers).
+INSTANTIATE_TEST_SUITE_P(V1_0, QuantExtremes, ::testing::ValuesIn(quantizedModels("V1_0")),
+                         ctsTestName);
+INSTANTIATE_TEST_SUITE_P(V1_1, QuantExtremes, ::testing::ValuesIn(quantizedModels("V1_1")),
+                         ctsTestName);
+INSTANTIATE_TEST_SUITE_P(V1_2, QuantExtremes, ::testing::ValuesIn(quantizedModels("V1_2")),
+                         ctsTestName);
+INSTANTIATE_TEST_SUITE_P(V1_3, QuantExtremes, ::testing::ValuesIn(quantizedModels("V1_3")),
+                         ctsTestName);
+
+INSTANTIATE_TEST_SUITE_P(V1_0, ExtremeInputs, ::testing::ValuesIn(loadCtsFolder("V1_0")),
+                         ctsTestName);
+INSTANTIATE_TEST_SUITE_P(V1_1, ExtremeInputs, ::testing::ValuesIn(loadCtsFolder("V1_1")),
+                         ctsTestName);
+INSTANTIATE_TEST_SUITE_P(V1_2, ExtremeInputs, ::testing::ValuesIn(loadCtsFolder("V1_2")),
+                         ctsTestName);
+INSTANTIATE_TEST_SUITE_P(V1_3, ExtremeInputs, ::testing::ValuesIn(loadCtsFolder("V1_3")),
+                         ctsTestName);
+
+}  // namespace
+}  // namespace nnhal::tools
