@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/extreme_values.h"
 #include "cts/cts_folder.h"
 #include "hal/operand_utils.h"
 #include "nnhal/device.h"
@@ -98,49 +99,6 @@ size_t apply(Extreme extreme, Model& model) {
   return changed;
 }
 
-/// Fills `bytes` (an input of `type`) with the extremes of the type, cycling per element:
-/// floats +-3.4e38, +-inf, NaN, -0, the smallest denormal; integers their minimum and
-/// maximum, 0 and -1; booleans 0 and 1.
-void fillWithExtremes(OperandType type, std::vector<uint8_t>& bytes) {
-  auto cycle = [&bytes]<typename T>(std::initializer_list<T> values) {
-    const std::vector<T> list(values);
-    for (size_t e = 0; (e + 1) * sizeof(T) <= bytes.size(); ++e) {
-      std::memcpy(bytes.data() + e * sizeof(T), &list[e % list.size()], sizeof(T));
-    }
-  };
-  using F = std::numeric_limits<float>;
-  using H = std::numeric_limits<_Float16>;
-  switch (type) {
-    case OperandType::FLOAT32:
-    case OperandType::TENSOR_FLOAT32:
-      cycle({F::max(), -F::max(), F::infinity(), -F::infinity(), F::quiet_NaN(), -0.0f,
-             F::denorm_min(), 1.0f});
-      break;
-    case OperandType::FLOAT16:
-    case OperandType::TENSOR_FLOAT16:
-      cycle({H::max(), -H::max(), H::infinity(), -H::infinity(), H::quiet_NaN(),
-             static_cast<_Float16>(-0.0f), H::denorm_min(), static_cast<_Float16>(1.0f)});
-      break;
-    case OperandType::INT32:
-    case OperandType::TENSOR_INT32:
-    case OperandType::UINT32:
-      cycle({std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), 0, -1});
-      break;
-    case OperandType::TENSOR_QUANT16_SYMM:
-    case OperandType::TENSOR_QUANT16_ASYMM:
-      cycle({std::numeric_limits<int16_t>::min(), std::numeric_limits<int16_t>::max(), int16_t{0},
-             int16_t{-1}});
-      break;
-    case OperandType::BOOL:
-    case OperandType::TENSOR_BOOL8:
-      cycle({uint8_t{0}, uint8_t{1}});
-      break;
-    default:  // the 8-bit quantized types
-      cycle({uint8_t{0}, uint8_t{255}, uint8_t{128}, uint8_t{127}});
-      break;
-  }
-}
-
 /// The models of `folder` with a quantized operand.
 std::vector<CtsEntry> quantizedModels(const std::string& folder) {
   std::vector<CtsEntry> entries = loadCtsFolder(folder);
@@ -196,7 +154,7 @@ TEST_P(QuantExtremes, AnswerAndRepeat) {
     // And with every input at its type's extremes (8-bit values 0, 255, 128, 127).
     const std::vector<uint32_t>& inputs = changed.model.main.inputIndexes;
     for (size_t k = 0; k < inputs.size() && k < changed.inputs.size(); ++k) {
-      fillWithExtremes(changed.model.main.operands[inputs[k]].type, changed.inputs[k]);
+      testing::fillWithExtremes(changed.model.main.operands[inputs[k]].type, changed.inputs[k]);
     }
     auto extremeRequest = ctsRequest(changed);
     ASSERT_TRUE(extremeRequest) << extremeRequest.error().message;
@@ -234,7 +192,7 @@ TEST_P(ExtremeInputs, Answer) {
   CtsModel cts = *GetParam().model;
   const std::vector<uint32_t>& inputs = cts.model.main.inputIndexes;
   for (size_t k = 0; k < inputs.size() && k < cts.inputs.size(); ++k) {
-    fillWithExtremes(cts.model.main.operands[inputs[k]].type, cts.inputs[k]);
+    testing::fillWithExtremes(cts.model.main.operands[inputs[k]].type, cts.inputs[k]);
   }
   auto request = ctsRequest(cts);
   ASSERT_TRUE(request) << request.error().message;

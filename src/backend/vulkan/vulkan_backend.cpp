@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <mutex>
@@ -87,8 +88,13 @@ float widen(Storage storage, const uint8_t* bytes, size_t e) {
 
 /// Stores the buffer's `value` as element e of request bytes of `storage` (float16 rounded
 /// to nearest; 8-bit values are already whole and in range: QUANTIZE saturated them; int32
-/// values are indices, whole and below 2^24).
+/// values are indices, whole and below 2^24). The buffer is the device's to write: a NaN
+/// (which clamping keeps) becomes 0 before an integer conversion, which it would make
+/// undefined.
 void narrow(Storage storage, float value, uint8_t* bytes, size_t e) {
+  const bool integer =
+      storage == Storage::kUint8 || storage == Storage::kInt8 || storage == Storage::kInt32;
+  if (integer && std::isnan(value)) value = 0.0f;
   switch (storage) {
     case Storage::kFloat16: {
       const auto half = static_cast<_Float16>(value);
