@@ -33,72 +33,6 @@
 namespace nnhal::tools {
 namespace {
 
-bool isAsymmetric(OperandType type) {
-  return type == OperandType::TENSOR_QUANT8_ASYMM ||
-         type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ||
-         type == OperandType::TENSOR_QUANT16_ASYMM;
-}
-
-/// [min, max] of an asymmetric type's zero point.
-std::pair<int32_t, int32_t> zeroPointRange(OperandType type) {
-  switch (type) {
-    case OperandType::TENSOR_QUANT8_ASYMM_SIGNED:
-      return {-128, 127};
-    case OperandType::TENSOR_QUANT16_ASYMM:
-      return {0, 65535};
-    default:
-      return {0, 255};
-  }
-}
-
-bool isComputed(const Operand& o) {
-  return o.lifetime == OperandLifeTime::TEMPORARY_VARIABLE ||
-         o.lifetime == OperandLifeTime::SUBGRAPH_OUTPUT;
-}
-
-enum class Extreme { kTinyOutputScales, kHugeOutputScales, kLowZeroPoints, kHighZeroPoints };
-
-const char* toString(Extreme e) {
-  switch (e) {
-    case Extreme::kTinyOutputScales:
-      return "output scales x 2^-30";
-    case Extreme::kHugeOutputScales:
-      return "output scales x 2^30";
-    case Extreme::kLowZeroPoints:
-      return "lowest zero points";
-    case Extreme::kHighZeroPoints:
-      return "highest zero points";
-  }
-  return "?";
-}
-
-/// Applies `extreme` to every subgraph of `model`; returns how many operands it changed.
-size_t apply(Extreme extreme, Model& model) {
-  size_t changed = 0;
-  auto change = [&](Subgraph& graph) {
-    for (Operand& o : graph.operands) {
-      if (!hal::isQuantizedType(o.type) || o.scale <= 0.0f) continue;
-      switch (extreme) {
-        case Extreme::kTinyOutputScales:
-        case Extreme::kHugeOutputScales:
-          if (!isComputed(o)) continue;
-          o.scale = std::ldexp(o.scale, extreme == Extreme::kTinyOutputScales ? -30 : 30);
-          break;
-        case Extreme::kLowZeroPoints:
-        case Extreme::kHighZeroPoints:
-          if (!isAsymmetric(o.type)) continue;
-          const auto [low, high] = zeroPointRange(o.type);
-          o.zeroPoint = extreme == Extreme::kLowZeroPoints ? low : high;
-          break;
-      }
-      ++changed;
-    }
-  };
-  change(model.main);
-  for (Subgraph& graph : model.referenced) change(graph);
-  return changed;
-}
-
 /// The models of `folder` with a quantized operand.
 std::vector<CtsEntry> quantizedModels(const std::string& folder) {
   std::vector<CtsEntry> entries = loadCtsFolder(folder);
@@ -127,11 +61,10 @@ std::shared_ptr<Device>* QuantExtremes::device_ = nullptr;
 
 TEST_P(QuantExtremes, AnswerAndRepeat) {
   const CtsModel& cts = *GetParam().model;
-  for (Extreme extreme : {Extreme::kTinyOutputScales, Extreme::kHugeOutputScales,
-                          Extreme::kLowZeroPoints, Extreme::kHighZeroPoints}) {
-    SCOPED_TRACE(toString(extreme));
+  for (testing::Extreme extreme : testing::kEveryExtreme) {
+    SCOPED_TRACE(testing::toString(extreme));
     CtsModel changed = cts;
-    if (apply(extreme, changed.model) == 0) continue;
+    if (testing::applyExtreme(extreme, changed.model) == 0) continue;
     auto request = ctsRequest(changed);
     ASSERT_TRUE(request) << request.error().message;
     auto prepared = (*device_)->prepareModel(changed.model);

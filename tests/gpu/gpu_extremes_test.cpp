@@ -1,6 +1,7 @@
 // Every CTS model the GPU device runs, with its inputs at the limits of their types
 // (tests/common/extreme_values.h: +-FLT_MAX, +-inf, NaN, -0, denormals; INT32_MIN and
-// INT32_MAX; 0 and 255): whatever the shaders compute from them, the device answers with a
+// INT32_MAX; 0 and 255), as they are and, for quantized models, at each extreme of their
+// quantization parameters: whatever the shaders compute from them, the device answers with a
 // status, the host's conversions of the results to 8-bit and int32 outputs stay defined, and
 // the validation layer reports no error. One test per HAL version folder.
 #include <gtest/gtest.h>
@@ -39,19 +40,28 @@ TEST_P(GpuExtremes, Answer) {
       }
       auto request = ctsRequest(cts);
       ASSERT_TRUE(request) << request.error().message;
-      auto prepared = gpu.device->prepareModel(cts.model);
-      if (!prepared) continue;  // unsupported, or invalid as the CTS expects
-      auto result = (*prepared)->executeSynchronously(*request);
-      ++ran;
-      if (!result) {
-        ++failed;
-        EXPECT_FALSE(result.error().message.empty()) << cts.name;
+      // As it is, then (for a quantized model) at each extreme of its quantization.
+      std::vector<Model> variants{cts.model};
+      for (testing::Extreme extreme : testing::kEveryExtreme) {
+        Model changed = cts.model;
+        if (testing::applyExtreme(extreme, changed) > 0) variants.push_back(std::move(changed));
+      }
+      for (Model& model : variants) {
+        auto prepared = gpu.device->prepareModel(std::move(model));
+        if (!prepared) continue;  // unsupported, or invalid as the CTS expects
+        auto result = (*prepared)->executeSynchronously(*request);
+        ++ran;
+        if (!result) {
+          ++failed;
+          EXPECT_FALSE(result.error().message.empty()) << cts.name;
+        }
       }
     }
   }
   EXPECT_GT(ran, 0u);
-  std::printf("%s on %s: %zu models ran with extreme inputs, %zu of them failed with a status\n",
-              GetParam().c_str(), gpu.name.c_str(), ran, failed);
+  std::printf(
+      "%s on %s: %zu model variants ran with extreme inputs, %zu of them failed with a status\n",
+      GetParam().c_str(), gpu.name.c_str(), ran, failed);
   gpu.device.reset();
   EXPECT_EQ(gpu.vulkan->context().validationErrors(), 0u);
 }
