@@ -1,5 +1,6 @@
 // tests/cts/cts_folder.h — the CTS test models of one folder of shared/cts as GoogleTest
-// parameters, shared by the suites of tests/cts/. Each folder is loaded once per process.
+// parameters, and the fixture that gives their suites a device, shared by the suites of
+// tests/cts/. Each folder is loaded once per process.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,8 +10,10 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "nnhal/device.h"
 #include "tools/common/cts_model.h"
 
 namespace nnhal::tools {
@@ -46,5 +49,24 @@ inline std::string ctsTestName(const ::testing::TestParamInfo<CtsEntry>& info) {
   }
   return name;
 }
+
+/// A suite of CTS models on one embedded CPU device, made before the suite's first test
+/// and destroyed after its last, with `MaxExecutionBytes` as DeviceOptions::maxExecutionBytes.
+template <uint64_t MaxExecutionBytes = 0>
+class CtsDeviceTest : public ::testing::TestWithParam<CtsEntry> {
+ protected:
+  static void SetUpTestSuite() {
+    DeviceOptions options;
+    options.maxExecutionBytes = MaxExecutionBytes;
+    auto device = createDevice(options);
+    ASSERT_TRUE(device) << device.error().message;
+    device_ = std::move(*device);
+  }
+  static void TearDownTestSuite() { device_.reset(); }
+  static Device& device() { return *device_; }
+
+ private:
+  static inline std::shared_ptr<Device> device_;
+};
 
 }  // namespace nnhal::tools

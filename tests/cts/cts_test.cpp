@@ -17,23 +17,7 @@
 namespace nnhal::tools {
 namespace {
 
-using Entry = CtsEntry;
-
-class Cts : public ::testing::TestWithParam<Entry> {
- protected:
-  static void SetUpTestSuite() {
-    auto device = createDevice();
-    ASSERT_TRUE(device) << device.error().message;
-    device_ = new std::shared_ptr<Device>(*device);
-  }
-  static void TearDownTestSuite() {
-    delete device_;
-    device_ = nullptr;
-  }
-  static std::shared_ptr<Device>* device_;
-};
-
-std::shared_ptr<Device>* Cts::device_ = nullptr;
+class Cts : public CtsDeviceTest<> {};
 
 // The VTS GeneratedTests' variations: every mode with MeasureTiming NO and YES (the timing
 // rules checked), request pools of the three kinds, a fenced execution waiting for a fence,
@@ -49,7 +33,7 @@ TEST_P(Cts, Passes) {
     // two ways kernels are prepared); the paths around the kernels (callback, burst, fenced,
     // pools, timing) are the same code at every level and run in the full suite.
     for (CtsMode mode : {CtsMode::kSynchronous, CtsMode::kDynamicOutputShape}) {
-      const CtsOutcome outcome = runCtsModel(**device_, cts, mode);
+      const CtsOutcome outcome = runCtsModel(device(), cts, mode);
       EXPECT_TRUE(outcome.passed) << cts.version << "/" << cts.spec << " [" << toString(mode)
                                   << "]: " << outcome.message;
     }
@@ -61,7 +45,7 @@ TEST_P(Cts, Passes) {
     run.measure = measure;
     for (CtsMode mode : {CtsMode::kSynchronous, CtsMode::kAsync, CtsMode::kDynamicOutputShape,
                          CtsMode::kBurst, CtsMode::kDeviceBuffers, CtsMode::kFenced}) {
-      const CtsOutcome outcome = runCtsModel(**device_, cts, mode, run);
+      const CtsOutcome outcome = runCtsModel(device(), cts, mode, run);
       if (mode == CtsMode::kSynchronous && measure == MeasureTiming::NO) {
         syncPassed = outcome.passed;
         syncSkipped = outcome.skipped;
@@ -82,7 +66,7 @@ TEST_P(Cts, Passes) {
     CtsRunOptions pool;
     pool.poolKind = kind;
     for (CtsMode mode : modes) {
-      const CtsOutcome outcome = runCtsModel(**device_, cts, mode, pool);
+      const CtsOutcome outcome = runCtsModel(device(), cts, mode, pool);
       if (mode == CtsMode::kFenced && outcome.skipped) continue;
       EXPECT_TRUE(outcome.passed) << cts.version << "/" << cts.spec << " [" << toString(mode)
                                   << ", " << toString(kind) << " pool]: " << outcome.message;
@@ -90,19 +74,19 @@ TEST_P(Cts, Passes) {
   }
   CtsRunOptions fence;
   fence.waitForFence = true;
-  const CtsOutcome fenced = runCtsModel(**device_, cts, CtsMode::kFenced, fence);
+  const CtsOutcome fenced = runCtsModel(device(), cts, CtsMode::kFenced, fence);
   EXPECT_TRUE(fenced.passed || fenced.skipped)
       << cts.version << "/" << cts.spec << " [fenced, waiting for a fence]: " << fenced.message;
   CtsRunOptions shortOutput;
   shortOutput.outputOneElementShort = true;
   const CtsOutcome insufficient =
-      runCtsModel(**device_, cts, CtsMode::kDynamicOutputShape, shortOutput);
+      runCtsModel(device(), cts, CtsMode::kDynamicOutputShape, shortOutput);
   EXPECT_TRUE(insufficient.passed)
       << cts.version << "/" << cts.spec
       << " [dynamic, output 0 one element short]: " << insufficient.message;
   if (hasCoupledQuantization(cts)) {
     const CtsOutcome coupled =
-        runCtsModel(**device_, toSignedQuantization(cts), CtsMode::kSynchronous);
+        runCtsModel(device(), toSignedQuantization(cts), CtsMode::kSynchronous);
     EXPECT_EQ(coupled.passed, syncPassed) << "signed twin: " << coupled.message;
     EXPECT_EQ(coupled.skipped, syncSkipped) << "signed twin: " << coupled.message;
   }

@@ -43,21 +43,7 @@ std::vector<CtsEntry> quantizedModels(const std::string& folder) {
   return entries;
 }
 
-class QuantExtremes : public ::testing::TestWithParam<CtsEntry> {
- protected:
-  static void SetUpTestSuite() {
-    auto device = createDevice();
-    ASSERT_TRUE(device) << device.error().message;
-    device_ = new std::shared_ptr<Device>(*device);
-  }
-  static void TearDownTestSuite() {
-    delete device_;
-    device_ = nullptr;
-  }
-  static std::shared_ptr<Device>* device_;
-};
-
-std::shared_ptr<Device>* QuantExtremes::device_ = nullptr;
+class QuantExtremes : public CtsDeviceTest<> {};
 
 TEST_P(QuantExtremes, AnswerAndRepeat) {
   const CtsModel& cts = *GetParam().model;
@@ -67,7 +53,7 @@ TEST_P(QuantExtremes, AnswerAndRepeat) {
     if (testing::applyExtreme(extreme, changed.model) == 0) continue;
     auto request = ctsRequest(changed);
     ASSERT_TRUE(request) << request.error().message;
-    auto prepared = (*device_)->prepareModel(changed.model);
+    auto prepared = device().prepareModel(changed.model);
     if (!prepared) {
       EXPECT_FALSE(prepared.error().message.empty());  // refused, with a reason
       continue;
@@ -98,23 +84,7 @@ TEST_P(QuantExtremes, AnswerAndRepeat) {
   }
 }
 
-class ExtremeInputs : public ::testing::TestWithParam<CtsEntry> {
- protected:
-  static void SetUpTestSuite() {
-    DeviceOptions options;
-    options.maxExecutionBytes = 64 << 20;  // inputs that size outputs must not exhaust the machine
-    auto device = createDevice(options);
-    ASSERT_TRUE(device) << device.error().message;
-    device_ = new std::shared_ptr<Device>(*device);
-  }
-  static void TearDownTestSuite() {
-    delete device_;
-    device_ = nullptr;
-  }
-  static std::shared_ptr<Device>* device_;
-};
-
-std::shared_ptr<Device>* ExtremeInputs::device_ = nullptr;
+class ExtremeInputs : public CtsDeviceTest<uint64_t{64} << 20> {};
 
 // Every CTS model with its inputs at the extremes of their types: infinities, NaN and the
 // largest floats reach every float-to-integer conversion (undefined behaviour out of range),
@@ -137,7 +107,7 @@ TEST_P(ExtremeInputs, Answer) {
     for (uint32_t index : model.main.outputIndexes) {
       for (uint32_t& d : model.main.operands[index].dimensions) d = unknownOutputShapes ? 0 : d;
     }
-    auto prepared = (*device_)->prepareModel(std::move(model));
+    auto prepared = device().prepareModel(std::move(model));
     if (!prepared) {  // only the models the CTS expects to fail are refused
       EXPECT_TRUE(cts.expectFailure) << prepared.error().message;
       return;
