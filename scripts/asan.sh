@@ -65,6 +65,9 @@ run_tests() {
   # finds overflows and out-of-range conversions.
   run_sharded "./$BUILD_DIR/nnhal_cts_tests" --gtest_brief=1 \
     --gtest_filter='V1_2/*:V1_3/*:V1_0/QuantExtremes.*:V1_1/QuantExtremes.*:V1_0/ExtremeInputs.*:V1_1/ExtremeInputs.*'
+  # The extremes again on the portable kernels (what runs without AVX2, and every SIMD tail).
+  NNHAL_ISA=scalar run_sharded "./$BUILD_DIR/nnhal_cts_tests" --gtest_brief=1 \
+    --gtest_filter='*/QuantExtremes.*:*/ExtremeInputs.*'
   # The VTS's own model set (not the inputs_as_internal / all_tensors_as_inputs variants the
   # plain run adds), embedded, and a remote subset; the CompilationCachingTests against the
   # four caching targets; the MemoryDomainTests and the QualityOfServiceTests on both targets.
