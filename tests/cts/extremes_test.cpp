@@ -1,6 +1,7 @@
 // The CTS models at the extremes, where integer overflow and out-of-range conversions hide
 // (undefined behaviour that only UndefinedBehaviorSanitizer sees: scripts/asan.sh runs these
-// suites for all four folders). Neither compares results with the CTS's.
+// suites for all four folders, at the machine's kernel level and at the scalar one). Neither
+// compares results with the CTS's.
 //
 // QuantExtremes: every quantized model again with the outputs of its operations rescaled by
 // 2^-30 (requantization multipliers near 2^30, which saturate) and by 2^30 (multipliers that
@@ -10,15 +11,12 @@
 // fuzz_model found an overflow of PRELU's output offset only after 10^5 executions; this sweep
 // finds it, and TRANSPOSE_CONV_2D's, at once.
 //
-// ExtremeInputs: every model with its inputs at the extremes of their types (below).
+// ExtremeInputs: every model with its inputs at the extremes of their types
+// (tests/common/extreme_values.h), with its output shapes given and unknown.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <cstring>
-#include <initializer_list>
-#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
