@@ -60,6 +60,15 @@ inline void fillWithExtremes(OperandType type, std::vector<uint8_t>& bytes) {
   }
 }
 
+/// fillWithExtremes for each main input's bytes of `model` (`inputs` in main.inputIndexes
+/// order, as a CTS model keeps them; an input without bytes stays empty).
+inline void fillInputsWithExtremes(const Model& model, std::vector<std::vector<uint8_t>>& inputs) {
+  const std::vector<uint32_t>& indexes = model.main.inputIndexes;
+  for (size_t k = 0; k < indexes.size() && k < inputs.size(); ++k) {
+    fillWithExtremes(model.main.operands[indexes[k]].type, inputs[k]);
+  }
+}
+
 inline bool isAsymmetric(OperandType type) {
   return type == OperandType::TENSOR_QUANT8_ASYMM ||
          type == OperandType::TENSOR_QUANT8_ASYMM_SIGNED ||

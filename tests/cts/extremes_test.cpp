@@ -69,10 +69,7 @@ TEST_P(QuantExtremes, AnswerAndRepeat) {
     const std::vector<uint8_t> secondBytes(pool.bytes().begin(), pool.bytes().end());
     EXPECT_EQ(firstBytes, secondBytes) << "two executions of one request differ";
     // And with every input at its type's extremes (8-bit values 0, 255, 128, 127).
-    const std::vector<uint32_t>& inputs = changed.model.main.inputIndexes;
-    for (size_t k = 0; k < inputs.size() && k < changed.inputs.size(); ++k) {
-      testing::fillWithExtremes(changed.model.main.operands[inputs[k]].type, changed.inputs[k]);
-    }
+    testing::fillInputsWithExtremes(changed.model, changed.inputs);
     auto extremeRequest = ctsRequest(changed);
     ASSERT_TRUE(extremeRequest) << extremeRequest.error().message;
     auto atLimits = (*prepared)->executeSynchronously(*extremeRequest);
@@ -91,10 +88,7 @@ class ExtremeInputs : public CtsDeviceTest<uint64_t{64} << 20> {};
 // allocate much are bounded by maxExecutionBytes and a short loop timeout.
 TEST_P(ExtremeInputs, Answer) {
   CtsModel cts = *GetParam().model;
-  const std::vector<uint32_t>& inputs = cts.model.main.inputIndexes;
-  for (size_t k = 0; k < inputs.size() && k < cts.inputs.size(); ++k) {
-    testing::fillWithExtremes(cts.model.main.operands[inputs[k]].type, cts.inputs[k]);
-  }
+  testing::fillInputsWithExtremes(cts.model, cts.inputs);
   auto request = ctsRequest(cts);
   ASSERT_TRUE(request) << request.error().message;
   // As the CTS gives it, then with its output shapes unknown (the shapes then follow from

@@ -34,10 +34,7 @@ TEST_P(GpuExtremes, Answer) {
     auto models = loadCtsFile(file);
     ASSERT_TRUE(models) << models.error().message;
     for (CtsModel& cts : *models) {
-      const std::vector<uint32_t>& inputs = cts.model.main.inputIndexes;
-      for (size_t k = 0; k < inputs.size() && k < cts.inputs.size(); ++k) {
-        testing::fillWithExtremes(cts.model.main.operands[inputs[k]].type, cts.inputs[k]);
-      }
+      testing::fillInputsWithExtremes(cts.model, cts.inputs);
       auto request = ctsRequest(cts);
       ASSERT_TRUE(request) << request.error().message;
       // As it is, then (for a quantized model) at each extreme of its quantization.
