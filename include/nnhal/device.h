@@ -169,11 +169,16 @@ class Device {
 /// How the driver's compiling threads share the CPU with everything else.
 enum class PreparationPolicy : uint8_t {
   /// SCHED_IDLE: compilations run only on cores nothing else wants, so they never slow an
-  /// execution down (measured: 1.00-1.05x the latency alone while 5 clients compile). On a
-  /// machine kept busy by other programs, compilations wait for idle cores.
+  /// execution down (measured: 1.00-1.05x the latency alone while 5 clients compile). One
+  /// that other threads keep off the cores for 0.5 s (a machine kept busy by other programs,
+  /// another application's executions that started after it), while its own application
+  /// has no execution running, runs at the process's priority for the rest of its run. That
+  /// needs CAP_SYS_NICE or an RLIMIT_NICE of 20 (systemd: LimitNICE=20); without either, kIdle
+  /// is applied as kNice, with a warning in the log (docs/QOS.md).
   kIdle,
   /// Nice value 10: an execution sharing a core with a compilation gets ~90% of it
-  /// (measured: 1.2-1.4x the latency alone); compilations still progress on a busy machine.
+  /// (measured: 1.2-1.4x the latency alone); compilations still progress on a busy machine,
+  /// and get the process's priority back as kIdle's do where the OS allows it.
   kNice,
   /// As the rest of the process.
   kNormal,

@@ -7,6 +7,8 @@
 #include <limits>
 #include <utility>
 
+#include <spdlog/spdlog.h>
+
 #include "common/thread_priority.h"
 
 namespace nnhal::actors {
@@ -168,7 +170,23 @@ Scheduler::Scheduler(Pool foreground, Pool giveWay, Pool fair, uint32_t slots,
       fair_(fair),
       slots_(slots != 0 ? slots : 1),
       preparationSlots_(std::clamp<uint32_t>(preparationSlots, 1, slots_)),
-      policy_(policy) {}
+      canRestore_(policy != PreparationPolicy::kNormal &&
+                  common::canRestoreProcessPriority(policy)),
+      policy_(policy == PreparationPolicy::kIdle && !canRestore_ ? PreparationPolicy::kNice
+                                                                 : policy) {
+  if (canRestore_) {
+    watch_ = std::make_unique<GiveWayWatch>([this](hal::ApplicationId id) {
+      std::lock_guard lock(mutex_);
+      auto found = apps_.find(id);
+      return found != apps_.end() && found->second->executionsActive();
+    });
+  } else if (policy == PreparationPolicy::kIdle) {
+    spdlog::warn(
+        "preparations give way with nice 10, not SCHED_IDLE: this process cannot give a thread "
+        "its priority back (RLIMIT_NICE under 20, no CAP_SYS_NICE), and SCHED_IDLE would let "
+        "other programs keep a preparation off the cores without end (systemd: LimitNICE=20)");
+  }
+}
 
 Scheduler::~Scheduler() = default;
 
@@ -327,7 +345,11 @@ void Scheduler::launch(Grants& grants) {
     boost::asio::post(preparation ? (giveWay ? giveWay_ : fair_) : pool_,
                       [self = shared_from_this(), job = std::move(post.job), app = post.app,
                        level = post.level, runStart = post.runStart, giveWay]() mutable {
-                        if (giveWay) common::applyPreparationPolicy(self->policy_);
+                        GiveWayWatch::Registration watched;
+                        if (giveWay) {
+                          common::applyPreparationPolicy(self->policy_);
+                          if (self->watch_) watched = self->watch_->enter(app->id);
+                        }
                         Lease lease;
                         lease.scheduler_ = self.get();
                         lease.app_ = app;

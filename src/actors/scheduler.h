@@ -58,6 +58,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "actors/give_way_watch.h"
 #include "engine/yield_point.h"
 #include "hal/application.h"
 #include "nnhal/device.h"
@@ -142,8 +143,11 @@ class Scheduler : public std::enable_shared_from_this<Scheduler> {
   /// must not slow an execution of their own application, else on `fair` (each slots +
   /// preparationSlots threads: the preparations that run and those paused), of which at most
   /// `preparationSlots` (1..slots) hold a slot at once. The threads of `giveWay` take
-  /// `policy` when they run their first job (common/thread_priority.h); those of `fair` keep the
-  /// process's. `fair` may be `giveWay` (then every preparation gives way).
+  /// `policy` for each job they run (common/thread_priority.h); those of `fair` keep the
+  /// process's. `fair` may be `giveWay` (then every preparation gives way). A preparation
+  /// kept off the cores while giving way gets the process's priority back (give_way_watch.h)
+  /// where the OS allows that; where it does not, kIdle is applied as kNice, which the OS
+  /// itself keeps from starving (a warning says so).
   Scheduler(Pool foreground, Pool giveWay, Pool fair, uint32_t slots, uint32_t preparationSlots,
             PreparationPolicy policy);
   /// As above with one background pool for every preparation.
@@ -177,6 +181,11 @@ class Scheduler : public std::enable_shared_from_this<Scheduler> {
                Work work = Work::kExecution) const;
   /// Per application seen so far.
   std::vector<ApplicationStats> applications() const;
+  /// The policy preparations that give way run with (the one asked for, or kNice for kIdle
+  /// where a starved preparation could not get its priority back).
+  PreparationPolicy preparationPolicy() const { return policy_; }
+  /// Preparations that stopped giving way because other threads kept them off the cores.
+  uint64_t preparationsPromoted() const { return watch_ ? watch_->promotions() : 0; }
 
  private:
   friend class Lease;
@@ -217,6 +226,7 @@ class Scheduler : public std::enable_shared_from_this<Scheduler> {
   Pool fair_;
   const uint32_t slots_;
   const uint32_t preparationSlots_;
+  const bool canRestore_;  ///< a thread that gave way can get the process's priority back
   const PreparationPolicy policy_;
   mutable std::mutex mutex_;
   std::unordered_map<hal::ApplicationId, std::unique_ptr<ApplicationQueue>> apps_;
@@ -230,6 +240,8 @@ class Scheduler : public std::enable_shared_from_this<Scheduler> {
   /// Applications with executions holding slots (runsSharingKernels reads it without the
   /// lock).
   std::atomic<uint32_t> applicationsExecuting_{0};
+  /// Last: its thread (which locks mutex_) stops before the state above goes.
+  std::unique_ptr<GiveWayWatch> watch_;
 };
 
 }  // namespace nnhal::actors

@@ -9,9 +9,11 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio/thread_pool.hpp>
 #include <cerrno>
+#include <chrono>
 #include <condition_variable>
 #include <future>
 #include <mutex>
@@ -329,6 +331,11 @@ class BackgroundSchedulerTest : public SchedulerTest {
     scheduler_ = std::make_shared<Scheduler>(pool_->get_executor(), background_->get_executor(),
                                              slots, preparationSlots, policy);
   }
+  /// The OS policy of threads that give way: SCHED_IDLE, or where this process could not give
+  /// a thread its priority back, nice 10 under SCHED_OTHER (Scheduler::preparationPolicy).
+  int givingWayPolicy() const {
+    return scheduler_->preparationPolicy() == PreparationPolicy::kIdle ? SCHED_IDLE : SCHED_OTHER;
+  }
   void TearDown() override {
     SchedulerTest::TearDown();
     if (background_) background_->join();
@@ -393,7 +400,7 @@ TEST_F(BackgroundSchedulerTest, PreparationsRunOnThreadsThatGiveWay) {
   const auto [onBackground, preparationPolicy] = prepared.get_future().get();
   const auto [onForeground, executionPolicy] = executed.get_future().get();
   EXPECT_TRUE(onBackground);
-  EXPECT_EQ(preparationPolicy, SCHED_IDLE);
+  EXPECT_EQ(preparationPolicy, givingWayPolicy());
   EXPECT_TRUE(onForeground);
   EXPECT_EQ(executionPolicy, processPolicy);
 }
@@ -427,11 +434,95 @@ TEST_F(BackgroundSchedulerTest, APreparationBesideAnotherApplicationsWorkRunsAtN
     sameApp.set_value(
         background_->get_executor().running_in_this_thread() ? sched_getscheduler(gettid()) : -1);
   });
-  EXPECT_EQ(sameApp.get_future().get(), SCHED_IDLE);
+  EXPECT_EQ(sameApp.get_future().get(), givingWayPolicy());
   release->set_value();
   pool_->join();
   background_->join();
   fair_->join();
+}
+
+/// Threads of normal priority that spin on every core until destroyed: a busy machine.
+class BusyMachine {
+ public:
+  explicit BusyMachine(unsigned threads = std::max(1u, std::thread::hardware_concurrency())) {
+    for (unsigned i = 0; i < threads; ++i) {
+      spinners_.emplace_back([this] {
+        while (!stop_.load(std::memory_order_relaxed)) {
+        }
+      });
+    }
+  }
+  ~BusyMachine() { stop_ = true; }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::vector<std::jthread> spinners_;  // last: joined before stop_ goes
+};
+
+/// A preparation job that computes until its thread stops giving way (or `limit` passes);
+/// `policy` gets the thread's policy then.
+Scheduler::Job computeWhileGivingWay(std::promise<void>& started, std::promise<int>& policy,
+                                     std::chrono::seconds limit = std::chrono::seconds(20)) {
+  return [&started, &policy, limit](Lease) {
+    started.set_value();
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (sched_getscheduler(gettid()) == SCHED_IDLE && std::chrono::steady_clock::now() < until) {
+    }
+    policy.set_value(sched_getscheduler(gettid()));
+  };
+}
+
+// A preparation that gave way because nothing else had work does not wait for the cores
+// without end once other threads (here outside the driver; another application that came
+// later alike) take them all: kept off them for GiveWayWatch::kGiveWayBound, it gets the
+// process's priority back.
+TEST_F(BackgroundSchedulerTest, APreparationKeptOffTheCoresGetsTheProcessPriorityBack) {
+  makeWithBackground(2, 1, PreparationPolicy::kIdle);
+  if (scheduler_->preparationPolicy() != PreparationPolicy::kIdle) {
+    GTEST_SKIP() << "this process cannot give a thread its priority back (RLIMIT_NICE under 20, "
+                    "no CAP_SYS_NICE): preparations give way with nice 10 instead";
+  }
+  std::promise<void> started;
+  std::promise<int> policy;
+  scheduler_->submit(kAppA, Priority::MEDIUM, Work::kPreparation,
+                     computeWhileGivingWay(started, policy));
+  started.get_future().wait();
+  const auto start = std::chrono::steady_clock::now();
+  BusyMachine busy;
+  EXPECT_EQ(policy.get_future().get(), SCHED_OTHER) << "still giving way after 20 s";
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(scheduler_->preparationsPromoted(), 1u);
+  EXPECT_GE(took, GiveWayWatch::kGiveWayBound);
+  EXPECT_LT(took, 10 * GiveWayWatch::kGiveWayBound);
+}
+
+// Its own application's executions keep a preparation giving way as long as they run
+// (executions first is its application's priority), though the rest of the machine is busy
+// too; once they stop, the bound applies.
+TEST_F(BackgroundSchedulerTest, APreparationGivesWayToItsOwnExecutionsForAsLongAsTheyRun) {
+  makeWithBackground(2, 1, PreparationPolicy::kIdle);
+  if (scheduler_->preparationPolicy() != PreparationPolicy::kIdle) {
+    GTEST_SKIP() << "this process cannot give a thread its priority back";
+  }
+  std::atomic<bool> executing{true};
+  std::promise<void> execution;
+  scheduler_->submit(kAppA, Priority::MEDIUM, Work::kExecution, [&](Lease) {
+    execution.set_value();
+    while (executing.load(std::memory_order_relaxed)) {
+    }
+  });
+  execution.get_future().wait();
+  std::promise<void> started;
+  std::promise<int> policy;  // HIGH: a MEDIUM one would wait for A's MEDIUM execution
+  scheduler_->submit(kAppA, Priority::HIGH, Work::kPreparation,
+                     computeWhileGivingWay(started, policy));
+  started.get_future().wait();
+  BusyMachine busy(std::max(1u, std::thread::hardware_concurrency() - 1));
+  std::this_thread::sleep_for(4 * GiveWayWatch::kGiveWayBound);
+  EXPECT_EQ(scheduler_->preparationsPromoted(), 0u);
+  executing = false;
+  EXPECT_EQ(policy.get_future().get(), SCHED_OTHER) << "still giving way 20 s on";
+  EXPECT_EQ(scheduler_->preparationsPromoted(), 1u);
 }
 
 }  // namespace

@@ -5,12 +5,14 @@
 // executions as requests, and the replies its connections do not read are bounded for all
 // of them together. Another application (a child process under another uid, when the
 // test runs as root) keeps its own quotas and its share of the driver: its priority-HIGH work
-// does not hold back this application's MEDIUM work.
+// does not hold back this application's MEDIUM work. Programs outside the daemon that keep
+// every core busy do not keep a preparation that gives way waiting without end.
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <future>
 #include <thread>
 
 #include "child_process.h"
@@ -283,6 +285,50 @@ TEST(ApplicationFairness, AnotherApplicationsHighPriorityWorkDoesNotStarveAMediu
   } else {
     EXPECT_LT(contended, 2 * alone + 3ms);
   }
+}
+
+// A preparation that starts while no other application has work gives way (SCHED_IDLE: it
+// must not slow its own application's executions). Programs outside the daemon that keep
+// every core busy would then keep it waiting for as long as they run; kept off the cores for
+// half a second, it runs at the daemon's own priority instead (actors/give_way_watch.h) and
+// gets its share of the machine.
+TEST(BusyMachine, ProgramsKeepingEveryCoreBusyDoNotStarveAPreparation) {
+  Daemon daemon(std::vector<std::string>{});
+  ASSERT_TRUE(daemon.running());
+  auto client = connectOrFail(daemon);
+  ASSERT_TRUE(client);
+  // 64 FULLY_CONNECTED layers, each packing a 4 MiB weight matrix: about 0.3 s to compile.
+  const Model model = slowModel(64, 1, 1024);
+  auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(client->prepareModel(model));
+  const auto alone = std::chrono::steady_clock::now() - start;
+  std::atomic<bool> stop{false};
+  std::vector<std::jthread> spinners;  // this process stands for the other programs
+  for (unsigned i = 0; i < std::max(1u, std::thread::hardware_concurrency()); ++i) {
+    spinners.emplace_back([&] {
+      while (!stop.load(std::memory_order_relaxed)) {
+      }
+    });
+  }
+  std::promise<std::chrono::steady_clock::duration> done;
+  start = std::chrono::steady_clock::now();
+  std::jthread preparing([&] {
+    EXPECT_TRUE(client->prepareModel(model));
+    done.set_value(std::chrono::steady_clock::now() - start);
+  });
+  // Without the bound, the preparation waits until the spinners stop.
+  auto finished = done.get_future();
+  const bool inTime = finished.wait_for(30s) == std::future_status::ready;
+  stop = true;
+  const auto busy = finished.get();
+  const auto ms = [](auto d) {
+    return static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(d).count());
+  };
+  std::printf("[ busy machine ] preparation alone %lld ms, beside %zu busy threads %lld ms\n",
+              ms(alone), spinners.size(), ms(busy));
+  EXPECT_TRUE(inTime);
+  // Its share: one thread of (spinners + 1) on the cores, after the bound.
+  EXPECT_LT(busy, 4 * alone + 3s);
 }
 
 }  // namespace

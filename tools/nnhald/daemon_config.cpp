@@ -134,8 +134,10 @@ void addDriverOptions(CLI::App& app, DaemonConfig& c) {
       ->check(CLI::Range(0u, 256u));
   app.add_option("--preparation-policy", c.preparationPolicy,
                  "How compiling threads share the CPU: idle (SCHED_IDLE: only on cores nothing "
-                 "else wants; executions never slow down), nice (nice 10; compilations also "
-                 "progress on a machine busy with other programs) or normal")
+                 "else wants; executions never slow down; a compilation kept off the cores for "
+                 "0.5 s while its application runs no execution gets normal priority back, "
+                 "which needs LimitNICE=20 or CAP_SYS_NICE, else nice is used), nice (nice 10; "
+                 "compilations also progress on a machine busy with other programs) or normal")
       ->capture_default_str()
       ->check(CLI::IsMember({"idle", "nice", "normal"}));
   app.add_option("--max-queued-per-model", c.maxQueuedPerModel,
