@@ -174,7 +174,7 @@ enum class PreparationPolicy : uint8_t {
   /// another application's executions that started after it), while its own application
   /// has no execution running, runs at the process's priority for the rest of its run. That
   /// needs CAP_SYS_NICE or an RLIMIT_NICE of 20 (systemd: LimitNICE=20); without either, kIdle
-  /// is applied as kNice, with a warning in the log (docs/QOS.md).
+  /// is applied as kNice, with a line in the log (info) (docs/QOS.md).
   kIdle,
   /// Nice value 10: an execution sharing a core with a compilation gets ~90% of it
   /// (measured: 1.2-1.4x the latency alone); compilations still progress on a busy machine,

@@ -181,7 +181,9 @@ Scheduler::Scheduler(Pool foreground, Pool giveWay, Pool fair, uint32_t slots,
       return found != apps_.end() && found->second->executionsActive();
     });
   } else if (policy == PreparationPolicy::kIdle) {
-    spdlog::warn(
+    // Info, not a warning: an unprivileged embedded driver (every `nnhal` command) is fine
+    // with nice 10; nnhald logs it at its default level.
+    spdlog::info(
         "preparations give way with nice 10, not SCHED_IDLE: this process cannot give a thread "
         "its priority back (RLIMIT_NICE under 20, no CAP_SYS_NICE), and SCHED_IDLE would let "
         "other programs keep a preparation off the cores without end (systemd: LimitNICE=20)");

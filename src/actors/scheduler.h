@@ -147,7 +147,7 @@ class Scheduler : public std::enable_shared_from_this<Scheduler> {
   /// process's. `fair` may be `giveWay` (then every preparation gives way). A preparation
   /// kept off the cores while giving way gets the process's priority back (give_way_watch.h)
   /// where the OS allows that; where it does not, kIdle is applied as kNice, which the OS
-  /// itself keeps from starving (a warning says so).
+  /// itself keeps from starving (an info line says so).
   Scheduler(Pool foreground, Pool giveWay, Pool fair, uint32_t slots, uint32_t preparationSlots,
             PreparationPolicy policy);
   /// As above with one background pool for every preparation.
