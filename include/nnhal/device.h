@@ -171,8 +171,8 @@ enum class PreparationPolicy : uint8_t {
   /// SCHED_IDLE: compilations run only on cores nothing else wants, so they never slow an
   /// execution down (measured: 1.00-1.05x the latency alone while 5 clients compile). One
   /// that other threads keep off the cores for 0.5 s (a machine kept busy by other programs,
-  /// another application's executions that started after it), while its own application
-  /// has no execution running, runs at the process's priority for the rest of its run. That
+  /// another application's executions that started after it), with no execution of its own
+  /// application running meanwhile, runs at the process's priority for the rest of its run. That
   /// needs CAP_SYS_NICE or an RLIMIT_NICE of 20 (systemd: LimitNICE=20); without either, kIdle
   /// is applied as kNice, with a line in the log (info) (docs/QOS.md).
   kIdle,

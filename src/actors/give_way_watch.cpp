@@ -27,8 +27,8 @@ struct GiveWayWatch::Run {
   bool promoted = false;
 };
 
-GiveWayWatch::GiveWayWatch(std::function<bool(hal::ApplicationId)> ownExecutionsActive)
-    : ownExecutionsActive_(std::move(ownExecutionsActive)),
+GiveWayWatch::GiveWayWatch(OwnExecutionsSince ownExecutionsSince)
+    : ownExecutionsSince_(std::move(ownExecutionsSince)),
       thread_([this](std::stop_token stop) { watch(std::move(stop)); }) {}
 
 GiveWayWatch::~GiveWayWatch() {
@@ -97,21 +97,23 @@ void GiveWayWatch::checkLocked(int64_t now) {
     if (run.promoted) continue;
     const auto stat = common::readSchedStat(run.tid);
     if (!stat) continue;
-    const int64_t elapsed = now - run.lastCheckNs;
+    const int64_t since = run.lastCheckNs;
+    const int64_t elapsed = now - since;
     const uint64_t ran = stat->onCpuNs - run.lastOnCpuNs;
     run.lastCheckNs = now;
     run.lastOnCpuNs = stat->onCpuNs;
     if (elapsed <= 0) continue;
     // Kept off: ready to run, yet it ran for less than a quarter of the interval (a thread
     // sharing a core evenly with one other gets half; one giving way to a busy core, ~0).
-    if (stat->runnable && 4 * ran < static_cast<uint64_t>(elapsed)) {
+    // Its own application's executions keeping it waiting do not count: executions first is
+    // that application's priority.
+    if (stat->runnable && 4 * ran < static_cast<uint64_t>(elapsed) &&
+        !ownExecutionsSince_(run.application, since)) {
       run.keptOffNs += elapsed;
     } else {
       run.keptOffNs = 0;
     }
     if (run.keptOffNs < kBoundNs || refused_) continue;
-    // Its own executions keep it waiting by its application's choice (executions first).
-    if (ownExecutionsActive_(run.application)) continue;
     if (!common::restoreProcessPriority(run.tid)) {
       refused_ = true;
       spdlog::warn(

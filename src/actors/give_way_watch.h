@@ -8,8 +8,8 @@
 // programs outside the driver on a busy machine. The watch bounds that: every kCheckInterval
 // it reads each giving-way run's scheduler accounting (common/thread_priority.h), and a run
 // that was ready to run at each look but ran for less than a quarter of each interval, for
-// kGiveWayBound in a row, while its own application has no execution active, gets the
-// process's priority back for the rest of its run. Giving way
+// kGiveWayBound in a row, with no execution of its own application active at any time
+// meanwhile, gets the process's priority back for the rest of its run. Giving way
 // bounds how much a preparation slows others, never whether it finishes. A run paused by
 // the scheduler or waiting for a file (asleep, not ready to run) is not kept off the cores.
 //
@@ -41,10 +41,12 @@ class GiveWayWatch {
   /// How long a run may be kept off the cores before it stops giving way.
   static constexpr std::chrono::milliseconds kGiveWayBound{500};
 
-  /// `ownExecutionsActive(application)`: true while executions of that application hold
-  /// slots (then its preparation keeps giving way: to its own application's work). Called
-  /// from the watch's thread; it must not call back into the watch.
-  explicit GiveWayWatch(std::function<bool(hal::ApplicationId)> ownExecutionsActive);
+  /// `ownExecutionsSince(application, sinceNs)`: true when executions of that application
+  /// were active at any time since `sinceNs` (steady clock, ns since its epoch); its
+  /// preparation then keeps giving way, to its own application's work. Called from the
+  /// watch's thread; it must not call back into the watch.
+  using OwnExecutionsSince = std::function<bool(hal::ApplicationId, int64_t)>;
+  explicit GiveWayWatch(OwnExecutionsSince ownExecutionsSince);
   ~GiveWayWatch();
   GiveWayWatch(const GiveWayWatch&) = delete;
   GiveWayWatch& operator=(const GiveWayWatch&) = delete;
@@ -75,7 +77,7 @@ class GiveWayWatch {
   /// One look at every run (mutex_ held).
   void checkLocked(int64_t now);
 
-  std::function<bool(hal::ApplicationId)> ownExecutionsActive_;
+  OwnExecutionsSince ownExecutionsSince_;
   mutable std::mutex mutex_;
   std::condition_variable_any wake_;
   std::list<Run> runs_;

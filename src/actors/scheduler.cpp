@@ -62,6 +62,7 @@ struct ApplicationQueue {
   int64_t runStartSumNs = 0;     ///< sum of the start times of the runs holding slots now
   uint64_t realServiceNs = 0;
   uint64_t lastPicked = 0;
+  int64_t lastExecutionEndNs = 0;  ///< when an execution last gave its slot back
 
   bool queuedAtOrAbove(size_t level) const {
     for (size_t q = level; q < kLevels; ++q) {
@@ -175,10 +176,11 @@ Scheduler::Scheduler(Pool foreground, Pool giveWay, Pool fair, uint32_t slots,
       policy_(policy == PreparationPolicy::kIdle && !canRestore_ ? PreparationPolicy::kNice
                                                                  : policy) {
   if (canRestore_) {
-    watch_ = std::make_unique<GiveWayWatch>([this](hal::ApplicationId id) {
+    watch_ = std::make_unique<GiveWayWatch>([this](hal::ApplicationId id, int64_t sinceNs) {
       std::lock_guard lock(mutex_);
       auto found = apps_.find(id);
-      return found != apps_.end() && found->second->executionsActive();
+      return found != apps_.end() &&
+             (found->second->executionsActive() || found->second->lastExecutionEndNs >= sinceNs);
     });
   } else if (policy == PreparationPolicy::kIdle) {
     // Info, not a warning: an unprivileged embedded driver (every `nnhal` command) is fine
@@ -282,7 +284,10 @@ void Scheduler::releaseSlotLocked(ApplicationQueue& app, size_t level, int64_t r
   --app.runningBy[level];
   if (isPreparation(level)) {
     --runningPreparations_;
-  } else if (app.runningExecutions.fetch_sub(1, std::memory_order_relaxed) == 1) {
+    return;
+  }
+  app.lastExecutionEndNs = now;
+  if (app.runningExecutions.fetch_sub(1, std::memory_order_relaxed) == 1) {
     applicationsExecuting_.fetch_sub(1, std::memory_order_relaxed);
   }
 }
