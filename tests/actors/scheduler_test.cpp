@@ -21,8 +21,12 @@
 #include <thread>
 #include <vector>
 
+#include "common/busy_machine.h"
+
 namespace nnhal::actors {
 namespace {
+
+using nnhal::testing::BusyMachine;
 
 using namespace std::chrono_literals;
 
@@ -440,24 +444,6 @@ TEST_F(BackgroundSchedulerTest, APreparationBesideAnotherApplicationsWorkRunsAtN
   background_->join();
   fair_->join();
 }
-
-/// Threads of normal priority that spin on every core until destroyed: a busy machine.
-class BusyMachine {
- public:
-  explicit BusyMachine(unsigned threads = std::max(1u, std::thread::hardware_concurrency())) {
-    for (unsigned i = 0; i < threads; ++i) {
-      spinners_.emplace_back([this] {
-        while (!stop_.load(std::memory_order_relaxed)) {
-        }
-      });
-    }
-  }
-  ~BusyMachine() { stop_ = true; }
-
- private:
-  std::atomic<bool> stop_{false};
-  std::vector<std::jthread> spinners_;  // last: joined before stop_ goes
-};
 
 /// A preparation job that computes until its thread stops giving way (or `limit` passes);
 /// `policy` gets the thread's policy then.

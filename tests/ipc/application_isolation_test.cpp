@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "child_process.h"
+#include "common/busy_machine.h"
 #include "ipc/frame.h"
 #include "ipc/messages.h"
 #include "ipc_test_util.h"
@@ -302,14 +303,7 @@ TEST(BusyMachine, ProgramsKeepingEveryCoreBusyDoNotStarveAPreparation) {
   auto start = std::chrono::steady_clock::now();
   ASSERT_TRUE(client->prepareModel(model));
   const auto alone = std::chrono::steady_clock::now() - start;
-  std::atomic<bool> stop{false};
-  std::vector<std::jthread> spinners;  // this process stands for the other programs
-  for (unsigned i = 0; i < std::max(1u, std::thread::hardware_concurrency()); ++i) {
-    spinners.emplace_back([&] {
-      while (!stop.load(std::memory_order_relaxed)) {
-      }
-    });
-  }
+  nnhal::testing::BusyMachine spinners;  // this process stands for the other programs
   std::promise<std::chrono::steady_clock::duration> done;
   start = std::chrono::steady_clock::now();
   std::jthread preparing([&] {
@@ -319,13 +313,13 @@ TEST(BusyMachine, ProgramsKeepingEveryCoreBusyDoNotStarveAPreparation) {
   // Without the bound, the preparation waits until the spinners stop.
   auto finished = done.get_future();
   const bool inTime = finished.wait_for(30s) == std::future_status::ready;
-  stop = true;
+  spinners.stop();
   const auto busy = finished.get();
   const auto ms = [](auto d) {
     return static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(d).count());
   };
   std::printf("[ busy machine ] preparation alone %lld ms, beside %zu busy threads %lld ms\n",
-              ms(alone), spinners.size(), ms(busy));
+              ms(alone), spinners.threads(), ms(busy));
   EXPECT_TRUE(inTime);
   // Its share: one thread of (spinners + 1) on the cores, after the bound.
   EXPECT_LT(busy, 4 * alone + 3s);
